@@ -1,0 +1,1 @@
+"""Dagster assets; each module wires one area of wikimem_platform."""

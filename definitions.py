@@ -1,0 +1,20 @@
+"""The code location: every asset, check, resource, sensor and schedule of wikimem-platform.
+
+Loaded with the repository root as the working directory (see workspace.yaml), so the generic
+package names assets/, resources/, sensors/, expectations/ resolve to this project's.
+"""
+
+from dagster import Definitions, in_process_executor, load_assets_from_modules
+
+from assets import data as data_assets
+from expectations.data import DATA_CHECKS
+from resources import ParquetIOManager
+
+defs = Definitions(
+    assets=load_assets_from_modules([data_assets]),
+    asset_checks=DATA_CHECKS,
+    resources={"io_manager": ParquetIOManager()},
+    # One process per run: on 2 cores, a subprocess per step costs more in imports (GX, torch)
+    # than it gains; runs of different models still run side by side.
+    executor=in_process_executor,
+)

@@ -1,0 +1,1 @@
+"""Great Expectations suites and the Dagster asset checks that run them."""

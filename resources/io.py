@@ -1,0 +1,36 @@
+"""Parquet storage for every DataFrame asset (partitioned or not), under the instance's storage.
+
+Scores run to millions of rows per model: Parquet on disk, not SQL and not pickles.
+"""
+
+
+import os
+
+import pandas as pd
+from dagster import ConfigurableIOManagerFactory, InitResourceContext, InputContext, OutputContext, UPathIOManager
+from upath import UPath
+
+
+class _PandasParquetIOManager(UPathIOManager):
+    extension = ".parquet"
+
+    def dump_to_path(self, context: OutputContext, obj: pd.DataFrame, path: UPath) -> None:
+        if not isinstance(obj, pd.DataFrame):
+            raise TypeError(f"{context.asset_key.to_user_string()} returned {type(obj).__name__}, expected a DataFrame")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        obj.to_parquet(tmp, index=False)
+        os.replace(tmp, path)  # a killed run never leaves a half-written table behind
+
+    def load_from_path(self, context: InputContext, path: UPath) -> pd.DataFrame:
+        return pd.read_parquet(path)
+
+
+class ParquetIOManager(ConfigurableIOManagerFactory):
+    """base_dir defaults to <DAGSTER_HOME storage>/parquet (a temporary dir for ephemeral instances)."""
+
+    base_dir: str | None = None
+
+    def create_io_manager(self, context: InitResourceContext) -> _PandasParquetIOManager:
+        base = self.base_dir or os.path.join(context.instance.storage_directory(), "parquet")
+        return _PandasParquetIOManager(base_path=UPath(base))

