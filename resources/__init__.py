@@ -1,4 +1,4 @@
-"""Dagster resources: storage and (later) the model-scoring resource."""
+"""Dagster resources: Parquet storage (more follow with scoring)."""
 
 from resources.io import ParquetIOManager
 

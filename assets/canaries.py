@@ -1,0 +1,60 @@
+"""Canary assets: templates once per property, then one row per (subject, property, variant)."""
+
+import pandas as pd
+from dagster import AssetExecutionContext, Config, MetadataValue, Output, asset
+
+from assets.data import preview
+from wikimem_platform.canaries import build_canaries, build_templates, render
+
+GROUP = "canaries"
+
+
+@asset(group_name=GROUP)
+def canary_templates(context: AssetExecutionContext, property_table: pd.DataFrame) -> Output[pd.DataFrame]:
+    """Baseline from a spaCy parse of the label + 10 paraphrases ranked by MiniLM similarity and diversity."""
+    templates = build_templates(property_table)
+    context.log.info(f"{len(templates)} templates for {templates['property'].nunique()} properties")
+    baselines = templates[templates["kind"] == "baseline"]
+    return Output(
+        templates,
+        metadata={
+            "rows": len(templates),
+            "properties": int(templates["property"].nunique()),
+            "baseline_shapes": MetadataValue.json(baselines["shape"].value_counts().to_dict()),
+            "baselines": preview(baselines[["property", "shape", "template"]], rows=40),
+        },
+    )
+
+
+class CanaryConfig(Config):
+    n_context: int = 4  # auxiliary true facts prepended in the contextualized canary
+    n_similar: int = 2  # similar-name variants S(h) per subject
+    seed: int = 0
+
+
+@asset(group_name=GROUP)
+def canaries(
+    config: CanaryConfig,
+    subjects: pd.DataFrame,
+    claims: pd.DataFrame,
+    property_table: pd.DataFrame,
+    canary_templates: pd.DataFrame,
+) -> Output[pd.DataFrame]:
+    """Per (subject, property): 11 variants (+ a contextualized one) with h, h0, S(h) and ground truths."""
+    table = build_canaries(
+        subjects, claims, property_table, canary_templates,
+        n_context=config.n_context, seed=config.seed, n_similar=config.n_similar,
+    )
+    examples = table.groupby("kind", sort=False).head(3)
+    examples = examples.assign(
+        sentence=[render(t, s, labels[0]) for t, s, labels in zip(examples["template"], examples["subject"], examples["ground_truth_labels"])]
+    )
+    return Output(
+        table,
+        metadata={
+            "rows": len(table),
+            "subject_property_pairs": int(table[["subject_qid", "property"]].drop_duplicates().shape[0]),
+            "per_kind": MetadataValue.json(table["kind"].value_counts().to_dict()),
+            "examples": preview(examples[["kind", "property", "sentence", "subject_generic", "subject_similar"]], rows=9),
+        },
+    )

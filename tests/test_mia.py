@@ -1,0 +1,219 @@
+"""Hand-computed cases for the membership-inference math (higher score = member)."""
+
+import zlib
+
+import numpy as np
+import pytest
+from sklearn.metrics import roc_auc_score
+
+from wikimem_platform import mia
+from wikimem_platform.mia import TokenStats
+
+
+def test_token_stats_validates_lengths():
+    with pytest.raises(ValueError):
+        TokenStats(token_logprobs=[-1.0, -2.0], token_ids=[1])
+
+
+def test_token_stats_from_logprobs_by_hand():
+    # position 0: p = (0.5, 0.5): mu = 2 * 0.5 ln 0.5 = ln 0.5 = -0.693147;
+    #   E[(log p)^2] = (ln 0.5)^2 -> var = 0
+    # position 1: p = (0.9, 0.1): mu = 0.9 ln 0.9 + 0.1 ln 0.1 = -0.094824 - 0.230259 = -0.325083
+    #   E[(log p)^2] = 0.9 * 0.011101 + 0.1 * 5.301898 = 0.540180; var = 0.540180 - 0.105679
+    #   = 0.434501; token id 1 was seen -> log p = ln 0.1
+    full = np.log([[0.5, 0.5], [0.9, 0.1]])
+    st = mia.token_stats_from_logprobs(full, [0, 1], text="ab")
+    assert st.token_logprobs == pytest.approx(np.log([0.5, 0.1]))
+    assert st.mu == pytest.approx([-0.693147, -0.325083], abs=1e-6)
+    assert st.var == pytest.approx([0.0, 0.434501], abs=1e-6)
+
+
+def test_token_stats_zero_probability_is_finite():
+    # p = (1, 0): log p = (0, -inf); 0 * log 0 must count as 0 -> mu = 0, var = 0
+    full = np.array([[0.0, -np.inf]])
+    st = mia.token_stats_from_logprobs(full, [0])
+    assert st.mu[0] == 0.0 and st.var[0] == 0.0 and st.token_logprobs[0] == 0.0
+
+
+def test_loss_and_zlib_by_hand():
+    # log-probs -1, -3 -> mean NLL 2 -> loss = -2
+    # zlib.compress(b"aaaa") is 12 bytes (2 header + 6 deflate + 4 adler32) -> zlib = -2/12
+    st = TokenStats(token_logprobs=[-1.0, -3.0], text="aaaa")
+    assert mia.loss_score(st) == -2.0
+    assert len(zlib.compress(b"aaaa")) == 12
+    assert mia.zlib_score(st) == pytest.approx(-2 / 12)
+
+
+def test_min_k_by_hand():
+    # log-probs -1 .. -10; k = 0.2 -> int(10 * 0.2) = 2 lowest: -10, -9 -> mean -9.5
+    st = TokenStats(token_logprobs=-np.arange(1, 11, dtype=float))
+    assert mia.min_k_score(st, k=0.2) == -9.5
+    # k = 0.25 -> int(2.5) = 2 -> same
+    assert mia.min_k_score(st, k=0.25) == -9.5
+    # 3 tokens, k = 0.2 -> int(0.6) = 0 -> at least 1 -> the lowest: -3
+    assert mia.min_k_score(TokenStats(token_logprobs=[-1.0, -2.0, -3.0])) == -3.0
+
+
+def test_min_k_plus_plus_by_hand():
+    # log p = -1, -2, -3; mu = -1.5, -1, -2; var = 0.25, 4, 0
+    # z = (-1 + 1.5)/0.5 = 1; (-2 + 1)/2 = -0.5; var 0 -> 0
+    # k = 0.5 -> int(1.5) = 1 lowest: -0.5; k = 1 -> mean(1, -0.5, 0) = 1/6
+    st = TokenStats(token_logprobs=[-1.0, -2.0, -3.0], mu=[-1.5, -1.0, -2.0],
+                    var=[0.25, 4.0, 0.0])
+    assert mia.min_k_plus_plus_score(st, k=0.5) == -0.5
+    assert mia.min_k_plus_plus_score(st, k=1.0) == pytest.approx(1 / 6)
+
+
+def test_reference_and_neighbourhood_by_hand():
+    # target loss 2, reference loss 3 -> 3 - 2 = 1 (target fits the text better -> member-like)
+    assert mia.reference_score(2.0, 3.0) == 1.0
+    assert mia.reference_score([2.0, 4.0], [3.0, 3.0]).tolist() == [1.0, -1.0]
+    # neighbours 2.5, 3.5 -> mean 3; target 2 -> 1
+    assert mia.neighbourhood_score(2.0, [2.5, 3.5]) == 1.0
+
+
+def test_token_frequencies_and_dc_pdd_by_hand():
+    # corpus [[5, 5, 7], [9]], V = 10: counts 5:2 7:1 9:1, total 4
+    # f = (1 + c) / (4 + 10): f5 = 3/14, f7 = 2/14, f9 = 2/14, others 1/14
+    freq = mia.token_frequencies([[5, 5, 7], [9]], vocab_size=10)
+    assert freq[[5, 7, 9, 0]] == pytest.approx([3 / 14, 2 / 14, 2 / 14, 1 / 14])
+    assert freq.sum() == pytest.approx(1.0)
+    # text ids 5, 7, 5, 9 with p = 0.5, 0.25, 0.9, 0.1; first occurrences: positions 0, 1, 3
+    # alpha = 0.5 ln(14/3) = 0.770222; 0.25 ln 7 = 0.486478; 0.1 ln 7 = 0.194591
+    st = TokenStats(token_logprobs=np.log([0.5, 0.25, 0.9, 0.1]), token_ids=[5, 7, 5, 9])
+    assert mia.dc_pdd_score(st, freq, cap=None) == pytest.approx(
+        (0.770222 + 0.486478 + 0.194591) / 3, abs=1e-6)
+    # cap 0.6: 0.6, 0.486478, 0.194591 -> mean 0.427023
+    assert mia.dc_pdd_score(st, freq, cap=0.6) == pytest.approx(0.427023, abs=1e-6)
+    # default cap 0.01 (mimir): all clipped -> 0.01
+    assert mia.dc_pdd_score(st, freq) == pytest.approx(0.01)
+
+
+def test_attack_scores_frame():
+    stats = [TokenStats(token_logprobs=[-1.0, -3.0], token_ids=[1, 2], mu=[-1.0, -1.0],
+                        var=[1.0, 1.0], text="aaaa"),
+             TokenStats(token_logprobs=[-2.0, -2.0], token_ids=[3, 3], mu=[-2.0, -2.0],
+                        var=[1.0, 1.0], text="aaaa")]
+    freq = mia.token_frequencies([[1, 2, 3]], 4)
+    frame = mia.attack_scores(stats, k=0.5, reference_mean_nll=[3.0, 3.0],
+                              neighbour_mean_nlls=[[2.5, 3.5], [2.0]], token_freq=freq)
+    assert list(frame.columns) == ["mean_nll", "loss", "zlib", "min_k", "min_k_pp",
+                                   "reference", "neighbourhood", "dc_pdd"]
+    assert frame["loss"].tolist() == [-2.0, -2.0]
+    assert frame["min_k"].tolist() == [-3.0, -2.0]
+    # min_k_pp text 1: z = (-1+1)/1 = 0, (-3+1)/1 = -2 -> lowest 1: -2; text 2: z = 0, 0 -> 0
+    assert frame["min_k_pp"].tolist() == [-2.0, 0.0]
+    assert frame["reference"].tolist() == [1.0, 1.0]
+    assert frame["neighbourhood"].tolist() == [1.0, 0.0]
+
+
+# ----------------------------------------------------------------------------- neighbours
+
+def test_pii_neighbours():
+    text = "Jane Doe's email is jane@x.com. Write to Jane Doe."
+    out = mia.pii_neighbours(text, "Jane Doe", "jane@x.com", ["John Roe", "Jane Doe", "Ann Lee"],
+                             ["a@b.org", "c@d.net"], n=2, seed=0)
+    assert len(out) == 2
+    for nb in out:
+        assert "Jane Doe" not in nb and "jane@x.com" not in nb
+        assert nb.count("John Roe") + nb.count("Ann Lee") == 2    # both name mentions swapped
+        assert ("a@b.org" in nb) != ("c@d.net" in nb)
+    # drawn without replacement while enough remain: two distinct names and values
+    assert len(set(out)) == 2
+    assert out == mia.pii_neighbours(text, "Jane Doe", "jane@x.com",
+                                     ["John Roe", "Jane Doe", "Ann Lee"],
+                                     ["a@b.org", "c@d.net"], n=2, seed=0)   # seeded
+    # a name inside the value is replaced once, with the value (longest first)
+    out = mia.pii_neighbours("Mail Jane at Jane@x.com", "Jane", "Jane@x.com", ["Ann"],
+                             ["z@y.org"], n=1)
+    assert out == ["Mail Ann at z@y.org"]
+    with pytest.raises(ValueError):
+        mia.pii_neighbours("no pii here", "Jane", "j@x.com", ["Ann"], ["a@b.c"])
+
+
+def test_perturb_words():
+    text = "the quick brown fox jumps over the lazy dog today"
+    out = mia.perturb_words(text, n=5, seed=1)
+    assert len(out) == 5 and all(nb != text for nb in out)
+    assert out == mia.perturb_words(text, n=5, seed=1)                     # seeded
+    # 10 words, pct 0.2 -> 2 edits: at most 2 words lost
+    assert all(len(nb.split(" ")) >= 8 for nb in out)
+    filled = mia.perturb_words(text, n=20, seed=2, fill_words=["zebra"])
+    assert any("zebra" in nb for nb in filled)
+    with pytest.raises(ValueError):
+        mia.perturb_words("single", n=1)
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+def test_perfect_separation():
+    res = mia.evaluate_attack([3.0, 4.0, 1.0, 2.0], [1, 1, 0, 0], n_bootstrap=200)
+    assert res["auroc"] == 1.0
+    assert res["auroc_ci_low"] == 1.0 and res["auroc_ci_high"] == 1.0
+    assert res["tpr_at_fpr_0.001"] == 1.0 and res["tpr_at_fpr_0.01"] == 1.0
+    assert (res["n_members"], res["n_nonmembers"]) == (2, 2)
+
+
+def test_flipping_labels_flips_auroc():
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=300)
+    labels = rng.random(300) < 0.5
+    scores[labels] += 0.5
+    a = mia.evaluate_attack(scores, labels, n_bootstrap=100)["auroc"]
+    b = mia.evaluate_attack(scores, ~labels, n_bootstrap=100)["auroc"]
+    assert a > 0.5 and a + b == pytest.approx(1.0)
+    # negating the scores does the same
+    c = mia.evaluate_attack(-scores, labels, n_bootstrap=100)["auroc"]
+    assert c == pytest.approx(1 - a)
+
+
+def test_tpr_at_low_fpr_and_auroc_by_hand():
+    # 1000 non-members scored 0, 1, ..., 999; members 1000.5, 999.5, 997.5, 500
+    # FPR <= 0.1 %: at most 1 false positive (999) -> threshold in (998, 999] ->
+    #   members above: 1000.5 and 999.5 -> TPR 2/4 = 0.5
+    # FPR <= 1 %: at most 10 false positives (990..999) -> threshold in (989, 990] ->
+    #   members above: 1000.5, 999.5, 997.5 -> 3/4 = 0.75
+    # AUROC: members beat 1000, 1000, 998 (0..997) and 500 (0..499) non-members, and member 500
+    #   ties non-member 500 (counts 1/2) -> 3498.5 / 4000 = 0.874625
+    non = np.arange(1000, dtype=float)
+    mem = np.array([1000.5, 999.5, 997.5, 500.0])
+    scores = np.concatenate([mem, non])
+    labels = np.r_[np.ones(4, bool), np.zeros(1000, bool)]
+    res = mia.evaluate_attack(scores, labels, n_bootstrap=300, seed=3)
+    assert res["tpr_at_fpr_0.001"] == 0.5
+    assert res["tpr_at_fpr_0.01"] == 0.75
+    assert res["auroc"] == pytest.approx(3498.5 / 4000)
+    assert res["auroc_ci_low"] <= res["auroc"] <= res["auroc_ci_high"]
+
+
+def test_bootstrap_counts_match_sklearn_with_ties():
+    # one "replicate" that is the sample itself must equal roc_auc_score (ties count 1/2):
+    # scores m: 1, 2, 2; n: 2, 0 -> pairs (m > n) 1>0 ✓, 2>0 ✓✓, 2=2 ½½, 1<2 0 -> 3 + 1 = 4 / 6
+    scores = np.array([1.0, 2.0, 2.0, 2.0, 0.0])
+    labels = np.array([True, True, True, False, False])
+    assert roc_auc_score(labels, scores) == pytest.approx(4 / 6)
+
+    class Identity:
+        """A generator whose 'resample' returns the sample as is."""
+        def integers(self, low, high, size):
+            return np.broadcast_to(np.arange(high), size)
+
+    boots = mia._bootstrap_auroc(scores, labels, 3, Identity())
+    assert boots == pytest.approx([4 / 6] * 3)
+
+
+def test_bootstrap_is_seeded_and_rejects_nan():
+    rng = np.random.default_rng(1)
+    scores, labels = rng.normal(size=100), np.arange(100) % 2 == 0
+    a = mia.evaluate_attack(scores, labels, seed=7)
+    assert a == mia.evaluate_attack(scores, labels, seed=7)
+    assert a["auroc_ci_low"] < a["auroc"] < a["auroc_ci_high"]
+    with pytest.raises(ValueError):
+        mia.evaluate_attack([np.nan, 1.0], [1, 0])
+
+
+def test_evaluate_attacks_frame():
+    frame = mia.attack_scores([TokenStats(token_logprobs=[-1.0]),
+                               TokenStats(token_logprobs=[-3.0])])
+    table = mia.evaluate_attacks(frame, [1, 0], n_bootstrap=10)
+    assert table.set_index("attack")["auroc"].to_dict() == {"loss": 1.0, "min_k": 1.0}

@@ -1,0 +1,122 @@
+"""Similar-looking names S(h) for the similar-name calibration term of WikiMem's score.
+
+"Jane Doe" -> "Enaj Doe", "Jane Eod": one token's letters reversed, the capitalisation kept by
+position. The variants must look like a name of the same shape while being nobody in particular;
+they are never the real name. Text is NFC-normalised and handled in grapheme-like units (a base
+character with its combining marks), so accents stay on their letters and non-Latin scripts work.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Iterable
+
+Cluster = str
+
+
+def clusters(text: str) -> list[Cluster]:
+    """Split into base characters each followed by their combining marks (after NFC)."""
+    out: list[str] = []
+    for char in unicodedata.normalize("NFC", text):
+        if out and (unicodedata.combining(char) or char in "\u200d\ufe0f"):
+            out[-1] += char
+        else:
+            out.append(char)
+    return out
+
+
+def _is_letter(cluster: Cluster) -> bool:
+    return unicodedata.category(cluster[0]).startswith("L")
+
+
+def _is_upper(cluster: Cluster) -> bool:
+    return cluster[0].isupper() or cluster[0].istitle()
+
+
+def _with_case(cluster: Cluster, upper: bool) -> Cluster:
+    base, marks = cluster[0], cluster[1:]
+    base = base.title() if upper else base.lower()  # title(): "ǆ" -> "ǅ", not "Ǆ"
+    return unicodedata.normalize("NFC", base[:1] + marks) if len(base) == 1 else cluster
+
+
+def _rearrange(token: str, order: Callable[[list[Cluster]], list[Cluster]]) -> str:
+    """Rearrange a token's letters (punctuation stays put), casing kept by position."""
+    parts = clusters(token)
+    slots = [i for i, c in enumerate(parts) if _is_letter(c)]
+    letters = [parts[i] for i in slots]
+    moved = order(letters)
+    out = list(parts)
+    for slot, letter in zip(slots, moved):
+        out[slot] = _with_case(letter, _is_upper(parts[slot]))
+    return unicodedata.normalize("NFC", "".join(out))
+
+
+def reverse_letters(token: str) -> str:
+    """'Jane' -> 'Enaj', 'José' -> 'Ésoj', 'O'Brien' -> 'N'Eirbo'."""
+    return _rearrange(token, lambda letters: letters[::-1])
+
+
+def rotate_letters(token: str, step: int = 1) -> str:
+    """'Anna' -> 'Nnaa' (step 1): a fallback when reversing gives the token back."""
+    return _rearrange(token, lambda letters: letters[step:] + letters[:step] if letters else letters)
+
+
+def swap_letters(token: str, index: int = 0) -> str:
+    """Swap two neighbouring letters: 'Anna' -> 'Nana' (index 0)."""
+
+    def swap(letters: list[Cluster]) -> list[Cluster]:
+        letters = list(letters)
+        if index + 1 < len(letters):
+            letters[index], letters[index + 1] = letters[index + 1], letters[index]
+        return letters
+
+    return _rearrange(token, swap)
+
+
+def shift_letter(token: str, step: int = 1) -> str:
+    """The last letter moved ``step`` code points on: the last resort for 'X', 'Aa', '毛'."""
+    parts = clusters(token)
+    for i in range(len(parts) - 1, -1, -1):
+        if _is_letter(parts[i]):
+            code = ord(parts[i][0]) + step
+            while not unicodedata.category(chr(code)).startswith("L"):
+                code += 1
+            parts[i] = chr(code) + parts[i][1:]
+            break
+    else:  # no letter at all ("2024"): shift the last character
+        parts[-1] = chr(ord(parts[-1][0]) + step) + parts[-1][1:]
+    return unicodedata.normalize("NFC", "".join(parts))
+
+
+def _same(a: str, b: str) -> bool:
+    return unicodedata.normalize("NFC", a).casefold() == unicodedata.normalize("NFC", b).casefold()
+
+
+def similar_names(name: str, n: int = 2, avoid: Iterable[str] = ()) -> list[str]:
+    """``n`` deterministic look-alike names, distinct, none equal to ``name`` or ``avoid``.
+
+    Tokens are tried left to right with their letters reversed; a token that reverses to itself
+    (a palindrome, one letter) is skipped, then rotations, neighbour swaps and, as a last resort,
+    shifted letters fill up to ``n``. A name without spaces ("毛泽东", "Madonna") is one token.
+    """
+    name = unicodedata.normalize("NFC", " ".join(name.split()))
+    tokens = name.split(" ")
+    forbidden = [name, *avoid]
+    out: list[str] = []
+
+    def offer(index: int, new_token: str) -> None:
+        candidate = " ".join(tokens[:index] + [new_token] + tokens[index + 1 :])
+        if len(out) < n and not any(_same(candidate, f) for f in forbidden + out):
+            out.append(candidate)
+
+    letter_tokens = [i for i, t in enumerate(tokens) if sum(_is_letter(c) for c in clusters(t)) >= 2]
+    strategies: list[Callable[[str], str]] = [reverse_letters, rotate_letters, lambda t: rotate_letters(t, -1)]
+    strategies += [lambda t, k=k: swap_letters(t, k) for k in range(3)]
+    for strategy in strategies:
+        for index in letter_tokens:
+            offer(index, strategy(tokens[index]))
+    for step in range(1, 64 * n + 64):
+        if len(out) >= n:
+            break
+        offer(len(tokens) - 1, shift_letter(tokens[-1], step))
+    return out
