@@ -1,5 +1,6 @@
-"""Dagster resources: Parquet storage (more follow with scoring)."""
+"""Dagster resources: Parquet storage, the scoring resource, the model registry."""
 
 from resources.io import ParquetIOManager
+from resources.scoring import RegistryResource, ScoringResource
 
-__all__ = ["ParquetIOManager"]
+__all__ = ["ParquetIOManager", "RegistryResource", "ScoringResource"]

@@ -1,3 +1,4 @@
-"""Shared fixtures: canary models/templates (built once per session)."""
+"""Shared fixtures: canary models/templates and the shipped LMs, each built once per session."""
 
 from tests.conftest_canaries import *  # noqa: F403
+from tests.conftest_models import *  # noqa: F403

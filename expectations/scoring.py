@@ -1,0 +1,55 @@
+"""GX suites and asset checks for the per-model scores and memorization results."""
+
+import great_expectations.expectations as gxe
+import numpy as np
+import pandas as pd
+from dagster import AssetCheckResult, asset_check
+
+from assets.scoring import memorization, scores
+from expectations.gx import check_result
+
+NLL_COLUMNS = ("nll_h", "nll_h0", "nll_similar_mean")
+
+
+def scores_suite() -> list:
+    return [
+        *[gxe.ExpectColumnValuesToBeInSet(column=f"{c}_finite", value_set=[True]) for c in NLL_COLUMNS],
+        *[gxe.ExpectColumnValuesToBeBetween(column=c, min_value=0) for c in NLL_COLUMNS],
+        gxe.ExpectCompoundColumnsToBeUnique(column_list=["subject_qid", "property", "variant_id", "value"]),
+        gxe.ExpectTableRowCountToBeBetween(min_value=1),
+    ]
+
+
+def scores_for_checks(scores: pd.DataFrame) -> pd.DataFrame:
+    """NLLs with explicit finiteness flags (GX's between-check lets NaN through as 'missing')."""
+    return scores[["subject_qid", "property", "variant_id", "value", *NLL_COLUMNS]].assign(
+        **{f"{c}_finite": np.isfinite(scores[c].to_numpy(dtype=float)) for c in NLL_COLUMNS}
+    )
+
+
+def memorization_suite() -> list:
+    return [
+        gxe.ExpectColumnValuesToBeBetween(column="M", min_value=0, max_value=1),
+        gxe.ExpectColumnValuesToBeBetween(column="rank_within_candidates", min_value=1, max_value=1),
+        gxe.ExpectColumnValuesToBeInSet(column="n_variants", value_set=[11]),
+        gxe.ExpectCompoundColumnsToBeUnique(column_list=["subject_qid", "property"]),
+    ]
+
+
+def memorization_for_checks(pairs: pd.DataFrame) -> pd.DataFrame:
+    """1 where the summed-score rank of the truth lies within 1..n_candidates, else 0."""
+    within = pairs["summed_truth_rank"].between(1, pairs["n_candidates"]).astype(int)
+    return pairs.assign(rank_within_candidates=within)
+
+
+@asset_check(asset=scores, blocking=True, description="Finite, non-negative NLLs; one row per (canary, candidate).")
+def scores_check(scores: pd.DataFrame) -> AssetCheckResult:
+    return check_result(scores_for_checks(scores), "scores", scores_suite())
+
+
+@asset_check(asset=memorization, blocking=True, description="M in [0, 1], ranks within 1..n, 11 variants per pair.")
+def memorization_check(memorization: pd.DataFrame) -> AssetCheckResult:
+    return check_result(memorization_for_checks(memorization), "memorization", memorization_suite())
+
+
+SCORING_CHECKS = [scores_check, memorization_check]

