@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from wikimem_platform.cohorts import add_web_presence, draw_cohorts
-from wikimem_platform.counterfactuals import build_candidates, draw_counterfactuals, flag_truth_clashes, normalize_label
+from wikimem_platform.counterfactuals import build_candidates, draw_counterfactuals, flag_truth_clashes
+from wikimem_platform.labels import normalize_label
 from wikimem_platform.properties import build_property_table
 
 

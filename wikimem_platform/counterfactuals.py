@@ -6,20 +6,13 @@ property, so candidates are type-consistent by construction and plausible in the
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 import numpy as np
 import pandas as pd
 
+from wikimem_platform.labels import normalize_label
+
 COUNTERFACTUAL_COLUMNS = ["property", "human_qid", "human_label", "value", "value_label"]
 CANDIDATE_COLUMNS = ["subject_qid", "property", "value", "value_label", "is_true"]
-
-
-def normalize_label(text: str) -> str:
-    """Compare labels the way a reader would: case, accents' composition and spacing ignored."""
-    text = unicodedata.normalize("NFKC", str(text)).casefold()
-    return re.sub(r"\s+", " ", text).strip()
 
 
 def draw_counterfactuals(

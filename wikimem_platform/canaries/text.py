@@ -10,6 +10,8 @@ import re
 import string
 import unicodedata
 
+from wikimem_platform.labels import normalize_label
+
 SUBJECT = "{subject}"
 VALUE = "{value}"
 _PLACEHOLDER = re.compile(r"\{(subject|value)\}")
@@ -83,12 +85,6 @@ def normalize_sentence(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).casefold()
     text = _PLACEHOLDER.sub(lambda m: f" {m.group(1)}placeholder ", text)
     return " ".join(text.translate(_PUNCTUATION).split())
-
-
-def normalize_label(text: str) -> str:
-    """Letters and digits as space-separated words, casefolded: compares value labels."""
-    text = unicodedata.normalize("NFKC", str(text)).casefold()
-    return " ".join(re.findall(r"\w+", text))
 
 
 def mentions(haystack: str, needle: str) -> bool:
