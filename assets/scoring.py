@@ -99,7 +99,8 @@ def memorization(
     for row in table1.to_dict("records"):
         cohort = row.get("cohort", "all")
         numbers[f"M_bar_pct_{cohort}"] = float(row["M_bar_pct"])
-        numbers[f"z_star_mean_{cohort}"] = float(row["z_star_mean"]) if pd.notna(row["z_star_mean"]) else 0.0
+        if pd.notna(row["z_star_mean"]):  # undefined when no pair of the cohort is memorized
+            numbers[f"z_star_mean_{cohort}"] = float(row["z_star_mean"])
         numbers[f"H_M0_{cohort}"] = int(row["H_M0"])
     context.log.info(f"Table 1 for {context.partition_key}: {numbers}")
     return Output(
