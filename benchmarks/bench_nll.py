@@ -137,23 +137,44 @@ def fill(template: str, subject: str, value: str) -> str:
     return template.format(subject=subject, value=value, Value=value[0].upper() + value[1:])
 
 
-def build_workload(n_subjects: int, n_properties: int, n_candidates: int) -> list[list[str]]:
-    """One list of sentences per subject: every (property, template, value) for h, h0, S(h)."""
+def build_workload(n_subjects: int, n_properties: int, n_candidates: int) -> list[list[list[str]]]:
+    """Per subject, per property: every (template, value) sentence for h, h0 and S(h)."""
     if n_subjects > len(SUBJECTS) or n_properties > len(PROPERTIES):
         raise SystemExit(f"at most {len(SUBJECTS)} subjects and {len(PROPERTIES)} properties")
-    per_subject = []
+    workload = []
     for subject in SUBJECTS[:n_subjects]:
         variants = [subject, GENERIC_SUBJECT, *similar_names(subject)]
-        sentences = []
+        per_property = []
         for values_text, templates in list(PROPERTIES.values())[:n_properties]:
             values = [v.strip() for v in values_text.replace("\n", " ").split(",")]
             if n_candidates > len(values):
                 raise SystemExit(f"at most {len(values)} candidates")
-            for template in templates:
-                for value in values[:n_candidates]:
-                    sentences.extend(fill(template, variant, value) for variant in variants)
-        per_subject.append(sentences)
-    return per_subject
+            per_property.append([
+                fill(template, variant, value)
+                for template in templates
+                for value in values[:n_candidates]
+                for variant in variants
+            ])
+        workload.append(per_property)
+    return workload
+
+
+class Clock:
+    """Wall and CPU seconds (this process, all threads) accumulated over timed blocks. CPU
+    time is the robust one when other processes share the cores."""
+
+    def __init__(self):
+        self.wall = self.cpu = 0.0
+
+    def __enter__(self):
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc):
+        self.last_wall = time.perf_counter() - self._wall
+        self.last_cpu = time.process_time() - self._cpu
+        self.wall += self.last_wall
+        self.cpu += self.last_cpu
 
 
 def tree_size(token_ids: list[list[int]]) -> tuple[int, int, int]:
@@ -175,24 +196,24 @@ def tree_size(token_ids: list[list[int]]) -> tuple[int, int, int]:
     return nodes, internal, roots
 
 
-def measure_rates(lm, token_ids: list[list[int]], rows: int, width: int) -> tuple[float, float]:
+def measure_rates(lm, token_ids: list[list[int]], rows: int, width: int) -> dict[str, float]:
     """Tokens/s of one large plain causal forward of the model body (rows x width real tokens),
-    and rows/s of lm_head + logsumexp."""
+    and rows/s of lm_head + logsumexp; by wall and by CPU time."""
     flat = [t for ids in token_ids for t in ids]
     needed = rows * width
     flat = (flat * (needed // max(len(flat), 1) + 1))[:needed]
     input_ids = torch.tensor(flat).view(rows, width).to(lm.device)
     head = lm.model.get_output_embeddings()
+    body, lm_head = Clock(), Clock()
     with torch.inference_mode():
-        start = time.perf_counter()
-        hidden = lm.model.base_model(input_ids=input_ids, use_cache=False).last_hidden_state
-        body_seconds = time.perf_counter() - start
+        with body:
+            hidden = lm.model.base_model(input_ids=input_ids, use_cache=False).last_hidden_state
         picked = hidden.reshape(-1, hidden.shape[-1])[:512]
-        start = time.perf_counter()
-        for block in picked.split(128):
-            torch.logsumexp(head(block).float(), dim=-1)
-        head_seconds = time.perf_counter() - start
-    return needed / body_seconds, len(picked) / head_seconds
+        with lm_head:
+            for block in picked.split(128):
+                torch.logsumexp(head(block).float(), dim=-1)
+    return {"body_wall": needed / body.wall, "body_cpu": needed / body.cpu,
+            "head_wall": len(picked) / lm_head.wall, "head_cpu": len(picked) / lm_head.cpu}
 
 
 def main() -> None:
@@ -218,8 +239,8 @@ def main() -> None:
     started = time.perf_counter()
     lm = load_model(args.model, batch_size=args.batch_size, attn_implementation=args.attn)
     load_seconds = time.perf_counter() - started
-    per_subject = build_workload(args.subjects, args.properties, args.candidates)
-    all_sentences = [s for sentences in per_subject for s in sentences]
+    workload = build_workload(args.subjects, args.properties, args.candidates)
+    all_sentences = [s for per_property in workload for slice_ in per_property for s in slice_]
     distinct = list(dict.fromkeys(all_sentences))
     batch_tokens = args.batch_tokens or args.batch_size * TOKENS_PER_SENTENCE
     rng = np.random.default_rng(0)
@@ -228,66 +249,73 @@ def main() -> None:
           f"load {load_seconds:.1f} s, threads {args.threads}, attn {args.attn}, dtype {lm.dtype}")
     print(f"workload: {args.subjects} subjects x {args.properties} properties x 11 templates x "
           f"{args.candidates} candidates x {{h, h0, 2 x S(h)}} = {len(all_sentences):,} sentences "
-          f"({len(distinct):,} distinct: h0 sentences repeat across subjects)")
+          f"({len(distinct):,} distinct: h0 sentences repeat across subjects)", flush=True)
 
-    warm = per_subject[0][:8]  # first-call overheads out of the timings
+    warm = workload[0][0][:8]  # first-call overheads out of the timings
     score_sentences_naive(lm, warm, batch_size=args.batch_size)
     score_sentences(lm, warm, batch_tokens=batch_tokens, chunk_tokens=args.chunk_tokens)
 
+    # Naive and engine alternate per (subject, property) so that load from other processes hits
+    # both alike; the engine keeps one cache throughout, as a pipeline would.
     rows = max(1, batch_tokens // args.chunk_tokens)
-    naive_seconds = naive_sampled_seconds = engine_seconds = 0.0
+    naive_clock, engine_clock = Clock(), Clock()
+    naive_scaled = {"wall": 0.0, "cpu": 0.0}
     naive_count, max_delta = 0, 0.0
-    body_rates, head_rates = [], []
+    rates: list[dict[str, float]] = []
     cache: dict[str, float] = {}
-    for index, sentences in enumerate(per_subject):
-        if not args.skip_naive:
-            size = max(1, round(args.naive_sample * len(sentences)))
-            sample = np.sort(rng.choice(len(sentences), size=size, replace=False))
-            start = time.perf_counter()
-            naive = score_sentences_naive(lm, [sentences[i] for i in sample], batch_size=args.batch_size)
-            elapsed = time.perf_counter() - start
-            naive_sampled_seconds += elapsed
-            naive_seconds += elapsed * len(sentences) / size
-            naive_count += size
-        start = time.perf_counter()
-        engine = score_sentences(lm, sentences, cache=cache, batch_tokens=batch_tokens,
-                                 chunk_tokens=args.chunk_tokens)
-        engine_seconds += time.perf_counter() - start
-        if not args.skip_naive:
-            max_delta = max(max_delta, float(np.abs(naive - engine[sample]).max()))
-        body_rate, head_rate = measure_rates(lm, lm.encode(sentences[:400]), rows, args.chunk_tokens)
-        body_rates.append(body_rate)
-        head_rates.append(head_rate)
-        print(f"  subject {index + 1}/{len(per_subject)}: naive {naive_sampled_seconds:.1f} s "
-              f"(scaled {naive_seconds:.1f} s), engine {engine_seconds:.1f} s, body {body_rate:.0f} "
-              f"tokens/s (cumulative)", file=sys.stderr, flush=True)
+    for index, per_property in enumerate(workload):
+        for sentences in per_property:
+            if not args.skip_naive:
+                size = max(1, round(args.naive_sample * len(sentences)))
+                sample = np.sort(rng.choice(len(sentences), size=size, replace=False))
+                with naive_clock:
+                    naive = score_sentences_naive(lm, [sentences[i] for i in sample],
+                                                  batch_size=args.batch_size)
+                naive_scaled["wall"] += naive_clock.last_wall * len(sentences) / size
+                naive_scaled["cpu"] += naive_clock.last_cpu * len(sentences) / size
+                naive_count += size
+            with engine_clock:
+                engine = score_sentences(lm, sentences, cache=cache, batch_tokens=batch_tokens,
+                                         chunk_tokens=args.chunk_tokens)
+            if not args.skip_naive:
+                max_delta = max(max_delta, float(np.abs(naive - engine[sample]).max()))
+        rates.append(measure_rates(lm, lm.encode(per_property[0][:400]), rows, args.chunk_tokens))
+        print(f"  subject {index + 1}/{len(workload)} (cumulative): naive {naive_clock.wall:.1f} s wall "
+              f"(scaled {naive_scaled['wall']:.1f} s wall, {naive_scaled['cpu']:.1f} s CPU), engine "
+              f"{engine_clock.wall:.1f} s wall ({engine_clock.cpu:.1f} s CPU); body "
+              f"{rates[-1]['body_wall']:.0f} tokens/s wall", flush=True)
 
     n = len(all_sentences)
-    engine_rate = n / engine_seconds
     if not args.skip_naive:
         sampled = "" if args.naive_sample >= 1 else (
-            f"; measured on a seeded {args.naive_sample:.0%} sample of each subject's sentences "
-            f"({naive_count:,} sentences, {naive_sampled_seconds:.1f} s), time scaled to all")
-        print(f"naive : {n:,} sentences in {naive_seconds:8.1f} s = {n / naive_seconds:7.1f} sentences/s "
+            f"; timed on a seeded {args.naive_sample:.0%} sample of every (subject, property) "
+            f"slice, {naive_count:,} sentences, {naive_clock.wall:.1f} s, scaled to all")
+        print(f"naive : {n:,} sentences in {naive_scaled['wall']:8.1f} s = "
+              f"{n / naive_scaled['wall']:7.1f} sentences/s wall; {naive_scaled['cpu']:8.1f} s CPU "
               f"(full sentences, batch {args.batch_size}, sorted by length, one forward each{sampled})")
-    print(f"engine: {n:,} sentences in {engine_seconds:8.1f} s = {engine_rate:7.1f} sentences/s "
-          f"(prefix tree, rows of {args.chunk_tokens} inner nodes, {batch_tokens} per forward)")
+    print(f"engine: {n:,} sentences in {engine_clock.wall:8.1f} s = {n / engine_clock.wall:7.1f} "
+          f"sentences/s wall; {engine_clock.cpu:8.1f} s CPU (prefix tree, rows of "
+          f"{args.chunk_tokens} inner nodes, {batch_tokens} per forward)")
     if not args.skip_naive:
-        print(f"ratio : {naive_seconds / engine_seconds:.2f}x    max |dNLL| = {max_delta:.2e} nats "
-              f"(over the {naive_count:,} sentences scored both ways)")
+        print(f"ratio : {naive_scaled['wall'] / engine_clock.wall:.2f}x by wall time, "
+              f"{naive_scaled['cpu'] / engine_clock.cpu:.2f}x by CPU time;  max |dNLL| = "
+              f"{max_delta:.2e} nats (over the {naive_count:,} sentences scored both ways)")
 
     nodes, inner, _ = tree_size(lm.encode(distinct))
     naive_tokens = sum(len(ids) for ids in lm.encode(all_sentences))
-    body_rate, head_rate = float(np.median(body_rates)), float(np.median(head_rates))
+    median = {key: float(np.median([r[key] for r in rates])) for key in rates[0]}
     print(f"tokens: naive {naive_tokens:,} through the model and lm_head at every position; distinct "
           f"tokens (prefix-tree nodes) {nodes:,}, of which {inner:,} have children (need the "
           f"model and lm_head; leaves are scored from their parent)")
-    print(f"rates (median over subjects): body {body_rate:,.0f} tokens/s in one {rows}x{args.chunk_tokens} "
-          f"causal forward, lm_head+logsumexp {head_rate:,.0f} rows/s")
+    print(f"rates (median over subjects): body {median['body_wall']:,.0f} tokens/s wall "
+          f"({median['body_cpu']:,.0f} per CPU-s) in one {rows}x{args.chunk_tokens} causal forward; "
+          f"lm_head+logsumexp {median['head_wall']:,.0f} rows/s wall ({median['head_cpu']:,.0f} per CPU-s)")
     for label, body_tokens in (("all distinct tokens", nodes), ("inner nodes only", inner)):
-        seconds = body_tokens / body_rate + inner / head_rate
-        print(f"ceiling ({label} through the body, lm_head on {inner:,}): {seconds:.1f} s = "
-              f"{n / seconds:.1f} sentences/s; engine reaches {100 * engine_rate * seconds / n:.0f}% of it")
+        wall = body_tokens / median["body_wall"] + inner / median["head_wall"]
+        cpu = body_tokens / median["body_cpu"] + inner / median["head_cpu"]
+        print(f"ceiling ({label} through the body, lm_head on {inner:,}): {wall:.1f} s = "
+              f"{n / wall:.1f} sentences/s wall, {cpu:.1f} CPU-s; engine reaches "
+              f"{100 * wall / engine_clock.wall:.0f}% of it by wall, {100 * cpu / engine_clock.cpu:.0f}% by CPU")
 
 
 if __name__ == "__main__":
