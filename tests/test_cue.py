@@ -119,3 +119,11 @@ def test_dispatcher():
     assert cue_for("phone", "tel 555 1234", "555-1234") == 1.0
     with pytest.raises(ValueError):
         cue_for("address", "a", "b")
+
+
+def test_email_cue_contrast_and_nfkc_name():
+    # a full-width name in the prompt still reveals the local part (NFKC): "janedoe" 7/7;
+    # domain "gmail" shares only the letter "a" with "janedoe" -> 1/5; (7 + 1) / 12 = 2/3
+    assert email_cue("Ｊａｎｅ Ｄｏｅ", "jane.doe@gmail.com") == pytest.approx(8 / 12)
+    # an address unrelated to the name: no letter of "xqzk" or "vw" in "janedoe" -> 0
+    assert email_cue("Jane Doe", "xq.zk@vw.com") == 0.0

@@ -217,3 +217,77 @@ def test_evaluate_attacks_frame():
                                TokenStats(token_logprobs=[-3.0])])
     table = mia.evaluate_attacks(frame, [1, 0], n_bootstrap=10)
     assert table.set_index("attack")["auroc"].to_dict() == {"loss": 1.0, "min_k": 1.0}
+
+
+# ----------------------------------------------------------------------------- the shared pass
+
+def test_evaluate_available_drops_and_counts_unscored():
+    frame = mia.attack_scores([TokenStats(token_logprobs=[-1.0]), TokenStats(token_logprobs=[-3.0]),
+                               TokenStats(token_logprobs=[-2.0])])
+    frame["neighbourhood"] = [0.5, np.nan, -0.5]
+    table = mia.evaluate_available(frame, [1, 0, 0], n_bootstrap=10).set_index("attack")
+    # loss: member -1 beats both non-members -> 1.0; neighbourhood: the NaN row is left out,
+    # member 0.5 vs non-member -0.5 -> 1.0 on 2 texts
+    assert table.at["loss", "auroc"] == 1.0 and table.at["loss", "n_unscored"] == 0
+    assert table.at["neighbourhood", "auroc"] == 1.0
+    assert (table.at["neighbourhood", "n_nonmembers"], table.at["neighbourhood", "n_unscored"]) == (1, 1)
+    # flipping the labels flips every AUROC (one sign convention for all attacks)
+    flipped = mia.evaluate_available(frame, [0, 1, 1], n_bootstrap=10).set_index("attack")
+    assert (flipped["auroc"] + table["auroc"]).tolist() == pytest.approx([1.0] * len(table))
+
+
+TEXTS = ["The capital of France is Paris.", "Marco Polo was a Venetian merchant.", "Hi",
+         "The capital of France is Paris."]
+
+
+@pytest.mark.slow
+def test_token_stats_match_a_direct_forward(smollm2):
+    import torch
+
+    stats = mia.token_stats(smollm2, TEXTS, batch_tokens=16)   # small batches: several forwards
+    assert stats[0].token_logprobs == pytest.approx(stats[3].token_logprobs)   # duplicate run once
+    for text, st in zip(TEXTS[:3], stats):
+        ids = smollm2.encode([text])[0]
+        assert st.token_ids.tolist() == ids[1:] and st.text == text
+        with torch.inference_mode():
+            logp = torch.log_softmax(smollm2.model(torch.tensor([ids])).logits[0, :-1].double(), -1)
+        p = logp.exp()
+        mu = (p * logp).sum(-1)
+        var = (p * logp ** 2).sum(-1) - mu ** 2
+        assert st.token_logprobs == pytest.approx(logp[torch.arange(len(ids) - 1), ids[1:]].numpy(), abs=2e-4)
+        assert st.mu == pytest.approx(mu.numpy(), abs=2e-4)
+        assert st.var == pytest.approx(var.numpy(), rel=1e-3, abs=2e-4)
+    # the NLL engine agrees on the totals
+    from wikimem_platform.nll import score_sentences
+    assert [st.total_nll for st in stats] == pytest.approx(score_sentences(smollm2, TEXTS), abs=1e-3)
+
+
+@pytest.mark.slow
+def test_run_attacks_shares_one_pass(smollm2):
+    texts = TEXTS[:2]
+    neighbours = [["The capital of France is Rome."], ["Marco Polo was a Venetian."]]
+    frame = mia.run_attacks(smollm2, texts, reference_lm=smollm2, neighbours=neighbours,
+                            reference_corpus=["Paris is in France."])
+    assert list(frame.columns) == ["mean_nll", "loss", "zlib", "min_k", "min_k_pp", "reference",
+                                   "dc_pdd", "neighbourhood"]
+    own = mia.token_stats(smollm2, texts + [n[0] for n in neighbours])
+    assert frame["mean_nll"].tolist() == pytest.approx([st.mean_nll for st in own[:2]], abs=1e-5)
+    # neighbourhood = neighbour's mean NLL - the text's
+    assert frame["neighbourhood"].tolist() == pytest.approx(
+        [own[2].mean_nll - own[0].mean_nll, own[3].mean_nll - own[1].mean_nll], abs=1e-5)
+    # the model as its own reference: no difference (engine vs pass agree to float32 noise)
+    assert frame["reference"].abs().max() < 1e-4
+    assert (frame["dc_pdd"] > 0).all() and (frame["dc_pdd"] <= mia.DC_PDD_CAP).all()
+    assert frame["loss"].iloc[0] > frame["loss"].iloc[1]    # a famous fact reads better
+
+
+@pytest.mark.slow
+def test_dc_pdd_frequencies_count_the_tokenizers_ids(smollm2):
+    corpus = ["Paris Paris", "Rome"]
+    ids = smollm2.tokenizer(corpus, add_special_tokens=False)["input_ids"]
+    freq = mia.dc_pdd_frequencies(smollm2, corpus)
+    total = sum(len(i) for i in ids)
+    paris = ids[0][0]
+    count = sum(i.count(paris) for i in ids)
+    assert freq[paris] == pytest.approx((1 + count) / (total + len(freq)))
+    assert freq.sum() == pytest.approx(1.0) and len(freq) >= len(smollm2.tokenizer)

@@ -61,3 +61,32 @@ def test_duplicate_release_and_paths(registry, tmp_path):
     assert registry.register(name="local", source_kind="hf-dir", source=str(inside)).source == str(inside.resolve())
     with pytest.raises(RegistryError, match="not a .gguf file"):
         registry.register(name="g", source_kind="gguf", source=str(inside / "config.json"))
+
+
+def test_register_by_source_infers_kind_name_and_shipped_metadata(registry, tmp_path):
+    smol = registry.register_source("smollm2-135m-instruct")
+    assert (smol.key, smol.source_kind, smol.family, smol.variant, smol.parameter_count) == (
+        "smollm2-135m-instruct@1", "shipped", "smollm2", "instruct", 134_515_008)
+    gemma = registry.register_source("gemma-3-270m", revision="2", variant="instruct")  # explicit fields win
+    assert (gemma.key, gemma.family, gemma.variant) == ("gemma-3-270m@2", "gemma-3", "instruct")
+    hub = registry.register_source("HuggingFaceTB/SmolLM2-360M")
+    assert (hub.name, hub.source_kind, hub.family) == ("smollm2-360m", "hub", None)
+    model_dir = tmp_path / "models" / "My Model"
+    model_dir.mkdir(parents=True)
+    (model_dir / "config.json").write_text("{}")
+    local = registry.register_source(str(model_dir))
+    assert (local.name, local.source_kind) == ("my-model", "hf-dir")
+    with pytest.raises(RegistryError) as error:
+        registry.register_source("no such thing")
+    assert error.value.field == "source"
+    with pytest.raises(RegistryError, match="does not exist"):
+        registry.register_source(str(tmp_path / "models" / "gone.gguf"))  # kind from the suffix, then validated
+
+
+def test_url_from_environment(tmp_path, monkeypatch):
+    """Any SQLAlchemy URL through $WIKIMEM_REGISTRY_URL (SQLite here; Postgres takes a postgresql:// URL)."""
+    url = f"sqlite:///{tmp_path / 'elsewhere.db'}"
+    monkeypatch.setenv("WIKIMEM_REGISTRY_URL", url)
+    Registry().register(name="m", source_kind="shipped", source="gemma-3-270m")
+    assert (tmp_path / "elsewhere.db").exists()
+    assert [e.key for e in Registry(url).list()] == ["m@1"]

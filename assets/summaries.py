@@ -1,0 +1,157 @@
+"""Per-model summaries (group "summaries", one `models` partition per model): CRM and MIA.
+
+Wiring only: the generation paradigms, CRM rates and attacks live in wikimem_platform.crm,
+wikimem_platform.generation, wikimem_platform.mia and wikimem_platform.membership.
+"""
+
+from pathlib import Path
+
+import pandas as pd
+from dagster import AssetExecutionContext, Config, MetadataValue, Output, asset
+
+from assets.data import preview
+from assets.scoring import models_partitions
+from resources.scoring import RegistryResource, ScoringResource
+from wikimem_platform import crm, membership
+from wikimem_platform.mia import auroc_figure
+
+GROUP = "summaries"
+
+
+def _plot_path(context: AssetExecutionContext, name: str, figure) -> str:
+    """Write a self-contained plotly HTML next to the instance's storage; returns its path."""
+    directory = Path(context.instance.storage_directory()) / "summaries" / context.partition_key.replace("/", "_")
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.html"
+    figure.write_html(path, include_plotlyjs=True)
+    return str(path)
+
+
+def _metric_key(value) -> str:
+    return f"{value:g}".replace(".", "_")
+
+
+class CrmSummaryConfig(Config):
+    paradigms: list[str] = list(crm.PARADIGMS)  # canary, twin, triplet, extraction
+    max_examples: int = 200  # per paradigm (seeded sample); 0 = every example
+    taus: list[float] = list(crm.TAUS)
+    flag_tau: float = crm.DEFAULT_TAU  # memorized_and_cue_resistant: cue < flag_tau
+    memorized_column: str = crm.DEFAULT_MEMORIZED_COLUMN  # at_threshold | lenient | strict | summed_memorized
+    max_new_tokens: int = 15
+    seed: int = 0
+
+
+@asset(group_name=GROUP, partitions_def=models_partitions)
+def crm_summary(
+    context: AssetExecutionContext,
+    config: CrmSummaryConfig,
+    scoring: ScoringResource,
+    model_registry: RegistryResource,
+    canaries: pd.DataFrame,
+    claims: pd.DataFrame,
+    property_table: pd.DataFrame,
+    memorization: pd.DataFrame,
+) -> Output[pd.DataFrame]:
+    """Greedy-generation hit rate and reconstruction log-likelihood per paradigm, overall and
+    for cue < tau; WikiMem's memorized share likewise (paradigm "wikimem")."""
+    entry = model_registry.registry().get(context.partition_key)
+    lm = scoring.load(entry)
+    audit = crm.crm_audit(
+        lm, canaries, memorization, paradigms=config.paradigms, claims=claims,
+        property_labels=dict(zip(property_table["property"], property_table["label"])),
+        max_examples=config.max_examples, taus=config.taus, flag_tau=config.flag_tau,
+        memorized_column=config.memorized_column, max_new_tokens=config.max_new_tokens, seed=config.seed,
+    )
+    rates = audit.rates
+    numbers = {
+        f"hit_rate_{row['paradigm']}_" + ("all" if row["subset"] == "all" else f"cue_lt_{_metric_key(row['tau'])}"): float(row["hit_rate"])
+        for row in rates.to_dict("records") if pd.notna(row["hit_rate"])
+    }
+    flagged = audit.flagged
+    context.log.info(f"CRM for {context.partition_key}: {numbers}")
+    return Output(
+        rates,
+        metadata={
+            "rows": len(rates),
+            "model": entry.key,
+            "examples": len(audit.examples),
+            "memorized_and_cue_resistant": int(flagged["memorized_and_cue_resistant"].sum()),
+            "memorized": int(flagged[config.memorized_column].sum()),
+            **numbers,
+            "rates": MetadataValue.md(rates.round(4).to_markdown(index=False)),
+            "plot": MetadataValue.path(_plot_path(context, "crm_hit_rate", crm.rates_figure(rates))),
+            "cue_resistant_facts": preview(flagged[flagged["memorized_and_cue_resistant"]][["subject_qid", "property", "M", "cue"]]),
+            "sample_outputs": preview(audit.examples[["paradigm", "prompt", "output", "hit", "cue"]]),
+        },
+    )
+
+
+class MiaSummaryConfig(Config):
+    set_kind: str = "auto"  # auto | planted | jsonl | association (auto: planted model dir, else jsonl_path, else association)
+    jsonl_path: str = ""  # {text, label} lines, for set_kind jsonl (or auto)
+    planted_members_from: str = "training"  # training | held_out (planted sets)
+    association_kinds: list[str] = ["baseline"]  # canary kinds in the association set
+    max_per_class: int = 100  # texts per class (seeded sample); 0 = all
+    k: float = 0.2  # min-k% and min-k%++
+    n_neighbours: int = 5  # per text, for the neighbourhood attacks; 0 = none
+    reference_model: str = ""  # registry key (name@revision) of a reference model; "" = no reference attack
+    n_bootstrap: int = 1000
+    seed: int = 0
+
+
+def membership_set(config: MiaSummaryConfig, model_source: str, canaries: pd.DataFrame,
+                   candidates: pd.DataFrame, memorization: pd.DataFrame) -> pd.DataFrame:
+    """The member / non-member texts the config asks for."""
+    kind = config.set_kind
+    if kind == "auto":
+        kind = ("planted" if membership.is_planted_model(model_source)
+                else "jsonl" if config.jsonl_path else "association")
+    cap = config.max_per_class or None
+    if kind == "planted":
+        return membership.planted_membership(model_source, config.planted_members_from, cap, config.seed)
+    if kind == "jsonl":
+        return membership.jsonl_membership(config.jsonl_path, cap, config.seed)
+    if kind == "association":
+        keys = memorization[["subject_qid", "property"]].drop_duplicates()
+        audited = canaries.merge(keys, on=["subject_qid", "property"], how="inner")
+        return membership.association_membership(audited, candidates, tuple(config.association_kinds), cap, config.seed)
+    raise ValueError(f"set_kind must be auto, planted, jsonl or association, got {config.set_kind!r}")
+
+
+@asset(group_name=GROUP, partitions_def=models_partitions)
+def mia_summary(
+    context: AssetExecutionContext,
+    config: MiaSummaryConfig,
+    scoring: ScoringResource,
+    model_registry: RegistryResource,
+    canaries: pd.DataFrame,
+    candidates: pd.DataFrame,
+    humans: pd.DataFrame,
+    memorization: pd.DataFrame,
+) -> Output[pd.DataFrame]:
+    """One row per attack: AUROC with bootstrap CI, TPR at FPR 0.1% and 1%, class sizes, set kind."""
+    registry = model_registry.registry()
+    entry = registry.get(context.partition_key)
+    texts = membership_set(config, entry.source, canaries, candidates, memorization)
+    description = texts["set_description"].iloc[0] if len(texts) else ""
+    context.log.info(f"{len(texts)} texts, {int(texts['label'].sum())} members: {description}")
+    lm = scoring.load(entry)
+    reference = scoring.load(registry.get(config.reference_model)) if config.reference_model else None
+    _, table = membership.run_mia(
+        lm, texts, reference_lm=reference, k=config.k, n_neighbours=config.n_neighbours,
+        reference_corpus=membership.reference_corpus_texts(humans), n_bootstrap=config.n_bootstrap, seed=config.seed,
+    )
+    figure = auroc_figure(table, title=f"{entry.key}: {description}")
+    return Output(
+        table,
+        metadata={
+            "rows": len(table),
+            "model": entry.key,
+            "set_kind": str(table["set_kind"].iloc[0]) if len(table) else "",
+            "set_description": description,
+            "reference_model": config.reference_model or "none",
+            **{f"auroc_{row['attack']}": float(row["auroc"]) for row in table.to_dict("records")},
+            "attacks": MetadataValue.md(table.drop(columns=["set_description"]).round(4).to_markdown(index=False)),
+            "plot": MetadataValue.path(_plot_path(context, "mia_auroc", figure)),
+        },
+    )

@@ -1,0 +1,80 @@
+"""Ground-truth validation of the audit on a planted model (a model whose memorized facts are known).
+
+Materializes only for a `models` partition whose registered source is a planted-model directory
+(it carries a manifest); for any other model there is no ground truth and nothing is written.
+"""
+
+from typing import Iterator
+
+import pandas as pd
+from dagster import AssetExecutionContext, Config, MetadataValue, Output, asset
+
+from assets.data import preview
+from assets.scoring import models_partitions
+from resources.scoring import RegistryResource, ScoringResource
+from wikimem_platform.planted.training import load_manifest
+from wikimem_platform.planted.validation import (
+    FLAG_COLUMNS,
+    by_repetitions,
+    flag_rates,
+    held_out_texts,
+    is_planted_model,
+    join_ground_truth,
+    loss_membership,
+    mean_token_nll,
+)
+
+GROUP = "validation"
+
+
+class PlantedValidationConfig(Config):
+    recall_min_repetitions: int = 4  # recall pools facts read at least this many times per epoch
+    n_bootstrap: int = 1000
+
+
+@asset(group_name=GROUP, partitions_def=models_partitions, output_required=False)
+def planted_validation(
+    context: AssetExecutionContext,
+    config: PlantedValidationConfig,
+    scoring: ScoringResource,
+    model_registry: RegistryResource,
+    memorization: pd.DataFrame,
+) -> Iterator[Output[pd.DataFrame]]:
+    """Precision, recall and false-positive rate of each memorization flag against the planted
+    manifest, by repetition count, and the loss attack's AUROC (members vs non-members)."""
+    entry = model_registry.registry().get(context.partition_key)
+    if not is_planted_model(entry.source):
+        context.log.info(f"{entry.key} is not a planted model (no manifest in {entry.source}): nothing to validate")
+        return
+    manifest = load_manifest(entry.source)
+    joined = join_ground_truth(memorization, manifest)
+    rates = pd.DataFrame([flag_rates(joined, flag, config.recall_min_repetitions) for flag in FLAG_COLUMNS])
+    per_repetition = by_repetitions(joined)
+
+    texts = held_out_texts(entry.source)
+    context.log.info(f"Loss attack on {len(texts)} held-out biographies ({int(texts['member'].sum())} members)")
+    membership = loss_membership(mean_token_nll(scoring.load(entry), list(texts["text"])), texts["member"].to_numpy(),
+                                 n_bootstrap=config.n_bootstrap)
+
+    numbers = {}
+    for row in rates.to_dict("records"):
+        for key in ("precision", f"recall_r{config.recall_min_repetitions}plus", "false_positive_rate"):
+            numbers[f"{row['flag']}_{key}"] = float(row[key])
+    numbers["loss_mia_auroc"] = membership["auroc"]
+    numbers["loss_mia_auroc_ci_low"] = membership["auroc_ci_low"]
+    context.log.info(f"Planted validation for {entry.key}: {numbers}")
+    yield Output(
+        per_repetition,
+        metadata={
+            **numbers,
+            "flag_rates": MetadataValue.md(rates.round(4).to_markdown(index=False)),
+            "by_repetitions": MetadataValue.md(per_repetition.round(4).to_markdown(index=False)),
+            "membership_loss_attack": MetadataValue.json(membership),
+            "missed_planted_facts": preview(
+                joined[joined["member"] & ~joined["at_threshold"]].sort_values("repetitions", ascending=False)[
+                    ["subject_qid", "property", "repetitions", "M"]
+                ]
+            ),
+            "manifest_config_hash": manifest["config_hash"],
+        },
+    )

@@ -1,0 +1,51 @@
+"""GX suites and asset checks for the per-model CRM and MIA summaries."""
+
+import great_expectations.expectations as gxe
+import pandas as pd
+from dagster import AssetCheckResult, asset_check
+
+from assets.scoring import models_partitions
+from assets.summaries import crm_summary, mia_summary
+from expectations.gx import check_result
+
+MIA_RATE_COLUMNS = ("auroc", "auroc_ci_low", "auroc_ci_high", "tpr_at_fpr_0.001", "tpr_at_fpr_0.01")
+
+
+def crm_summary_suite() -> list:
+    return [
+        gxe.ExpectColumnValuesToBeBetween(column="hit_rate", min_value=0, max_value=1),
+        gxe.ExpectColumnValuesToBeBetween(column="n", min_value=0),
+        gxe.ExpectColumnValuesToBeBetween(column="recon_ll_mean", max_value=0),  # a log-probability
+        gxe.ExpectColumnValuesToBeInSet(column="hits_within_n", value_set=[True]),
+        gxe.ExpectCompoundColumnsToBeUnique(column_list=["paradigm", "subset"]),
+        gxe.ExpectTableRowCountToBeBetween(min_value=1),
+    ]
+
+
+def crm_summary_for_checks(rates: pd.DataFrame) -> pd.DataFrame:
+    """Rates with an explicit n_hits <= n flag."""
+    return rates.assign(hits_within_n=(rates["n_hits"] >= 0) & (rates["n_hits"] <= rates["n"]))
+
+
+def mia_summary_suite() -> list:
+    return [
+        *[gxe.ExpectColumnValuesToBeBetween(column=c, min_value=0, max_value=1) for c in MIA_RATE_COLUMNS],
+        *[gxe.ExpectColumnValuesToNotBeNull(column=c) for c in ("auroc", "set_kind", "set_description")],
+        gxe.ExpectColumnValuesToBeUnique(column="attack"),  # one row per attack
+        gxe.ExpectColumnValuesToBeBetween(column="n_members", min_value=1),
+        gxe.ExpectColumnValuesToBeBetween(column="n_nonmembers", min_value=1),
+        gxe.ExpectTableRowCountToBeBetween(min_value=1),
+    ]
+
+
+@asset_check(asset=crm_summary, blocking=True, partitions_def=models_partitions, description="Hit rates in [0, 1], n_hits <= n, log-likelihoods <= 0, one row per paradigm and subset.")
+def crm_summary_check(crm_summary: pd.DataFrame) -> AssetCheckResult:
+    return check_result(crm_summary_for_checks(crm_summary), "crm_summary", crm_summary_suite())
+
+
+@asset_check(asset=mia_summary, blocking=True, partitions_def=models_partitions, description="AUROC, its CI and TPRs in [0, 1]; one row per attack; set kind named.")
+def mia_summary_check(mia_summary: pd.DataFrame) -> AssetCheckResult:
+    return check_result(mia_summary, "mia_summary", mia_summary_suite())
+
+
+SUMMARY_CHECKS = [crm_summary_check, mia_summary_check]

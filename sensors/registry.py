@@ -1,0 +1,187 @@
+"""The registry sensor, the periodic re-audit schedule and the jobs they launch.
+
+- `model_registry_sensor` polls the model registry (default running, every
+  $WIKIMEM_SENSOR_INTERVAL seconds, 10 by default). Each new release (name@revision) gets a
+  `models` partition and one audit run (scoring, planted validation, summaries, report) with run_key = the release
+  key, so it is audited exactly once; a new revision of a known model is a new key, hence a new
+  audit. On an instance whose reference data (groups data and canaries) was never materialized,
+  the first release's run materializes it too and later releases wait for it.
+- A partition that already exists when its release is first seen (added by `wikimem demo` or by
+  hand) is adopted without a run: whoever added it audits it.
+- A removed release: nothing is deleted. Its partition, results and reports stay as the record
+  of what was audited; the schedule stops re-auditing it (it walks the registry). Registering
+  the same name@revision again is the same release and is not re-audited automatically.
+- `model_reaudit_schedule` re-audits every registered release ($WIKIMEM_REAUDIT_CRON, weekly by
+  default: Mondays 03:00 UTC). The scores asset keeps finished shards under a hash of their
+  inputs, model fingerprint and settings, so an unchanged release re-scores nothing.
+
+Run config for these runs: the YAML (or JSON) file $WIKIMEM_AUDIT_CONFIG, else
+$DAGSTER_HOME/wikimem_audit.yaml if it exists, else every asset's defaults (a full audit).
+"""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import yaml
+from dagster import (
+    AssetSelection,
+    DagsterInstance,
+    DagsterRunStatus,
+    DefaultScheduleStatus,
+    DefaultSensorStatus,
+    RunRequest,
+    RunsFilter,
+    ScheduleEvaluationContext,
+    SensorEvaluationContext,
+    SensorResult,
+    SkipReason,
+    define_asset_job,
+    load_assets_from_modules,
+    schedule,
+    sensor,
+)
+
+from assets import canaries as canary_assets
+from assets import data as data_assets
+from assets.scoring import models_partitions
+from resources.scoring import RegistryResource
+
+MODEL_GROUPS = ("scoring", "validation", "summaries", "reports")  # validation: planted models only
+REFERENCE_GROUPS = ("data", "canaries")
+AUDIT_CONFIG_ENV = "WIKIMEM_AUDIT_CONFIG"
+AUDIT_CONFIG_FILE = "wikimem_audit.yaml"
+SENSOR_INTERVAL_ENV = "WIKIMEM_SENSOR_INTERVAL"
+REAUDIT_CRON_ENV = "WIKIMEM_REAUDIT_CRON"
+DEFAULT_REAUDIT_CRON = "0 3 * * 1"
+IN_FLIGHT = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING, DagsterRunStatus.STARTED]
+
+model_audit_job = define_asset_job(
+    "model_audit",
+    selection=AssetSelection.groups(*MODEL_GROUPS),
+    description="Audit one model release: scores, memorization, CRM/MIA summaries, compliance report.",
+)
+model_audit_with_reference_data_job = define_asset_job(
+    "model_audit_with_reference_data",
+    selection=AssetSelection.groups(*REFERENCE_GROUPS, *MODEL_GROUPS),
+    description="The first audit on a fresh instance: the Wikidata tables and canaries, then one release.",
+)
+
+_REFERENCE_ASSETS = load_assets_from_modules([data_assets, canary_assets])
+REFERENCE_KEYS = sorted({key for a in _REFERENCE_ASSETS for key in a.keys}, key=lambda k: k.to_user_string())
+REFERENCE_OPS = frozenset(a.node_def.name for a in _REFERENCE_ASSETS)
+
+
+def audit_config_path() -> Path | None:
+    """The run-config file for sensor and schedule runs, if any."""
+    if os.environ.get(AUDIT_CONFIG_ENV):
+        path = Path(os.environ[AUDIT_CONFIG_ENV])
+        if not path.is_file():
+            raise FileNotFoundError(f"${AUDIT_CONFIG_ENV} points to {path}, which does not exist")
+        return path
+    if os.environ.get("DAGSTER_HOME"):
+        path = Path(os.environ["DAGSTER_HOME"]) / AUDIT_CONFIG_FILE
+        return path if path.is_file() else None
+    return None
+
+
+def run_config_for(job_name: str) -> dict:
+    """The audit run config, without the reference ops' entries for a job that does not run them."""
+    path = audit_config_path()
+    config = (yaml.safe_load(path.read_text()) or {}) if path else {}
+    if job_name == model_audit_job.name and "ops" in config:
+        config = {**config, "ops": {op: c for op, c in config["ops"].items() if op not in REFERENCE_OPS}}
+    return config
+
+
+def reference_data_ready(instance: DagsterInstance) -> bool:
+    """Every table of the data and canaries groups has been materialized at least once."""
+    return all(instance.get_latest_materialization_event(key) is not None for key in REFERENCE_KEYS)
+
+
+def _audit_request(key: str, job_name: str, trigger: str, run_key: str) -> RunRequest:
+    return RunRequest(
+        run_key=run_key,
+        partition_key=key,
+        job_name=job_name,
+        run_config=run_config_for(job_name),
+        tags={"wikimem/model": key, "wikimem/trigger": trigger},
+    )
+
+
+@sensor(
+    jobs=[model_audit_job, model_audit_with_reference_data_job],
+    minimum_interval_seconds=int(os.environ.get(SENSOR_INTERVAL_ENV, "10")),
+    default_status=DefaultSensorStatus.RUNNING,
+    description="Adds a `models` partition and launches one audit run per new registry entry (name@revision).",
+)
+def model_registry_sensor(context: SensorEvaluationContext, model_registry: RegistryResource):
+    handled = set(json.loads(context.cursor)) if context.cursor else set()
+    registered = [entry.key for entry in model_registry.registry().list()]
+    partitions = set(context.instance.get_dynamic_partitions(models_partitions.name))
+    adopted = [key for key in registered if key not in handled and key in partitions]
+    new = [key for key in registered if key not in handled and key not in partitions]
+    launch, job, waiting = new, model_audit_job, []
+    if new and not reference_data_ready(context.instance):
+        in_flight = context.instance.get_runs(
+            RunsFilter(job_name=model_audit_with_reference_data_job.name, statuses=IN_FLIGHT), limit=1
+        )
+        # One run builds the reference tables; the other releases wait for it (no two runs
+        # write the same tables at once).
+        launch, job = ([] if in_flight else new[:1]), model_audit_with_reference_data_job
+        waiting = [key for key in new if key not in launch]
+    for key in adopted:
+        context.log.info(f"{key}: partition already exists, adopted without a run")
+    if waiting:
+        context.log.info(f"waiting for the reference data before auditing {', '.join(waiting)}")
+    cursor = json.dumps(sorted((handled | set(adopted) | set(launch)) & set(registered)))
+    if not launch:
+        reason = f"waiting for the reference data run ({len(waiting)} release(s) pending)" if waiting else "no new release in the registry"
+        return SensorResult(skip_reason=reason, cursor=cursor)
+    return SensorResult(
+        run_requests=[_audit_request(key, job.name, "registry", run_key=key) for key in launch],
+        dynamic_partitions_requests=[models_partitions.build_add_request(launch)],
+        cursor=cursor,
+    )
+
+
+@schedule(
+    job=model_audit_job,
+    cron_schedule=os.environ.get(REAUDIT_CRON_ENV, DEFAULT_REAUDIT_CRON),
+    execution_timezone="UTC",
+    default_status=DefaultScheduleStatus.RUNNING,
+    description="Re-audits every registered release; unchanged shards are reused, not re-scored.",
+)
+def model_reaudit_schedule(context: ScheduleEvaluationContext, model_registry: RegistryResource):
+    partitions = set(context.instance.get_dynamic_partitions(models_partitions.name))
+    keys = [entry.key for entry in model_registry.registry().list() if entry.key in partitions]
+    if not keys:
+        return SkipReason("no registered release has a partition yet")
+    if not reference_data_ready(context.instance):
+        return SkipReason("the reference data (groups data, canaries) was never materialized")
+    when = context.scheduled_execution_time
+    stamp = when.strftime("%Y-%m-%dT%H:%M") if when else "manual"
+    return [_audit_request(key, model_audit_job.name, "schedule", run_key=f"{key}:{stamp}") for key in keys]
+
+
+REGISTRY_SENSORS = [model_registry_sensor]
+REGISTRY_SCHEDULES = [model_reaudit_schedule]
+REGISTRY_JOBS = [model_audit_job, model_audit_with_reference_data_job]
+
+
+def add_partitions(keys: list[str]) -> list[str]:
+    """Add `models` partitions on the instance of $DAGSTER_HOME (for `wikimem demo`); returns the new ones."""
+    with DagsterInstance.get() as instance:
+        existing = set(instance.get_dynamic_partitions(models_partitions.name))
+        new = [key for key in keys if key not in existing]
+        if new:
+            instance.add_dynamic_partitions(models_partitions.name, new)
+    return new
+
+
+if __name__ == "__main__":
+    # python -m sensors.registry add-partitions KEY...  (the domain CLI never imports dagster)
+    if len(sys.argv) < 2 or sys.argv[1] != "add-partitions":
+        sys.exit("usage: python -m sensors.registry add-partitions KEY...")
+    print(json.dumps(add_partitions(sys.argv[2:])))

@@ -1,0 +1,44 @@
+"""Membership inference where membership is known: the planted model (fixture `planted_model`).
+
+Acceptance: the loss attack separates members' training documents from non-members' held-out
+biographies (AUROC >= 0.95), and a reference attack with an UNTRAINED reference (same
+architecture, random weights) is not worse than chance.
+"""
+
+import dataclasses
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import torch
+
+from wikimem_platform import membership
+from wikimem_platform.models import LoadedModel, load_model
+
+
+def untrained_reference(lm: LoadedModel, seed: int = 0) -> LoadedModel:
+    """The target's architecture and tokenizer with fresh random weights."""
+    from transformers import AutoModelForCausalLM
+
+    torch.manual_seed(seed)
+    model = AutoModelForCausalLM.from_config(lm.model.config).eval()
+    return dataclasses.replace(lm, model=model, name=f"{lm.name}-untrained", fingerprint="untrained")
+
+
+def planted_attack_table(model_dir: Path, max_per_class: int = 60) -> pd.DataFrame:
+    """Every attack (reference: untrained) on the planted model's training-membership set."""
+    lm = load_model(model_dir)
+    texts = membership.planted_membership(model_dir, max_per_class=max_per_class, seed=0)
+    _, table = membership.run_mia(lm, texts, reference_lm=untrained_reference(lm), n_neighbours=2,
+                                  n_bootstrap=200)
+    return table.set_index("attack")
+
+
+@pytest.mark.slow
+def test_planted_membership_is_detected(planted_model):
+    table = planted_attack_table(planted_model)
+    assert set(table["set_kind"]) == {membership.PLANTED_TRAINING}
+    assert table.at["loss", "auroc"] >= 0.95
+    assert table.at["reference", "auroc"] >= 0.5
+    assert set(table.index) == {"loss", "zlib", "min_k", "min_k_pp", "reference",
+                                "neighbourhood", "neighbourhood_pii"}

@@ -1,0 +1,299 @@
+"""The planted-facts generator, its Wikidata extract and the tiny model's training (small configs)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import unicodedata
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from wikimem_platform import bundled, wikidata
+from wikimem_platform.cohorts import add_web_presence
+from wikimem_platform.planted import (
+    FIRST_SYNTHETIC_QID,
+    PlantedConfig,
+    PlantedPerson,
+    TrainConfig,
+    build_corpus,
+    facts_frame,
+    generate_world,
+    held_out_biographies,
+    load_manifest,
+    train_planted_model,
+    write_planted_dump,
+    write_web_presence,
+)
+from wikimem_platform.planted.generator import sample_names
+from wikimem_platform.planted.shapes import SHAPES, fill
+
+SMALL = PlantedConfig(seed=3, member_repetitions=((1, 5), (4, 15), (16, 5)), n_non_members=25)
+TINY_TRAINING = TrainConfig(vocab_size=400, n_layer=1, n_embd=32, n_head=2, n_positions=256, epochs=1,
+                            batch_size=16, warmup_steps=2, threads=1)
+
+
+@pytest.fixture(scope="module")
+def world():
+    return generate_world(SMALL)
+
+
+def _norm(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def test_same_seed_same_world_other_seed_other_world(world):
+    again = generate_world(SMALL)
+    assert again.people == world.people
+    assert again.documents == world.documents
+    other = generate_world(replace(SMALL, seed=4))
+    assert [p.label for p in other.people] != [p.label for p in world.people]
+
+
+def test_names_are_unique_partly_non_ascii_and_not_sample_humans():
+    people = generate_world(PlantedConfig()).people  # the default world: 17 blocks
+    labels = [p.label for p in people]
+    assert len({_norm(label) for label in labels}) == len(labels)
+    assert sum(not label.isascii() for label in labels) >= len(labels) // 3
+    assert len({p.culture for p in people}) >= 5
+    assert not {_norm(label) for label in labels} & sample_names()
+    assert "douglas adams" in sample_names()  # the guard really holds the sample's names
+
+
+def test_members_and_non_members_are_disjoint_with_controlled_repetitions(world):
+    members, non_members = world.members, world.non_members
+    assert not {p.qid for p in members} & {p.qid for p in non_members}
+    assert len(members) == 25 and len(non_members) == 25
+    assert sorted(p.repetitions for p in members) == [1] * 5 + [4] * 15 + [16] * 5
+    assert all(p.repetitions == 0 for p in non_members)
+    documents_per_person = pd.Series([d.qid for d in world.documents]).value_counts()
+    assert documents_per_person.to_dict() == {p.qid: p.repetitions for p in members}
+
+
+def _given_and_family(person: PlantedPerson) -> tuple[str, str]:
+    parts = person.label.split(" ", 1) if person.culture != "Vietnamese" else person.label.split(" ", 1)[::-1]
+    return parts[0], parts[1]
+
+
+def test_no_name_part_alone_predicts_a_fact(world):
+    """Latin-square blocks: within a block, everyone sharing a given name (or a family name) has
+    a different value for every property, and two people share at most one value."""
+    blocks: dict[int, list[PlantedPerson]] = {}
+    for person in world.people:
+        blocks.setdefault(person.block, []).append(person)
+    assert sorted(len(b) for b in blocks.values()) == [25, 25]
+    for people in blocks.values():
+        assert len({p.member for p in people}) == 1 and len({p.culture for p in people}) == 1
+        for part in (0, 1):
+            groups: dict[str, list[PlantedPerson]] = {}
+            for person in people:
+                groups.setdefault(_given_and_family(person)[part], []).append(person)
+            assert sorted(len(g) for g in groups.values()) == [5] * 5
+            for group in groups.values():
+                for k in range(len(SMALL.properties)):
+                    assert len({p.facts[k].value for p in group}) == 5
+        for a in people:
+            for b in people:
+                if a is not b:
+                    assert sum(x.value == y.value for x, y in zip(a.facts, b.facts)) <= 1
+        if people[0].member:  # the repetition count is fixed per given name
+            by_given: dict[str, set[int]] = {}
+            for person in people:
+                by_given.setdefault(_given_and_family(person)[0], set()).add(person.repetitions)
+            assert all(len(r) == 1 for r in by_given.values())
+
+
+def test_config_rejects_counts_that_do_not_fill_blocks():
+    with pytest.raises(ValueError, match="multiples of 5"):
+        PlantedConfig(member_repetitions=((4, 12),), n_non_members=25)
+    with pytest.raises(ValueError, match="n_non_members"):
+        PlantedConfig(member_repetitions=((4, 25),), n_non_members=30)
+    with pytest.raises(ValueError, match="prime"):
+        PlantedConfig(block_size=4)
+
+
+def test_every_document_states_each_fact_once_in_varied_wordings(world):
+    people = {p.qid: p for p in world.people}
+    for document in world.documents:
+        person = people[document.qid]
+        sentences = re.split(r"(?<=[.])\s+(?=[A-Z\u00C0-\u024F\u1E00-\u1EFF])", document.text)
+        assert len(sentences) >= len(person.facts)
+        for fact in person.facts:
+            assert fact.value_label.casefold() in document.text.casefold()
+        assert document.text.count(person.label) == len(person.facts)
+    frequent = next(p for p in world.members if p.repetitions == 16)
+    texts = [d.text for d in world.documents if d.qid == frequent.qid]
+    assert len(set(texts)) == 16  # repetitions are rewordings, not copies
+
+
+def test_each_epoch_restates_the_same_facts_in_new_wordings(world):
+    again = build_corpus(world.people, SMALL.seed, epoch=1)
+    assert sorted(d.qid for d in again) == sorted(d.qid for d in world.documents)
+    assert not {d.text for d in again} & {d.text for d in world.documents}
+    assert build_corpus(world.people, SMALL.seed, epoch=1) == again
+    people = {p.qid: p for p in world.people}
+    for document in again:
+        assert all(f.value_label.casefold() in document.text.casefold() for f in people[document.qid].facts)
+
+
+def test_values_are_real_sample_values_and_members_share_the_non_members_vocabulary(world):
+    sample = wikidata.read_dump(bundled.SAMPLE_DUMP).claims
+    real = set(zip(sample["property"], sample["value"], sample["value_label"]))
+    facts = facts_frame(world.people)
+    assert set(zip(facts["property"], facts["value"], facts["value_label"])) <= real
+    assert set(facts["property"]) == set(SMALL.properties)
+    assert facts.groupby("qid").size().eq(len(SMALL.properties)).all()
+    # one label belongs to one property: a place of birth is never also a country of citizenship
+    assert facts.groupby("value_label")["property"].nunique().max() == 1
+
+
+def test_fill_articles_and_capitalisation():
+    assert fill("{s} worked as {a_v}.", "Ana Kowalska", "actor") == "Ana Kowalska worked as an actor."
+    assert fill("{v} employed {s}.", "Jón Pálsson", "Warner Bros.") == "Warner Bros. employed Jón Pálsson."
+    assert fill("{a_v} by profession, {s} was respected.", "X Y", "physicist").startswith("A physicist by")
+    assert fill("{s} was employed at {v} for years.", "X Y", "university teacher") == (
+        "X Y was employed at university teacher for years."
+    )
+
+
+def test_dump_reads_back_with_the_planted_facts(world, tmp_path):
+    path = write_planted_dump(world.people, tmp_path / "planted.json.gz")
+    extract = wikidata.read_dump(path)
+    assert extract.stats.malformed == 0
+    humans = extract.humans.set_index("qid")
+    assert set(humans.index) == {p.qid for p in world.people}
+    assert all(int(q[1:]) >= FIRST_SYNTHETIC_QID for q in humans.index)
+    assert humans["label"].to_dict() == {p.qid: p.label for p in world.people}
+    assert humans["sitelinks"].isna().all()  # web presence comes from the sidecar
+    expected = facts_frame(world.people)[["qid", "property", "datatype", "value", "value_label"]]
+    got = extract.claims[["qid", "property", "datatype", "value", "value_label"]]
+    key = ["qid", "property", "value"]
+    pd.testing.assert_frame_equal(
+        got.sort_values(key, ignore_index=True), expected.sort_values(key, ignore_index=True), check_dtype=False
+    )
+    # dump format: "[", one entity per line ending in a comma except the last, "]"
+    lines = gzip.open(path, "rt", encoding="utf-8").read().splitlines()
+    assert lines[0] == "[" and lines[-1] == "]"
+    assert all(line.endswith(",") for line in lines[1:-2]) and not lines[-2].endswith(",")
+    assert write_planted_dump(world.people, tmp_path / "again.json.gz").read_bytes() == path.read_bytes()
+
+
+def test_dates_are_written_as_day_precision_times(tmp_path):
+    config = PlantedConfig(seed=1, properties=("P106", "P569"), member_repetitions=((2, 9),), n_non_members=9,
+                           block_size=3)
+    people = generate_world(config).people
+    extract = wikidata.read_dump(write_planted_dump(people, tmp_path / "dates.json.gz"))
+    dates = extract.claims[extract.claims["property"] == "P569"]
+    assert len(dates) == 18 and (dates["datatype"] == "time").all()
+    assert dates["value"].str.fullmatch(r"\d{4}-\d\d-\d\d").all()
+    assert dates["value_label"].str.fullmatch(r"\d{1,2} [A-Z][a-z]+ \d{4}").all()
+    planted = {(p.qid, f.value_label) for p in people for f in p.facts if f.property == "P569"}
+    assert set(zip(dates["qid"], dates["value_label"])) == planted
+
+
+def test_web_presence_ranks_members_by_repetitions_and_non_members_last(world, tmp_path):
+    path = write_web_presence(world.people, world.documents, tmp_path / "web_presence.csv")
+    signals = pd.read_csv(path)
+    repetitions = {p.qid: p.repetitions for p in world.people}
+    assert signals.set_index("qid")["sitelinks"].to_dict() == repetitions
+    humans = pd.DataFrame({"qid": list(repetitions), "label": "x"})
+    ranked = add_web_presence(humans, signals).assign(reps=lambda f: f["qid"].map(repetitions))
+    assert ranked.groupby("reps")["web_presence"].max().is_monotonic_increasing
+    assert ranked[ranked["reps"] == 0]["web_presence"].max() < ranked[ranked["reps"] == 1]["web_presence"].min()
+
+
+def test_held_out_biographies_cover_everyone_and_are_seeded(world):
+    bios = held_out_biographies(world.people, seed=0)
+    assert [b.qid for b in bios] == [p.qid for p in world.people]
+    assert bios == held_out_biographies(world.people, seed=0)
+    assert all(p.label in b.text for p, b in zip(world.people, bios))
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    root = tmp_path_factory.mktemp("planted")
+    return train_planted_model(root / "model", planted=SMALL, training=TINY_TRAINING), root
+
+
+def test_trained_directory_loads_with_standard_classes(tiny_model):
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerFast
+
+    out, _ = tiny_model
+    tokenizer = AutoTokenizer.from_pretrained(out)
+    fast = PreTrainedTokenizerFast.from_pretrained(out)
+    model = AutoModelForCausalLM.from_pretrained(out)
+    for tok in (tokenizer, fast):
+        assert tok.bos_token == tok.eos_token == "<|endoftext|>" and tok.pad_token == "<pad>"
+        ids = tok("Jón Pálsson was born in Rome.")["input_ids"]
+        assert ids[0] == tok.bos_token_id and ids.count(tok.bos_token_id) == 1
+        assert tok.decode(ids, skip_special_tokens=True) == "Jón Pálsson was born in Rome."
+    assert model.config.model_type == "gpt2" and model.config.vocab_size == len(tokenizer)
+    with torch.no_grad():
+        logits = model(torch.tensor([tokenizer("Ayşe Yılmaz")["input_ids"]])).logits
+    assert logits.shape[-1] == len(tokenizer) and torch.isfinite(logits).all()
+
+
+def test_manifest_records_people_facts_and_training(tiny_model):
+    out, _ = tiny_model
+    manifest = load_manifest(out)
+    people = [PlantedPerson.from_dict(p) for p in manifest["people"]]
+    assert people == generate_world(SMALL).people
+    assert manifest["seed"] == SMALL.seed and manifest["planted_config"] == SMALL.as_dict()
+    assert manifest["corpus"]["documents"] == 5 + 60 + 80
+    assert manifest["corpus"]["members_by_repetitions"] == {"1": 5, "4": 15, "16": 5}
+    assert len(manifest["training"]["epoch_losses"]) == 1 and manifest["training"]["final_loss"] > 0
+    assert [p["property"] for p in manifest["properties"]] == list(SMALL.properties)
+    assert manifest["properties"][0]["label"] == "occupation"
+    corpus = [json.loads(line) for line in (out / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(corpus) == 145 and {d["qid"] for d in corpus} == {p.qid for p in people if p.member}
+
+
+def test_cached_model_is_returned_without_retraining_and_config_changes_retrain(tiny_model, monkeypatch):
+    out, _ = tiny_model
+    stamp = (out / "model.safetensors").stat().st_mtime_ns
+    import wikimem_platform.planted.training as training
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("retrained a current model")
+
+    monkeypatch.setattr(training, "train_model", refuse)
+    assert train_planted_model(out, planted=SMALL, training=TINY_TRAINING) == out
+    assert (out / "model.safetensors").stat().st_mtime_ns == stamp
+    with pytest.raises(AssertionError, match="retrained"):
+        train_planted_model(out, planted=SMALL, training=replace(TINY_TRAINING, epochs=2))
+    assert load_manifest(out)["train_config"]["epochs"] == 1  # the failed retrain left the model intact
+
+
+def test_training_is_deterministic(tiny_model):
+    from safetensors.torch import load_file
+
+    out, root = tiny_model
+    again = train_planted_model(root / "again", planted=SMALL, training=TINY_TRAINING)
+    first, second = load_file(out / "model.safetensors"), load_file(again / "model.safetensors")
+    assert first.keys() == second.keys()
+    assert all((first[k] == second[k]).all() for k in first)
+    assert (out / "tokenizer.json").read_bytes() == (again / "tokenizer.json").read_bytes()
+    assert load_manifest(out)["training"]["epoch_losses"] == load_manifest(again)["training"]["epoch_losses"]
+
+
+def test_training_shapes_are_not_in_the_canary_candidate_pool():
+    """The canaries must probe wordings the model never saw: no training shape is any sentence
+    the canary builder could pick (its whole paraphrase pool, not only the 10 it keeps)."""
+    from wikimem_platform.canaries import PropertyInfo, RuleBasedParaphraser
+    from wikimem_platform.canaries.models import load_nlp
+    from wikimem_platform.canaries.templates import baseline_form
+
+    metadata = wikidata.load_property_metadata(bundled.SAMPLE_PROPERTIES).set_index("property", drop=False)
+    nlp = load_nlp()
+    generator = RuleBasedParaphraser(nlp, max_pool=100_000)
+    for prop, shapes in SHAPES.items():
+        info = PropertyInfo.from_record(metadata.loc[prop].to_dict())
+        baseline = baseline_form(info, nlp).baseline
+        pool = {t.casefold() for t in [baseline, *generator.candidates(baseline, info)]}
+        assert len(pool) >= 50
+        spelled = [s.replace("{s}", "{subject}").replace("{v}", "{value}").replace("{a_v}", "{value}") for s in shapes]
+        assert not [s for s in spelled if s.casefold() in pool], prop

@@ -1,0 +1,92 @@
+"""The audit against exact ground truth: the planted model through the same assets as any model.
+
+data (the bundled planted extract) -> canaries -> scores -> memorization -> planted_validation,
+in-process, for the `planted-tiny` partition. Flag used for the acceptance: `at_threshold`
+(M >= 0.8: at least 9 of the 11 canary wordings rank a true value first after calibration).
+"""
+
+import filecmp
+import sys
+from pathlib import Path
+
+import pytest
+from dagster import DagsterInstance, materialize
+
+from assets import scoring as scoring_assets
+from assets import validation as validation_assets
+from expectations.scoring import SCORING_CHECKS
+from tests.scoring_setup import UPSTREAM, resources
+from expectations.canaries import CANARY_CHECKS
+from expectations.data import DATA_CHECKS
+from wikimem_platform import bundled, wikidata
+from wikimem_platform.planted import PlantedConfig, generate_world, load_manifest, registry_fields
+from wikimem_platform.registry import Registry
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+import build_planted_sample  # noqa: E402
+import validate_planted  # noqa: E402
+
+# Top 40 by web presence = the most-repeated members, bottom 40 = non-members (see the test).
+PLANTED_DATA_CONFIG = validate_planted.planted_data_config(cohort_size=40, per_property=20)
+
+
+def test_bundled_planted_extract_is_the_default_world(tmp_path):
+    dump, web = build_planted_sample.build(tmp_path)
+    assert filecmp.cmp(dump, bundled.PLANTED_DUMP, shallow=False), "rebuild: scripts/build_planted_sample.py"
+    assert filecmp.cmp(web, bundled.PLANTED_WEB_PRESENCE, shallow=False), "rebuild: scripts/build_planted_sample.py"
+    extract = wikidata.read_dump(bundled.PLANTED_DUMP)
+    people = generate_world(PlantedConfig()).people
+    assert set(extract.humans["qid"]) == {p.qid for p in people}
+
+
+@pytest.fixture(scope="module")
+def planted_audit(planted_model, tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("planted_audit")
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    entry = Registry(url).register(**registry_fields(planted_model))
+    with DagsterInstance.ephemeral() as instance:
+        upstream = materialize([*UPSTREAM, *DATA_CHECKS, *CANARY_CHECKS], instance=instance,
+                               resources=resources(tmp_path, url), run_config=PLANTED_DATA_CONFIG)
+        instance.add_dynamic_partitions("models", [entry.key])
+        scored = materialize(
+            [*UPSTREAM, scoring_assets.scores, scoring_assets.memorization, validation_assets.planted_validation,
+             *SCORING_CHECKS],
+            selection=[scoring_assets.scores, scoring_assets.memorization, validation_assets.planted_validation],
+            instance=instance, partition_key=entry.key, resources=resources(tmp_path, url),
+        )
+        yield upstream, scored, planted_model
+
+
+@pytest.mark.slow
+def test_planted_pipeline_passes_every_check(planted_audit):
+    upstream, scored, _ = planted_audit
+    evaluations = [*upstream.get_asset_check_evaluations(), *scored.get_asset_check_evaluations()]
+    failed = [(e.check_name, e.metadata) for e in evaluations if not e.passed]
+    assert not failed, failed
+    subjects = upstream.asset_value("subjects")
+    manifest = load_manifest(planted_audit[2])
+    repetitions = {p["qid"]: p["repetitions"] for p in manifest["people"]}
+    cohorts = subjects.assign(reps=subjects["qid"].map(repetitions)).groupby("cohort")["reps"]
+    assert cohorts.min()["well-known"] >= 4 and cohorts.max()["lesser-known"] == 0
+
+
+@pytest.mark.slow
+def test_audit_finds_what_was_planted_and_nothing_else(planted_audit):
+    _, scored, _ = planted_audit
+    meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata
+            for e in scored.get_asset_materialization_events()}["planted_validation"]
+    numbers = {key: value.value for key, value in meta.items() if isinstance(value.value, (int, float))}
+    assert numbers["at_threshold_precision"] >= 0.95, numbers
+    assert numbers["at_threshold_recall_r4plus"] >= 0.90, numbers
+    assert numbers["at_threshold_false_positive_rate"] <= 0.02, numbers
+    assert numbers["loss_mia_auroc"] >= 0.95, numbers
+
+
+@pytest.mark.slow
+def test_only_planted_directories_have_ground_truth(planted_audit, tmp_path):
+    """The validation asset writes nothing for a model without a planted manifest."""
+    from wikimem_platform.planted.validation import is_planted_model
+
+    assert is_planted_model(planted_audit[2])
+    assert not is_planted_model(tmp_path)
+    assert not is_planted_model("smollm2-135m-instruct")

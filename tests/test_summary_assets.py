@@ -1,0 +1,86 @@
+"""data -> canaries -> scores -> memorization -> crm_summary, mia_summary for one model
+partition, in-process, on the bundled sample with a small config (real model, few examples)."""
+
+from pathlib import Path
+
+import pytest
+from dagster import DagsterInstance, materialize
+
+from assets import scoring as scoring_assets
+from assets import summaries as summary_assets
+from expectations.scoring import SCORING_CHECKS
+from expectations.summaries import SUMMARY_CHECKS
+from tests.scoring_setup import UPSTREAM, materialize_upstream, resources, scores_config
+from wikimem_platform.crm import TAUS
+from wikimem_platform.membership import ASSOCIATION_DESCRIPTION
+from wikimem_platform.registry import Registry
+
+MODEL = "smollm2-135m-instruct"
+SUMMARY_CONFIG = {
+    "crm_summary": {"config": {"max_examples": 3}},
+    "mia_summary": {"config": {"max_per_class": 6, "n_neighbours": 2, "n_bootstrap": 50}},
+}
+
+
+@pytest.fixture(scope="module")
+def summaries(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("summaries")
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    entry = Registry(url).register(name=MODEL, source_kind="shipped", source=MODEL, variant="instruct")
+    run_config = scores_config()
+    run_config["ops"].update(SUMMARY_CONFIG)
+    with DagsterInstance.ephemeral() as instance:
+        materialize_upstream(instance, tmp_path, url)
+        instance.add_dynamic_partitions("models", [entry.key])
+        targets = [scoring_assets.scores, scoring_assets.memorization,
+                   summary_assets.crm_summary, summary_assets.mia_summary]
+        yield materialize(
+            [*UPSTREAM, *targets, *SCORING_CHECKS, *SUMMARY_CHECKS], selection=targets,
+            instance=instance, partition_key=entry.key,
+            resources=resources(tmp_path, url), run_config=run_config,
+        )
+
+
+@pytest.mark.slow
+def test_summaries_materialize_and_pass_their_checks(summaries):
+    evaluations = summaries.get_asset_check_evaluations()
+    assert {"crm_summary_check", "mia_summary_check"} <= {e.check_name for e in evaluations}
+    failed = [(e.check_name, e.metadata) for e in evaluations if not e.passed]
+    assert not failed, failed
+
+
+@pytest.mark.slow
+def test_crm_summary_rows_and_metadata(summaries):
+    rates = summaries.asset_value("crm_summary")
+    # per paradigm: the overall row and one per tau; the four generation paradigms ran (the
+    # small audit has one property, P106, so triplets need a context fact from another one)
+    assert {"canary", "twin", "extraction", "wikimem"} <= set(rates["paradigm"])
+    per_paradigm = rates.groupby("paradigm")["subset"].apply(list)
+    assert all(subsets == ["all", *[f"cue<{t:g}" for t in TAUS]] for subsets in per_paradigm)
+    generated = rates[(rates["paradigm"] != "wikimem") & (rates["subset"] == "all")]
+    assert (generated["n"] <= 3).all() and (generated["n"] >= 1).all()   # max_examples = 3
+    # restricting by cue never adds examples; cue < 1 keeps at most all of them
+    for _, block in rates.groupby("paradigm"):
+        assert block["n"].iloc[1:].is_monotonic_increasing and block["n"].iloc[-1] <= block["n"].iloc[0]
+    meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata
+            for e in summaries.get_asset_materialization_events()}
+    crm_meta = meta["crm_summary"]
+    assert 0 <= crm_meta["hit_rate_canary_all"].value <= 1
+    assert "hit_rate_wikimem_cue_lt_0_5" in crm_meta or rates.query("paradigm == 'wikimem' and subset == 'cue<0.5'")["n"].iloc[0] == 0
+    assert Path(crm_meta["plot"].value).is_file()
+
+
+@pytest.mark.slow
+def test_mia_summary_one_row_per_attack_labelled_association(summaries):
+    table = summaries.asset_value("mia_summary")
+    assert set(table["attack"]) == {"loss", "zlib", "min_k", "min_k_pp", "dc_pdd",
+                                    "neighbourhood", "neighbourhood_pii"}
+    assert table["attack"].is_unique
+    assert (table["set_kind"] == "association").all()
+    assert (table["set_description"] == ASSOCIATION_DESCRIPTION).all()
+    assert (table["n_members"] + table["n_unscored"] <= 6).all() and (table["n_members"] >= 1).all()
+    meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata
+            for e in summaries.get_asset_materialization_events()}["mia_summary"]
+    assert meta["set_description"].value == ASSOCIATION_DESCRIPTION
+    assert meta["auroc_loss"].value == pytest.approx(table.set_index("attack").at["loss", "auroc"])
+    assert Path(meta["plot"].value).is_file()

@@ -1,0 +1,359 @@
+"""`wikimem`: the command line of wikimem-platform (registry, inquiries, forget sets, diffs, demo).
+
+Everything here reads the registry and the stored results directly; nothing imports Dagster. The
+demo drives the Dagster CLI in a subprocess (`dagster asset materialize`), with the repository
+root as working directory, exactly as a scheduled run would materialize the assets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+from tqdm import tqdm
+
+from wikimem_platform import inquiry as inq
+from wikimem_platform import reports
+from wikimem_platform.models import SHIPPED_MODELS
+from wikimem_platform.registry import Registry, RegistryError
+
+# The demo: the bundled Wikidata sample with every data default (100 + 100 subjects, 100
+# counterfactuals per property), and a narrow audit so it ends within ~15 minutes on 2 CPU cores.
+DEMO_MODELS = ["smollm2-135m-instruct"]
+DEMO_PROPERTIES = ["P106", "P27"]  # occupation, country of citizenship
+DEMO_SUBJECTS_PER_COHORT = 1
+DEMO_CRM_EXAMPLES = 20  # generation examples per CRM paradigm
+DEMO_MIA_PER_CLASS = 50  # member / non-member texts
+REFERENCE_SELECTION = "group:data,group:canaries"
+MODEL_SELECTION = "group:scoring,group:summaries,group:reports"
+STEP = re.compile(r'(STEP_START|STEP_SUCCESS|STEP_FAILURE) - .*?step "([^"]+)"')
+
+
+def repo_root() -> Path:
+    """The checkout holding definitions.py: the working directory, else the package's parent."""
+    for candidate in (Path.cwd(), Path(__file__).resolve().parent.parent):
+        if (candidate / "definitions.py").is_file() and (candidate / "workspace.yaml").is_file():
+            return candidate
+    raise SystemExit("wikimem demo runs from a checkout of wikimem-platform (no definitions.py found)")
+
+
+def _registry(args) -> Registry:
+    return Registry(args.registry_url)
+
+
+def _stored(args) -> inq.StoredResults:
+    return inq.StoredResults(args.storage)
+
+
+def _print_json(obj) -> None:
+    print(inq.to_json(obj))
+
+
+# --------------------------------------------------------------------------- models
+
+def cmd_models_register(args) -> int:
+    registry = _registry(args)
+    try:
+        entry = registry.register_source(
+            args.source, name=args.name, revision=args.revision, source_kind=args.kind, family=args.family,
+            parameter_count=args.parameter_count, variant=args.variant, quantization=args.quantization,
+            trust_remote_code=args.trust_remote_code or None,
+        )
+    except RegistryError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"registered {entry.key} ({entry.source_kind}: {entry.source}, {entry.variant})")
+    print("With `dagster dev` running on this DAGSTER_HOME, the registry sensor audits it within seconds.")
+    return 0
+
+
+def cmd_models_list(args) -> int:
+    entries = _registry(args).list()
+    rows = [{"key": e.key, "source_kind": e.source_kind, "source": e.source, "family": e.family, "variant": e.variant,
+             "parameter_count": e.parameter_count, "quantization": e.quantization, "status": e.status,
+             "registered_at": e.registered_at.isoformat(timespec="seconds")} for e in entries]
+    if args.json:
+        _print_json(rows)
+    elif rows:
+        print(pd.DataFrame(rows).to_string(index=False))
+    else:
+        print("no registered model")
+    return 0
+
+
+def cmd_models_remove(args) -> int:
+    try:
+        entry = _registry(args).remove(args.key)
+    except KeyError as error:
+        print(f"error: {error.args[0]}", file=sys.stderr)
+        return 2
+    print(f"removed {entry.key}: no further re-audits; its partition, results and reports are kept")
+    return 0
+
+
+# --------------------------------------------------------------------------- inquiries
+
+def cmd_inquiry(args) -> int:
+    stored = _stored(args)
+    models = [inq.ModelRef.of(e) for e in _registry(args).list()]
+    answer = inq.person_inquiry(args.query, stored, models, args.criterion)
+    if args.html:
+        Path(args.html).write_text(inq.inquiry_html(answer), encoding="utf-8")
+    if args.json:
+        _print_json(answer)
+        return 0 if answer["subjects"] else 1
+    if not answer["subjects"]:
+        extra = answer["known_but_not_audited"]
+        note = f" ({len(extra)} match(es) in the data, never audited)" if extra else ""
+        print(f"{args.query!r} is not among the audited subjects{note}")
+        return 1
+    for subject in answer["subjects"]:
+        print(f"{subject['label']} ({subject['qid']}, {subject['cohort']})")
+    for model in answer["models"]:
+        if not model["audited"]:
+            print(f"\n{model['model']}: not audited yet")
+            continue
+        if not model["facts"]:
+            print(f"\n{model['model']}: audited, but not on this person (a narrowed audit)")
+            continue
+        print(f"\n{model['model']}: {model['n_memorized']} of {model['n_facts']} audited facts memorized ({args.criterion})")
+        for fact in model["facts"]:
+            values = "; ".join(v["value_label"] for v in fact["values"])
+            z = "" if fact["z_star"] is None else f" z*={fact['z_star']:.2f}"
+            cue = " [cued]" if fact["cue_flag"] else ""
+            mark = "*" if fact["memorized"] else " "
+            print(f" {mark} {fact['property_label']} = {values}: M={fact['M']:.2f}{z}{cue}")
+    if args.html:
+        print(f"\nHTML: {args.html}")
+    return 0
+
+
+def forget_set_frame(stored: inq.StoredResults, key: str, criterion: str, alpha: float = 1.0) -> pd.DataFrame:
+    """The forget set of a release computed from its stored scores and memorization."""
+    pairs = stored.memorization(key)
+    scores = stored.partition("scores", key)
+    if pairs is None or scores is None:
+        raise FileNotFoundError(f"no stored scores/memorization for {key}: audit it first")
+    properties = stored.table("property_table")
+    labels = dict(zip(properties["property"], properties["label"])) if properties is not None else {}
+    cues = inq.fact_cues(stored.table("canaries"), pairs["subject_qid"].unique())
+    return reports.forget_set(key, pairs, reports.best_true_values(scores, alpha), cues, labels, criterion)
+
+
+def cmd_forget_set(args) -> int:
+    try:
+        key = _registry(args).get(args.model).key
+    except KeyError:
+        key = args.model  # a release removed from the registry still has its stored results
+    try:
+        frame = forget_set_frame(_stored(args), key, args.criterion)
+    except FileNotFoundError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else None
+    if out:
+        reports.write_jsonl(frame, out)
+        print(f"{len(frame)} facts for {key} ({args.criterion}) written to {out}", file=sys.stderr)
+    else:
+        for row in frame.to_dict("records"):
+            print(json.dumps({k: (None if v is pd.NA else inq.json_scalar(v)) for k, v in row.items()}, ensure_ascii=False))
+    return 0
+
+
+def cmd_diff(args) -> int:
+    stored = _stored(args)
+    frames = {}
+    for key in (args.old, args.new):
+        if "@" not in key:
+            print(f"error: {key!r}: give releases as name@revision", file=sys.stderr)
+            return 2
+        frames[key] = stored.memorization(key)
+        if frames[key] is None:
+            print(f"error: no stored memorization for {key}", file=sys.stderr)
+            return 2
+    diff = inq.release_diff(frames[args.old], frames[args.new], args.criterion)
+    summary = inq.diff_summary(diff)
+    if args.json:
+        _print_json({"old": args.old, "new": args.new, "criterion": args.criterion, "summary": summary,
+                     "pairs": inq.diff_records(diff)})
+        return 0
+    print(f"{args.old} -> {args.new} (memorized = {args.criterion})")
+    print(", ".join(f"{k}: {v}" for k, v in summary.items()))
+    for kind in ("newly memorized", "forgotten"):
+        block = diff[diff["change"] == kind]
+        print(f"\n{kind} ({len(block)}):")
+        for row in block.to_dict("records"):
+            print(f"  {row['subject']} ({row['subject_qid']}) {row['property']}: M {row['M_old']} -> {row['M_new']}")
+    return 0
+
+
+# --------------------------------------------------------------------------- demo
+
+def demo_run_config(properties: list[str], per_cohort: int) -> dict:
+    """Run config of the demo's per-model runs (the data assets keep their defaults)."""
+    return {"ops": {
+        "scores": {"config": {"properties": properties, "max_subjects_per_cohort": per_cohort}},
+        "crm_summary": {"config": {"max_examples": DEMO_CRM_EXAMPLES}},
+        "mia_summary": {"config": {"max_per_class": DEMO_MIA_PER_CLASS}},
+    }}
+
+
+def _materialize(repo: Path, env: dict, log_path: Path, label: str, args: list[str]) -> None:
+    """Run `dagster asset materialize`, one progress tick per finished step; raise on failure."""
+    dagster = Path(sys.executable).parent / "dagster"
+    command = [str(dagster if dagster.exists() else shutil.which("dagster") or "dagster"),
+               "asset", "materialize", "-f", "definitions.py", *args]
+    with open(log_path, "w") as log, tqdm(desc=label, unit="step", leave=True) as bar:
+        process = subprocess.Popen(command, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   text=True, bufsize=1)
+        for line in process.stdout:
+            log.write(line)
+            match = STEP.search(line)
+            if match and match.group(1) == "STEP_START":
+                bar.set_postfix_str(match.group(2))
+            elif match:
+                bar.update(1)
+        process.wait()
+    if process.returncode != 0:
+        tail = log_path.read_text()[-4000:]
+        raise SystemExit(f"{label} failed (exit {process.returncode}); log: {log_path}\n{tail}")
+
+
+def cmd_demo(args) -> int:
+    started = time.monotonic()
+    repo = repo_root()
+    home = Path(args.home or os.environ.get("DAGSTER_HOME") or repo / ".dagster_home").resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    if not (home / "dagster.yaml").exists():
+        shutil.copy(repo / "dagster.yaml", home / "dagster.yaml")
+    env = {**os.environ, "DAGSTER_HOME": str(home), "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
+    os.environ["DAGSTER_HOME"] = str(home)
+    registry = Registry(args.registry_url)
+    keys = []
+    for short_name in args.models:
+        try:
+            keys.append(registry.get(f"{short_name}@1").key)
+        except KeyError:
+            keys.append(registry.register_source(short_name).key)
+    print(f"DAGSTER_HOME={home}; models: {', '.join(keys)}")
+    subprocess.run([sys.executable, "-m", "sensors.registry", "add-partitions", *keys], cwd=repo, env=env,
+                   check=True, stdout=subprocess.DEVNULL)
+    logs = home / "logs"
+    logs.mkdir(exist_ok=True)
+    config_path = home / "wikimem_demo.yaml"
+    config_path.write_text(json.dumps(demo_run_config(args.properties, args.subjects_per_cohort), indent=2))
+    _materialize(repo, env, logs / "demo-reference.log", "reference data", ["--select", REFERENCE_SELECTION])
+    storage = home / "storage"
+    for key in keys:
+        _materialize(repo, env, logs / f"demo-{key}.log", key,
+                     ["--select", MODEL_SELECTION, "--partition", key, "-c", str(config_path)])
+        folder = inq.report_dir(storage, key)
+        print(f"{key}: report {folder / 'report.html'}; forget set {folder / 'forget_set.jsonl'}")
+    print(f"demo finished in {time.monotonic() - started:.0f} s")
+    return check_reports([inq.report_dir(storage, key) / "report.html" for key in keys])
+
+
+def check_reports(paths: list[Path]) -> int:
+    """Open each report in headless Chromium (when installed) and say whether its plots rendered."""
+    if reports.find_chromium() is None:
+        print("chromium not found: rendering not checked (apt-get install -y chromium)")
+        return 0
+    failed = 0
+    for path in paths:
+        check = reports.check_rendering(path, screenshot=path.with_suffix(".png"))
+        print(f"{path.name}: {check.rendered}/{check.figures} plots rendered in headless Chromium; "
+              f"screenshot {check.screenshot} {'shows content' if check.screenshot_nonblank else 'is BLANK'}")
+        failed += not check.ok
+    return 1 if failed else 0
+
+
+# --------------------------------------------------------------------------- parser
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="wikimem", description=__doc__.splitlines()[0])
+    parser.add_argument("--home", help="DAGSTER_HOME (default: $DAGSTER_HOME, else ./.dagster_home)")
+    parser.add_argument("--registry-url", help="SQLAlchemy URL of the registry (default: $WIKIMEM_REGISTRY_URL, else SQLite in DAGSTER_HOME)")
+    parser.add_argument("--storage", help="the instance's storage directory (default: DAGSTER_HOME/storage)")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    models = commands.add_parser("models", help="register, list, remove model releases").add_subparsers(dest="action", required=True)
+    register = models.add_parser("register", help="register a release (the sensor audits it)")
+    register.add_argument("source", help=f"shipped short name ({', '.join(SHIPPED_MODELS)}), HF directory, .gguf file or hub id")
+    register.add_argument("--name")
+    register.add_argument("--revision")
+    register.add_argument("--kind", choices=["shipped", "hf-dir", "gguf", "hub"])
+    register.add_argument("--family")
+    register.add_argument("--parameter-count", type=int)
+    register.add_argument("--variant", choices=["base", "instruct"])
+    register.add_argument("--quantization", choices=["none", "nf4"])
+    register.add_argument("--trust-remote-code", action="store_true")
+    register.set_defaults(func=cmd_models_register)
+    listing = models.add_parser("list", help="registered releases")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(func=cmd_models_list)
+    remove = models.add_parser("remove", help="remove a release (name@revision, or name for its newest)")
+    remove.add_argument("key")
+    remove.set_defaults(func=cmd_models_remove)
+
+    criterion = dict(choices=inq.CRITERIA, default=inq.DEFAULT_CRITERION,
+                     help="memorized = at_threshold (M >= 0.8, default), lenient (M > 0) or strict (M = 1)")
+    person = commands.add_parser("inquiry", help="Art. 15: what every registered model associates with a person")
+    person.add_argument("query", help="a QID (Q42) or a name / alias")
+    person.add_argument("--criterion", **criterion)
+    person.add_argument("--json", action="store_true")
+    person.add_argument("--html", help="also write the answer as an HTML page here")
+    person.set_defaults(func=cmd_inquiry)
+
+    forget = commands.add_parser("forget-set", help="Art. 17: the memorized facts of a release as JSONL")
+    forget.add_argument("model", help="name@revision, or name for its newest revision")
+    forget.add_argument("--criterion", choices=inq.CRITERIA, default=reports.DEFAULT_FORGET_CRITERION,
+                        help="which pairs enter the forget set (default lenient: any wording memorized)")
+    forget.add_argument("--out", help="write JSONL here instead of stdout")
+    forget.set_defaults(func=cmd_forget_set)
+
+    diff = commands.add_parser("diff", help="facts newly memorized and forgotten between two releases")
+    diff.add_argument("old", help="name@revision")
+    diff.add_argument("new", help="name@revision")
+    diff.add_argument("--criterion", **criterion)
+    diff.add_argument("--json", action="store_true")
+    diff.set_defaults(func=cmd_diff)
+
+    demo = commands.add_parser(
+        "demo",
+        help="the main job: register the shipped model and audit it on the bundled sample",
+        description=(
+            "Register the shipped model(s), then materialize the reference data (bundled Wikidata sample, every "
+            "data default) and, per model, scores, memorization, CRM/MIA summaries and the compliance report, "
+            f"through `dagster asset materialize` on SQLite in DAGSTER_HOME. The audit is narrowed to stay within "
+            f"15 minutes on 2 CPU cores: properties {' '.join(DEMO_PROPERTIES)}, {DEMO_SUBJECTS_PER_COHORT} subject "
+            f"per cohort, {DEMO_CRM_EXAMPLES} CRM examples per paradigm, {DEMO_MIA_PER_CLASS} MIA texts per class."
+        ),
+    )
+    demo.add_argument("--models", nargs="+", default=DEMO_MODELS, choices=sorted(SHIPPED_MODELS),
+                      help=f"shipped models to audit (default: {' '.join(DEMO_MODELS)}; gemma-3-270m takes ~2x longer)")
+    demo.add_argument("--properties", nargs="+", default=DEMO_PROPERTIES)
+    demo.add_argument("--subjects-per-cohort", type=int, default=DEMO_SUBJECTS_PER_COHORT)
+    demo.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.home:
+        home = Path(args.home).resolve()
+        home.mkdir(parents=True, exist_ok=True)
+        os.environ["DAGSTER_HOME"] = str(home)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,314 @@
+"""Person inquiries (GDPR Art. 15) and release diffs, read from the stored memorization results.
+
+The platform stores every DataFrame asset as Parquet where the Dagster IO manager puts it
+(`resources/io.py`): ``<storage>/parquet/<asset>.parquet`` for the shared tables and
+``<storage>/parquet/<asset>/<name@revision>.parquet`` per model release, with ``<storage>`` =
+``$DAGSTER_HOME/storage``. An inquiry reads those files only: it never loads a model, so it
+answers in seconds and states exactly what was measured (and for which models nothing was).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+
+# A (subject, property) pair counts as memorized when this column of the memorization table is
+# true: at_threshold = M >= the memorization asset's m_threshold (0.8 by default, most of the 11
+# wordings put a ground truth first); lenient = any wording; strict = all 11.
+CRITERIA = ("at_threshold", "lenient", "strict")
+DEFAULT_CRITERION = "at_threshold"
+# A fact is "cued" when the canary around the value already shows it (CRM cue >= tau): a hit on
+# it may come from the wording, not from memory (Luo et al.; wikimem_platform.crm).
+DEFAULT_CUE_TAU = 0.5
+
+
+def default_storage_dir() -> Path:
+    """Where the Dagster instance keeps its storage: $DAGSTER_HOME/storage (or ./.dagster_home)."""
+    home = Path(os.environ.get("DAGSTER_HOME") or ".dagster_home").resolve()
+    return home / "storage"
+
+
+def report_dir(storage_dir: str | os.PathLike, model_key: str) -> Path:
+    """The compliance report's folder for one model release (report.html, forget_set.jsonl, ...)."""
+    return Path(storage_dir) / "reports" / model_key.replace("/", "_")
+
+
+class StoredResults:
+    """Read access to the Parquet tables the platform's assets wrote."""
+
+    def __init__(self, storage_dir: str | os.PathLike | None = None, parquet_dir: str | os.PathLike | None = None):
+        self.storage_dir = Path(storage_dir) if storage_dir else default_storage_dir()
+        self.parquet_dir = Path(parquet_dir) if parquet_dir else self.storage_dir / "parquet"
+
+    def table(self, asset: str) -> pd.DataFrame | None:
+        """A shared (unpartitioned) table, or None if it was never materialized."""
+        path = self.parquet_dir / f"{asset}.parquet"
+        return pd.read_parquet(path) if path.exists() else None
+
+    def partition(self, asset: str, key: str) -> pd.DataFrame | None:
+        """One model release's table, or None if it was never materialized."""
+        path = self.parquet_dir / asset / f"{key.replace('/', '_')}.parquet"
+        return pd.read_parquet(path) if path.exists() else None
+
+    def partitions(self, asset: str) -> list[str]:
+        folder = self.parquet_dir / asset
+        return sorted(p.stem for p in folder.glob("*.parquet")) if folder.is_dir() else []
+
+    def memorization(self, key: str) -> pd.DataFrame | None:
+        return self.partition("memorization", key)
+
+
+# --------------------------------------------------------------------------- subjects
+
+def _fold(text: str) -> str:
+    """Case-, Unicode-form- and whitespace-insensitive form of a name, for matching."""
+    return " ".join(unicodedata.normalize("NFKC", str(text)).casefold().split())
+
+
+def find_subjects(query: str, people: pd.DataFrame) -> pd.DataFrame:
+    """Rows of `people` (qid, label[, aliases]) the query names: a QID exactly, else a label or alias."""
+    query = query.strip()
+    if not len(people):
+        return people
+    if query.upper().startswith("Q") and query[1:].isdigit():
+        return people[people["qid"] == query.upper()]
+    wanted = _fold(query)
+    by_label = people["label"].map(_fold) == wanted
+    if "aliases" in people.columns:
+        by_alias = people["aliases"].map(lambda names: any(_fold(n) == wanted for n in _as_list(names)))
+        by_label = by_label | by_alias
+    return people[by_label]
+
+
+def _as_list(value) -> list:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return []
+    return list(value)
+
+
+def json_scalar(value):
+    """JSON-safe scalars: NaN -> None, numpy -> Python."""
+    if value is None:
+        return None
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def memorized(pairs: pd.DataFrame, criterion: str = DEFAULT_CRITERION) -> pd.Series:
+    """The boolean memorized flag of each pair under `criterion`."""
+    if criterion not in CRITERIA:
+        raise ValueError(f"criterion must be one of {', '.join(CRITERIA)}, got {criterion!r}")
+    return pairs[criterion].astype(bool)
+
+
+def fact_cues(canaries: pd.DataFrame | None, subject_qids: Iterable[str] | None = None) -> pd.DataFrame:
+    """Per (subject_qid, property): the CRM cue of its canaries (empty frame without canaries)."""
+    from wikimem_platform import crm
+
+    if canaries is None or not len(canaries):
+        return pd.DataFrame(columns=["subject_qid", "property", "cue"])
+    if subject_qids is not None:
+        canaries = canaries[canaries["subject_qid"].isin(list(subject_qids))]
+    if not len(canaries):
+        return pd.DataFrame(columns=["subject_qid", "property", "cue"])
+    return crm.fact_cues(canaries)[["subject_qid", "property", "cue"]]
+
+
+# --------------------------------------------------------------------------- inquiry
+
+@dataclass
+class ModelRef:
+    """What an inquiry needs to know about a registered release (no registry import needed)."""
+
+    key: str
+    source: str = ""
+    variant: str = ""
+    family: str | None = None
+
+    @classmethod
+    def of(cls, entry) -> ModelRef:
+        return cls(entry.key, getattr(entry, "source", ""), getattr(entry, "variant", ""), getattr(entry, "family", None))
+
+
+def person_inquiry(
+    query: str,
+    stored: StoredResults,
+    models: Sequence[ModelRef],
+    criterion: str = DEFAULT_CRITERION,
+    cue_tau: float = DEFAULT_CUE_TAU,
+) -> dict:
+    """What every registered model associates with the person: one answer for an Art. 15 request.
+
+    For each model with stored results: every audited (subject, property) of the person with its
+    ground-truth values, M, z*, the memorized flag under `criterion` and the cue flag. Models
+    without stored results, and people known to the data but never audited, are said so.
+    """
+    subjects = stored.table("subjects")
+    humans = stored.table("humans")
+    matched = find_subjects(query, subjects) if subjects is not None else pd.DataFrame(columns=["qid", "label"])
+    known_not_audited = []
+    if humans is not None:
+        in_data = find_subjects(query, humans)
+        known_not_audited = [
+            {"qid": q, "label": label} for q, label in zip(in_data["qid"], in_data["label"]) if q not in set(matched["qid"])
+        ]
+    qids = list(matched["qid"])
+    candidates = stored.table("candidates")
+    truths = (
+        candidates[candidates["is_true"] & candidates["subject_qid"].isin(qids)]
+        if candidates is not None else pd.DataFrame(columns=["subject_qid", "property", "value", "value_label"])
+    )
+    values = {
+        key: [{"value": v, "value_label": lbl} for v, lbl in zip(block["value"], block["value_label"])]
+        for key, block in truths.groupby(["subject_qid", "property"], sort=True)
+    }
+    properties = stored.table("property_table")
+    property_labels = dict(zip(properties["property"], properties["label"])) if properties is not None else {}
+    cues = fact_cues(stored.table("canaries"), qids).set_index(["subject_qid", "property"])["cue"].to_dict() if qids else {}
+
+    answers = []
+    for model in models:
+        pairs = stored.memorization(model.key)
+        entry = {"model": model.key, "source": model.source, "variant": model.variant, "family": model.family}
+        if pairs is None:
+            answers.append({**entry, "audited": False, "facts": []})
+            continue
+        mine = pairs[pairs["subject_qid"].isin(qids)].sort_values(["subject_qid", "property"])
+        flags = memorized(mine, criterion) if len(mine) else pd.Series(dtype=bool)
+        facts = []
+        for row, flag in zip(mine.to_dict("records"), flags):
+            key = (row["subject_qid"], row["property"])
+            cue = cues.get(key)
+            facts.append({
+                "subject_qid": row["subject_qid"],
+                "property": row["property"],
+                "property_label": property_labels.get(row["property"], row["property"]),
+                "values": values.get(key, []),
+                "M": json_scalar(row["M"]),
+                "z_star": json_scalar(row.get("z_star")),
+                "memorized": bool(flag),
+                "strict": bool(row["strict"]),
+                "lenient": bool(row["lenient"]),
+                "at_threshold": bool(row["at_threshold"]),
+                "cue": json_scalar(cue),
+                "cue_flag": None if cue is None or json_scalar(cue) is None else bool(cue >= cue_tau),
+            })
+        answers.append({**entry, "audited": True, "n_facts": len(facts), "n_memorized": sum(f["memorized"] for f in facts), "facts": facts})
+
+    return {
+        "query": query,
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "criterion": criterion,
+        "cue_tau": cue_tau,
+        "subjects": [
+            {"qid": r["qid"], "label": r["label"], "cohort": r.get("cohort")} for r in matched.to_dict("records")
+        ],
+        "known_but_not_audited": known_not_audited,
+        "models": answers,
+    }
+
+
+def inquiry_html(answer: dict) -> str:
+    """The inquiry as a standalone HTML page (no script: prints and archives as is)."""
+    esc = html.escape
+    people = ", ".join(f"{esc(str(s['label']))} ({esc(s['qid'])})" for s in answer["subjects"]) or "nobody among the audited subjects"
+    parts = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Person inquiry</title>",
+        "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:4px 8px}th{background:#eee}</style></head><body>",
+        f"<h1>Person inquiry: {esc(answer['query'])}</h1>",
+        f"<p>Matched: {people}. Generated {esc(answer['generated_at'])}; memorized = "
+        f"<code>{esc(answer['criterion'])}</code>; cue flag = CRM cue &ge; {answer['cue_tau']}.</p>",
+    ]
+    if answer["known_but_not_audited"]:
+        names = ", ".join(f"{esc(str(p['label']))} ({esc(p['qid'])})" for p in answer["known_but_not_audited"])
+        parts.append(f"<p>In the data but not among the audited subjects (no model was tested on them): {names}.</p>")
+    for model in answer["models"]:
+        parts.append(f"<h2>{esc(model['model'])} <small>({esc(str(model['variant']))})</small></h2>")
+        if not model["audited"]:
+            parts.append("<p>Not audited yet: no stored memorization results for this release.</p>")
+            continue
+        if not model["facts"]:
+            parts.append("<p>Audited; this person was not among its audited subjects.</p>")
+            continue
+        rows = []
+        for f in model["facts"]:
+            values = "; ".join(esc(str(v["value_label"])) for v in f["values"])
+            z = "" if f["z_star"] is None else f"{f['z_star']:.2f}"
+            cue = "" if f["cue"] is None else f"{f['cue']:.2f}" + (" (cued)" if f["cue_flag"] else "")
+            rows.append(
+                f"<tr><td>{esc(f['subject_qid'])}</td><td>{esc(str(f['property_label']))} ({esc(f['property'])})</td>"
+                f"<td>{values}</td><td>{f['M']:.2f}</td><td>{z}</td><td>{'yes' if f['memorized'] else 'no'}</td><td>{cue}</td></tr>"
+            )
+        parts.append(
+            "<table><tr><th>subject</th><th>property</th><th>true values</th><th>M</th><th>z*</th>"
+            f"<th>memorized</th><th>cue</th></tr>{''.join(rows)}</table>"
+        )
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+# --------------------------------------------------------------------------- release diff
+
+DIFF_COLUMNS = ["subject_qid", "subject", "property", "cohort", "M_old", "M_new", "z_star_old", "z_star_new", "change"]
+
+
+def release_diff(old: pd.DataFrame, new: pd.DataFrame, criterion: str = DEFAULT_CRITERION) -> pd.DataFrame:
+    """Per (subject, property): how its memorized flag changed from the old to the new release.
+
+    change: "newly memorized", "forgotten", "still memorized", "not memorized" (pairs audited by
+    both), or "only in old" / "only in new" (audited by one release only: no evidence either way,
+    e.g. a narrower audit config).
+    """
+    keys = ["subject_qid", "property"]
+    left = old.assign(_mem=memorized(old, criterion))
+    right = new.assign(_mem=memorized(new, criterion))
+    extra = [c for c in ("subject", "cohort") if c in left.columns or c in right.columns]
+    lcols = keys + [c for c in extra if c in left.columns] + ["M", "z_star", "_mem"]
+    rcols = keys + [c for c in extra if c in right.columns] + ["M", "z_star", "_mem"]
+    merged = left[lcols].merge(right[rcols], on=keys, how="outer", suffixes=("_old", "_new"), indicator=True)
+    for col in extra:
+        pieces = [merged[c] for c in (f"{col}_new", f"{col}_old", col) if c in merged.columns]
+        merged[col] = pieces[0]
+        for piece in pieces[1:]:
+            merged[col] = merged[col].fillna(piece)
+    was = merged["_mem_old"].fillna(False).astype(bool)
+    now = merged["_mem_new"].fillna(False).astype(bool)
+    change = pd.Series("not memorized", index=merged.index, dtype=object)
+    change[now & ~was] = "newly memorized"
+    change[was & ~now] = "forgotten"
+    change[was & now] = "still memorized"
+    change[merged["_merge"] == "left_only"] = "only in old"
+    change[merged["_merge"] == "right_only"] = "only in new"
+    merged["change"] = change
+    for col in ("subject", "cohort"):
+        if col not in merged.columns:
+            merged[col] = None
+    return merged[DIFF_COLUMNS].sort_values(["change", "subject_qid", "property"]).reset_index(drop=True)
+
+
+def diff_summary(diff: pd.DataFrame) -> dict[str, int]:
+    """Counts per change kind (every kind present, zeros included)."""
+    kinds = ["newly memorized", "forgotten", "still memorized", "not memorized", "only in old", "only in new"]
+    counts = diff["change"].value_counts()
+    return {kind: int(counts.get(kind, 0)) for kind in kinds}
+
+
+def diff_records(diff: pd.DataFrame) -> list[dict]:
+    return [{k: json_scalar(v) for k, v in row.items()} for row in diff.to_dict("records")]
+
+
+def to_json(obj) -> str:
+    return json.dumps(obj, ensure_ascii=False, indent=2, default=json_scalar)

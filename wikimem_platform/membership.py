@@ -1,0 +1,223 @@
+"""Member / non-member text sets for membership inference, with what they actually test.
+
+Every set is a frame with `text`, `label` (True = member), `set_kind` and `set_description`,
+plus optional `name`, `value`, `qid`, `property` (used for PII-aware neighbours):
+
+(a) `planted_membership`: a planted model directory (`wikimem_platform.planted`) knows its
+    training data. Non-members: the non-members' held-out biographies (people never trained
+    on). Members, by default (`members_from="training"`): the members' training documents
+    (corpus.jsonl, the text the model was trained on: training membership proper); with
+    `members_from="held_out"` the members' fresh held-out biographies (same people and facts,
+    new wording: membership of the *person*, not of the text).
+(b) `jsonl_membership`: a user-supplied JSONL of {"text": ..., "label": ...}.
+(c) `association_membership` (the default when no training data is known): true-fact canaries
+    vs the same canaries filled with a counterfactual value. This is an ASSOCIATION test (does
+    the model link the person to the true value?), not training membership; `set_kind`
+    "association" and its description say so in every output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from wikimem_platform.canaries.text import render
+
+ASSOCIATION = "association"
+ASSOCIATION_DESCRIPTION = "association (not training membership)"
+PLANTED_TRAINING = "planted-training"
+PLANTED_HELD_OUT = "planted-held-out"
+USER_JSONL = "user-jsonl"
+DESCRIPTIONS = {
+    ASSOCIATION: ASSOCIATION_DESCRIPTION,
+    PLANTED_TRAINING: "training membership: members' training documents vs non-members' held-out biographies",
+    PLANTED_HELD_OUT: "person membership: members' vs non-members' held-out biographies (fresh wording)",
+    USER_JSONL: "user-supplied member / non-member texts",
+}
+SET_COLUMNS = ["text", "label", "set_kind", "set_description"]
+MANIFEST = "manifest.json"
+
+
+def _finish(frame: pd.DataFrame, kind: str, max_per_class: int | None, seed: int) -> pd.DataFrame:
+    """Dedupe texts (a text both member and non-member is ambiguous: dropped), cap each class
+    with a seeded sample, add the kind and its description."""
+    frame = frame[frame["text"].astype(str).str.strip() != ""]
+    conflicted = frame.groupby("text")["label"].nunique()
+    frame = frame[~frame["text"].isin(conflicted[conflicted > 1].index)].drop_duplicates("text")
+    if max_per_class:
+        shuffled = frame.sample(frac=1.0, random_state=seed)
+        frame = frame.loc[sorted(shuffled.groupby("label", sort=True).head(max_per_class).index)]
+    frame = frame.assign(set_kind=kind, set_description=DESCRIPTIONS[kind],
+                         label=frame["label"].astype(bool))
+    rest = [c for c in frame.columns if c not in SET_COLUMNS]
+    return frame[SET_COLUMNS + rest].reset_index(drop=True)
+
+
+def _read_jsonl(path: str | os.PathLike) -> list[dict]:
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def is_planted_model(model_dir: str | os.PathLike | None) -> bool:
+    """Whether a directory holds a planted model with its membership files."""
+    if not model_dir:
+        return False
+    path = Path(model_dir)
+    return all((path / name).is_file() for name in (MANIFEST, "corpus.jsonl", "held_out_biographies.jsonl"))
+
+
+def planted_membership(model_dir: str | os.PathLike, members_from: str = "training",
+                       max_per_class: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """Members' training documents (default) or held-out biographies vs non-members' held-out
+    biographies of a planted model; `name` is the person's label (for PII neighbours)."""
+    path = Path(model_dir)
+    manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+    people = {p["qid"]: p for p in manifest["people"]}
+    files = manifest.get("files", {})
+    held_out = _read_jsonl(path / files.get("held_out_biographies", "held_out_biographies.jsonl"))
+    non_members = [r for r in held_out if not people[r["qid"]]["member"]]
+    if members_from == "training":
+        members, kind = _read_jsonl(path / files.get("corpus", "corpus.jsonl")), PLANTED_TRAINING
+    elif members_from == "held_out":
+        members, kind = [r for r in held_out if people[r["qid"]]["member"]], PLANTED_HELD_OUT
+    else:
+        raise ValueError(f"members_from must be 'training' or 'held_out', got {members_from!r}")
+    rows = [dict(text=r["text"], label=label, qid=r["qid"], name=people[r["qid"]]["label"], value=None)
+            for records, label in ((members, True), (non_members, False)) for r in records]
+    return _finish(pd.DataFrame(rows), kind, max_per_class, seed)
+
+
+def _as_label(value) -> bool:
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in ("1", "true", "member", "yes"):
+            return True
+        if lowered in ("0", "false", "non-member", "nonmember", "no"):
+            return False
+        raise ValueError(f"unknown label {value!r}")
+    if value in (0, 1, True, False):
+        return bool(value)
+    raise ValueError(f"unknown label {value!r}")
+
+
+def _text_or_none(value) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def jsonl_membership(path: str | os.PathLike, max_per_class: int | None = None, seed: int = 0,
+                     ) -> pd.DataFrame:
+    """A JSONL of {"text", "label"} (label 1/0, true/false or "member"/"non-member"); optional
+    "name" and "value" keys are kept for PII-aware neighbours."""
+    records = _read_jsonl(path)
+    for number, record in enumerate(records, start=1):
+        if "text" not in record or "label" not in record:
+            raise ValueError(f"{path}: line {number} lacks 'text' or 'label'")
+    frame = pd.DataFrame(records)
+    frame["label"] = [_as_label(v) for v in frame["label"]]
+    for column in ("name", "value"):
+        values = frame[column] if column in frame else [None] * len(frame)
+        frame[column] = pd.Series([_text_or_none(v) for v in values], index=frame.index, dtype=object)
+    return _finish(frame, USER_JSONL, max_per_class, seed)
+
+
+def association_membership(canaries: pd.DataFrame, candidates: pd.DataFrame,
+                           kinds: tuple[str, ...] = ("baseline",), max_per_class: int | None = None,
+                           seed: int = 0) -> pd.DataFrame:
+    """True-fact canaries (label True) vs the same canaries with a counterfactual value (False).
+
+    Per canary variant of `kinds`: the first ground-truth label as member text and one
+    counterfactual value of the pair (seeded draw among the candidates that are not true) as
+    non-member text, so both classes share templates and subjects and differ only in the value.
+    NOT training membership: see the module docstring.
+    """
+    rng = np.random.default_rng(seed)
+    false = candidates[~candidates["is_true"].astype(bool)]
+    pool = {key: list(dict.fromkeys(g["value_label"].astype(str))) for key, g in
+            false.groupby(["subject_qid", "property"], sort=False)}
+    use = canaries[canaries["kind"].isin(kinds)].sort_values(["subject_qid", "property", "variant_id"])
+    if max_per_class and len(use) > max_per_class:  # cap by canary: both texts of a canary stay
+        use = use.iloc[np.sort(rng.choice(len(use), size=max_per_class, replace=False))]
+    rows = []
+    for record in use.to_dict("records"):
+        key = (record["subject_qid"], record["property"])
+        truths = list(record["ground_truth_labels"])
+        counterfactuals = pool.get(key, [])
+        if not truths or not counterfactuals:
+            continue
+        fake = counterfactuals[int(rng.integers(len(counterfactuals)))]
+        common = dict(qid=record["subject_qid"], property=record["property"],
+                      variant_id=record["variant_id"], name=record["subject"],
+                      counterfactual_values=counterfactuals)
+        rows.append(dict(text=render(record["template"], record["subject"], truths[0]), label=True,
+                         value=truths[0], **common))
+        rows.append(dict(text=render(record["template"], record["subject"], fake), label=False,
+                         value=fake, **common))
+    frame = pd.DataFrame(rows, columns=["text", "label", "value", "qid", "property", "variant_id", "name",
+                                        "counterfactual_values"])
+    return _finish(frame, ASSOCIATION, max_per_class, seed)
+
+
+def pii_neighbour_texts(frame: pd.DataFrame, n: int = 5, seed: int = 0) -> list[list[str]]:
+    """PII-aware neighbours (CRM App. C.1) per row: the row's `name` swapped for other names of
+    the set, its `value` for other values (its `counterfactual_values` if present, else the
+    set's other values); [] where neither occurs in the text."""
+    from wikimem_platform.mia import pii_neighbours
+
+    names = [x for x in dict.fromkeys(map(_text_or_none, frame.get("name", []))) if x]
+    values = [x for x in dict.fromkeys(map(_text_or_none, frame.get("value", []))) if x]
+    out = []
+    for i, record in enumerate(frame.to_dict("records")):
+        name, value = _text_or_none(record.get("name")), _text_or_none(record.get("value"))
+        own_values = record.get("counterfactual_values")
+        value_pool = list(own_values) if own_values is not None and len(own_values) else values
+        value_pool = [v for v in value_pool if v != value] or values
+        name_pool = [x for x in names if x != name]
+        if name and not name_pool:
+            name = None
+        if value and not [v for v in value_pool if v != value]:
+            value = None
+        try:
+            out.append(pii_neighbours(record["text"], name, value, name_pool, value_pool, n=n, seed=seed + i))
+        except ValueError:
+            out.append([])
+    return out
+
+
+def reference_corpus_texts(humans: pd.DataFrame, limit: int | None = 20000) -> list[str]:
+    """DC-PDD's reference corpus from the people table (e.g. the bundled sample's humans):
+    "label, description." per person; a text source independent of the canaries scored."""
+    descriptions = humans.get("description", pd.Series(None, index=humans.index))
+    texts = [f"{label}, {desc}." if isinstance(desc, str) and desc else str(label)
+             for label, desc in zip(humans["label"], descriptions)]
+    return texts[:limit] if limit else texts
+
+
+def run_mia(lm, membership: pd.DataFrame, *, reference_lm=None, k: float = 0.2,
+            n_neighbours: int = 5, reference_corpus: list[str] | None = None,
+            n_bootstrap: int = 1000, seed: int = 0, progress=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every attack on a membership set: (per-text scores, one row per attack).
+
+    One token-probability pass of `lm` over the texts and their neighbours (word perturbations,
+    and PII-aware swaps where the set has names or values); the reference attack when
+    `reference_lm` is given, DC-PDD when `reference_corpus` is. The attack table carries the
+    set's `set_kind` and `set_description` (e.g. "association (not training membership)").
+    """
+    from wikimem_platform import mia
+
+    texts = membership["text"].tolist()
+    neighbours = mia.word_neighbours(texts, n=n_neighbours, seed=seed) if n_neighbours else None
+    has_pii = n_neighbours and (membership.get("name", pd.Series(dtype=object)).notna().any()
+                                or membership.get("value", pd.Series(dtype=object)).notna().any())
+    pii = pii_neighbour_texts(membership, n=n_neighbours, seed=seed) if has_pii else None
+    scores = mia.run_attacks(lm, texts, k=k, reference_lm=reference_lm, neighbours=neighbours,
+                             pii_neighbours_=pii, reference_corpus=reference_corpus, progress=progress)
+    scores.insert(0, "label", membership["label"].to_numpy(dtype=bool))
+    table = mia.evaluate_available(scores.drop(columns=["label"]), scores["label"], n_bootstrap, seed)
+    kind = membership["set_kind"].iloc[0] if len(membership) else ""
+    table["set_kind"] = kind
+    table["set_description"] = DESCRIPTIONS.get(kind, "")
+    return scores, table

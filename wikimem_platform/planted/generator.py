@@ -1,0 +1,392 @@
+"""Fictional people with planted facts, and the biography corpus a model is trained on.
+
+The point is exact ground truth: a *member* appears in exactly ``repetitions`` training
+documents (each of which states every one of their facts once, in freshly drawn wordings), a
+*non-member* in none. Both groups draw names from the same lists and values from the same real
+value vocabulary (the most common values of each property among the bundled sample's humans,
+uniformly), so nothing but training separates them. Everything is seeded: the same config gives
+the same people, values and corpus.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import unicodedata
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from wikimem_platform.planted.names import CULTURES, Culture
+from wikimem_platform.planted.shapes import FAMILY_WEIGHTS, WORDINGS, fill, shape_families
+
+DEFAULT_PROPERTIES: tuple[str, ...] = ("P106", "P27", "P19", "P108")
+SUPPORTED_PROPERTIES: tuple[str, ...] = tuple(WORDINGS)
+# Fictional people get QIDs far above any real item (Wikidata is at ~Q130M in 2025), so a
+# planted QID can never be confused with a real entity.
+FIRST_SYNTHETIC_QID = 9_000_000_001
+# Bump when the generation procedure changes (it is part of a trained model's cache key).
+GENERATOR_VERSION = 6
+
+
+@dataclass(frozen=True)
+class PlantedConfig:
+    """What to generate. ``member_repetitions``: (documents per member, number of members)."""
+
+    seed: int = 0
+    properties: tuple[str, ...] = DEFAULT_PROPERTIES
+    member_repetitions: tuple[tuple[int, int], ...] = ((1, 60), (4, 100), (16, 15))
+    n_non_members: int = 250
+    values_per_property: int = 100
+    # People come in Latin-square blocks of block_size x block_size (see generate_people):
+    # member counts per repetition level must be multiples of block_size (whole given-name rows),
+    # members and non-members multiples of block_size^2 (whole blocks).
+    block_size: int = 5
+    # A world may use a seeded subset of every culture's names (default: all of them).
+    given_names_per_gender: int = 20
+    family_names_per_culture: int = 40
+    first_qid: int = FIRST_SYNTHETIC_QID
+
+    def __post_init__(self) -> None:
+        unknown = [p for p in self.properties if p not in WORDINGS]
+        if unknown:
+            raise ValueError(f"no biography shapes for {unknown}; supported: {list(WORDINGS)}")
+        if any(r < 1 or n < 0 for r, n in self.member_repetitions):
+            raise ValueError(f"repetitions must be >= 1 and counts >= 0: {self.member_repetitions}")
+        b = self.block_size
+        if not _is_prime(b) or b <= len(self.properties):
+            raise ValueError(f"block_size must be a prime > the number of properties ({len(self.properties)}), got {b}")
+        if any(n % b for _, n in self.member_repetitions) or sum(n for _, n in self.member_repetitions) % (b * b):
+            raise ValueError(
+                f"member counts per repetition level must be multiples of {b} and their sum of {b * b}: "
+                f"{self.member_repetitions}"
+            )
+        if self.n_non_members % (b * b):
+            raise ValueError(f"n_non_members must be a multiple of {b * b}, got {self.n_non_members}")
+        object.__setattr__(self, "properties", tuple(self.properties))
+        object.__setattr__(self, "member_repetitions", tuple((int(r), int(n)) for r, n in self.member_repetitions))
+
+    @property
+    def n_members(self) -> int:
+        return sum(n for _, n in self.member_repetitions)
+
+    def as_dict(self) -> dict:
+        out = asdict(self)
+        out["properties"] = list(self.properties)
+        out["member_repetitions"] = [list(pair) for pair in self.member_repetitions]
+        return out
+
+
+@dataclass(frozen=True)
+class PlantedValue:
+    value: str  # QID for items, "YYYY-MM-DD" for dates (the reader's normalized form)
+    label: str
+    datatype: str
+
+
+@dataclass(frozen=True)
+class PlantedFact:
+    property: str
+    value: str
+    value_label: str
+    datatype: str
+
+
+@dataclass(frozen=True)
+class PlantedPerson:
+    qid: str
+    label: str
+    culture: str
+    female: bool
+    member: bool
+    repetitions: int  # training documents about this person; 0 for non-members
+    facts: tuple[PlantedFact, ...]
+    block: int = -1  # the Latin-square block (see generate_people)
+
+    def as_dict(self) -> dict:
+        out = asdict(self)
+        out["facts"] = [asdict(f) for f in self.facts]
+        return out
+
+    @classmethod
+    def from_dict(cls, record: dict) -> "PlantedPerson":
+        facts = tuple(PlantedFact(**f) for f in record["facts"])
+        return cls(**{**record, "facts": facts})
+
+
+@dataclass(frozen=True)
+class Document:
+    """A biography: one sentence per fact of the person it is about."""
+
+    qid: str
+    sentences: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.sentences)
+
+
+@dataclass
+class PlantedWorld:
+    """The generated people, the training corpus (members' documents) and the value vocabulary."""
+
+    config: PlantedConfig
+    people: list[PlantedPerson]
+    documents: list[Document]
+    vocabulary: dict[str, list[PlantedValue]] = field(repr=False)
+
+    @property
+    def members(self) -> list[PlantedPerson]:
+        return [p for p in self.people if p.member]
+
+    @property
+    def non_members(self) -> list[PlantedPerson]:
+        return [p for p in self.people if not p.member]
+
+
+def _rng(seed: int, purpose: str) -> np.random.Generator:
+    """Independent seeded streams, so changing the corpus never changes who the people are."""
+    tag = int.from_bytes(hashlib.sha256(purpose.encode()).digest()[:4], "big")
+    return np.random.default_rng([seed, tag])
+
+
+def _norm(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+@lru_cache(maxsize=1)
+def _sample_extract():
+    from wikimem_platform import bundled, wikidata
+
+    return wikidata.read_dump(bundled.SAMPLE_DUMP)
+
+
+def sample_names() -> frozenset[str]:
+    """Normalized labels and aliases of every human in the bundled sample (names to avoid)."""
+    humans = _sample_extract().humans
+    names = {_norm(label) for label in humans["label"]}
+    names |= {_norm(alias) for aliases in humans["aliases"] for alias in aliases}
+    return frozenset(names)
+
+
+def value_vocabulary(properties: tuple[str, ...], per_property: int, seed: int = 0) -> dict[str, list[PlantedValue]]:
+    """The ``per_property`` values most held by sample humans, per property (real QIDs, labels).
+
+    Ties (every date is held once) are broken by a seeded hash, not by id order; dates keep
+    day precision only ("1 March 1950"). A label is used by one property only (the sample's
+    places of birth include countries: those stay with citizenship), so that a value in a
+    biography names exactly one fact and a candidate of one property is never another's truth.
+    """
+    claims = _sample_extract().claims
+    vocab: dict[str, list[PlantedValue]] = {}
+    taken: set[str] = set()
+    for prop in properties:
+        rows = claims[claims["property"] == prop]
+        if rows.empty:
+            raise ValueError(f"property {prop} has no values in the bundled sample")
+        if (rows["datatype"] == "time").all():
+            rows = rows[rows["value"].str.fullmatch(r"\d{4}-\d\d-\d\d")]
+        counts = rows.groupby(["value", "value_label", "datatype"]).size().rename("n").reset_index()
+        counts["tie"] = [
+            hashlib.sha256(f"{seed}|{prop}|{v}".encode()).hexdigest() for v in counts["value"]
+        ]
+        counts = counts.sort_values(["n", "tie"], ascending=[False, True])
+        labels = counts["value_label"].map(_norm)
+        counts = counts[~labels.duplicated() & ~labels.isin(taken)]
+        vocab[prop] = [
+            PlantedValue(str(r.value), str(r.value_label), str(r.datatype))
+            for r in counts.head(per_property).itertuples()
+        ]
+        taken |= {_norm(v.label) for v in vocab[prop]}
+    return vocab
+
+
+def name_subsets(config: PlantedConfig) -> list[Culture]:
+    """Every culture cut down to the config's seeded share of its given and family names."""
+    rng = _rng(config.seed, "name-subsets")
+
+    def pick(names: tuple, k: int) -> tuple:
+        return tuple(names[i] for i in sorted(rng.permutation(len(names))[: min(k, len(names))]))
+
+    return [
+        Culture(
+            name=c.name,
+            female=pick(c.female, config.given_names_per_gender),
+            male=pick(c.male, config.given_names_per_gender),
+            family=pick(c.family, config.family_names_per_culture),
+            family_first=c.family_first,
+        )
+        for c in CULTURES
+    ]
+
+
+def _is_prime(n: int) -> bool:
+    return n >= 2 and all(n % d for d in range(2, int(n**0.5) + 1))
+
+
+def _draw_block_names(culture: Culture, size: int, rng: np.random.Generator) -> tuple[list[tuple[str, bool]], list[int]]:
+    """``size`` distinct given names (with their gender) and ``size`` family-name indices.
+
+    Where family names have gendered forms (Kowalski / Kowalska), a block is all one gender, so
+    that a column shares one family-name string."""
+    given = [(name, True) for name in culture.female] + [(name, False) for name in culture.male]
+    if any(isinstance(family, tuple) for family in culture.family):
+        female = bool(rng.integers(2))
+        given = [(name, is_female) for name, is_female in given if is_female == female]
+    rows = [given[i] for i in rng.permutation(len(given))[:size]]
+    columns = [int(i) for i in rng.permutation(len(culture.family))[:size]]
+    return rows, columns
+
+
+def generate_people(config: PlantedConfig, vocabulary: dict[str, list[PlantedValue]] | None = None) -> list[PlantedPerson]:
+    """Members and non-members in Latin-square blocks, with unique names (none a sample human's).
+
+    A block is ``block_size`` given names x ``block_size`` family names of one culture (B^2
+    people). Property k gives person (i, j) the value ``vals_k[(i + (k + 1) * j) mod B]`` of B
+    distinct values drawn uniformly from the vocabulary: mutually orthogonal Latin squares (B is
+    a prime > number of properties), so every given name and every family name of a block
+    occurs with each of the B values of every property, and two people of a block share at
+    most one value. A fact therefore belongs to the full name only: neither name part alone
+    predicts it, as with real names, whose parts are shared by many people (and WikiMem's
+    look-alike names S(h), which keep one part, carry no fact). Whole blocks are members or
+    non-members (same construction: the same distribution of names and values); within a member
+    block the repetition count is fixed per given name (row).
+    """
+    vocabulary = vocabulary or value_vocabulary(config.properties, config.values_per_property, config.seed)
+    size = config.block_size
+    block_people = size * size
+    member_rows = [reps for reps, count in config.member_repetitions for _ in range(count // size)]
+    n_member_blocks, n_non_member_blocks = len(member_rows) // size, config.n_non_members // block_people
+    forbidden = sample_names()
+    cultures = name_subsets(config)
+    if any(len(c.family) < size or len(c.female) + len(c.male) < size for c in cultures):
+        raise ValueError(f"every culture needs at least {size} given and family names for blocks of {size}")
+
+    layout_rng = _rng(config.seed, "blocks")
+    member_rows = [member_rows[i] for i in layout_rng.permutation(len(member_rows))]
+    name_rng, value_rng = _rng(config.seed, "names"), _rng(config.seed, "values")
+    used: set[str] = set()
+    drawn: list[tuple[str, str, bool, int, list[PlantedFact], int]] = []
+    for block in range(n_member_blocks + n_non_member_blocks):
+        for _attempt in range(1000):
+            culture = cultures[int(name_rng.integers(len(cultures)))]
+            rows, columns = _draw_block_names(culture, size, name_rng)
+            labels = [[culture.full_name(g, c, female) for c in columns] for g, female in rows]
+            keys = [_norm(label) for row in labels for label in row]
+            if len(set(keys)) == len(keys) and not set(keys) & (used | forbidden):
+                break
+        else:
+            raise ValueError("ran out of unused name combinations: raise given_names_per_gender / family_names_per_culture")
+        used.update(keys)
+        values = {
+            prop: [vocabulary[prop][int(i)] for i in value_rng.permutation(len(vocabulary[prop]))[:size]]
+            for prop in config.properties
+        }
+        for i, (_, female) in enumerate(rows):
+            reps = member_rows[block * size + i] if block < n_member_blocks else 0
+            for j in range(size):
+                facts = []
+                for k, prop in enumerate(config.properties):
+                    choice = values[prop][(i + (k + 1) * j) % size]
+                    facts.append(PlantedFact(prop, choice.value, choice.label, choice.datatype))
+                drawn.append((labels[i][j], culture.name, female, reps, facts, block))
+
+    # QIDs follow a seeded shuffle: their order says nothing about blocks or membership.
+    order = _rng(config.seed, "qids").permutation(len(drawn))
+    people = []
+    for index, position in enumerate(order):
+        label, culture_name, female, reps, facts, block = drawn[position]
+        people.append(
+            PlantedPerson(
+                qid=f"Q{config.first_qid + index}",
+                label=label,
+                culture=culture_name,
+                female=female,
+                member=reps > 0,
+                repetitions=int(reps),
+                facts=tuple(facts),
+                block=block,
+            )
+        )
+    return people
+
+
+def _draw_shapes(prop: str, count: int, rng: np.random.Generator) -> list[str]:
+    """``count`` distinct shapes: a family (subject-first, pronoun, value-first) by its weight,
+    then a shape of that family not drawn yet for this fact."""
+    families = [list(f) for f in shape_families(prop)]
+    drawn: list[str] = []
+    for _ in range(count):
+        weights = np.array([w if f else 0.0 for w, f in zip(FAMILY_WEIGHTS, families)])
+        family = families[int(rng.choice(len(families), p=weights / weights.sum()))]
+        drawn.append(family.pop(int(rng.integers(len(family)))))
+    return drawn
+
+
+def _documents_for(person: PlantedPerson, count: int, rng: np.random.Generator) -> list[tuple[str, ...]]:
+    """``count`` biographies: each states every fact once, each time in a different wording
+    (see `shapes`), sentence order shuffled per document."""
+    wordings = {fact.property: _draw_shapes(fact.property, count, rng) for fact in person.facts}
+    documents = []
+    for k in range(count):
+        facts = [person.facts[i] for i in rng.permutation(len(person.facts))]
+        documents.append(tuple(fill(wordings[f.property][k], person.label, f.value_label) for f in facts))
+    return documents
+
+
+def build_corpus(people: list[PlantedPerson], seed: int = 0, epoch: int = 0) -> list[Document]:
+    """The training documents: ``repetitions`` per member, none for non-members, shuffled.
+
+    ``epoch`` > 0 renders the same facts in freshly drawn wordings (the trainer's augmentation:
+    every epoch states each member's facts ``repetitions`` times, never in the same sentences).
+    """
+    rng = _rng(seed, "corpus" if epoch == 0 else f"corpus-epoch-{epoch}")
+    documents = [
+        Document(person.qid, sentences)
+        for person in people
+        if person.member
+        for sentences in _documents_for(person, person.repetitions, rng)
+    ]
+    return [documents[i] for i in rng.permutation(len(documents))]
+
+
+def held_out_biographies(people: list[PlantedPerson], seed: int = 0) -> list[Document]:
+    """One fresh biography per person in the training shapes (for membership inference: a
+    member's facts were seen, this exact text maybe not; a non-member's never)."""
+    rng = _rng(seed, "held-out")
+    return [Document(p.qid, _documents_for(p, 1, rng)[0]) for p in people]
+
+
+def generate_world(config: PlantedConfig | None = None) -> PlantedWorld:
+    """People, training corpus and value vocabulary for ``config`` (deterministic)."""
+    config = config or PlantedConfig()
+    vocabulary = value_vocabulary(config.properties, config.values_per_property, config.seed)
+    people = generate_people(config, vocabulary)
+    return PlantedWorld(config, people, build_corpus(people, config.seed), vocabulary)
+
+
+def facts_frame(people: list[PlantedPerson]) -> pd.DataFrame:
+    """One row per (person, property): qid, label, member, repetitions, property, value, value_label."""
+    rows = [
+        {
+            "qid": p.qid,
+            "label": p.label,
+            "member": p.member,
+            "repetitions": p.repetitions,
+            "property": f.property,
+            "datatype": f.datatype,
+            "value": f.value,
+            "value_label": f.value_label,
+        }
+        for p in people
+        for f in p.facts
+    ]
+    return pd.DataFrame(rows)
+
+
+def config_hash(payload: dict) -> str:
+    """A short stable digest of a JSON-able config (keys sorted)."""
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

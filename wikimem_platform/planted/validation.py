@@ -1,0 +1,124 @@
+"""Ground-truth validation: the audit's memorization flags and membership scores vs the manifest.
+
+On a planted model the truth is known: a member's fact was read ``repetitions`` times per
+epoch, a non-member's never. Definitions used here (stated, because they decide the numbers):
+
+- *planted* fact = a (subject, property) of a member (repetitions >= 1); *negative* = a
+  non-member's (repetitions == 0).
+- recall at repetition r = share of the scored planted facts of members with r repetitions
+  that the flag marks; ``recall_min_repetitions`` pools r >= the given count (default 4).
+- false-positive rate = share of the scored non-members' facts that the flag marks.
+- precision = flagged planted facts / all flagged facts (members of every repetition count
+  and non-members among the scored subjects).
+- membership (loss attack): each person's held-out biography (a fresh text in the training
+  shapes, see `planted.held_out_biographies`) scored by mean token NLL; members vs non-members,
+  higher score = member (score = -loss), AUROC with a bootstrap CI from `mia.evaluate_attack`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from wikimem_platform import mia
+from wikimem_platform.planted.training import HELD_OUT_NAME, MANIFEST_NAME, load_manifest
+
+FLAG_COLUMNS = ("at_threshold", "lenient", "strict")
+
+
+def is_planted_model(model_dir: str | Path | None) -> bool:
+    """Whether a registered model's source is a planted-model directory (it has a manifest)."""
+    if not model_dir:
+        return False
+    path = Path(model_dir) / MANIFEST_NAME
+    if not path.is_file():
+        return False
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("kind") == "wikimem-planted-model"
+    except (OSError, ValueError):
+        return False
+
+
+def manifest_facts(manifest: dict) -> pd.DataFrame:
+    """One row per planted (person, property): subject_qid, property, value, member, repetitions."""
+    rows = [
+        {
+            "subject_qid": person["qid"],
+            "property": fact["property"],
+            "true_value": fact["value"],
+            "member": bool(person["member"]),
+            "repetitions": int(person["repetitions"]),
+        }
+        for person in manifest["people"]
+        for fact in person["facts"]
+    ]
+    return pd.DataFrame(rows)
+
+
+def join_ground_truth(pairs: pd.DataFrame, manifest: dict) -> pd.DataFrame:
+    """The memorization pairs with member / repetitions from the manifest (inner join: only
+    planted people count; a subject not in the manifest would mean a wrong data source)."""
+    facts = manifest_facts(manifest)
+    joined = pairs.merge(facts, on=["subject_qid", "property"], how="left", validate="one_to_one")
+    missing = joined["member"].isna()
+    if missing.any():
+        examples = joined.loc[missing, ["subject_qid", "property"]].head(3).to_dict("records")
+        raise ValueError(
+            f"{int(missing.sum())} scored (subject, property) pairs are not planted facts, e.g. {examples}: "
+            "score the planted model on the planted data source (its manifest's dump)"
+        )
+    return joined.astype({"member": bool, "repetitions": int})
+
+
+def flag_rates(joined: pd.DataFrame, flag: str, recall_min_repetitions: int = 4) -> dict:
+    """Precision, recall (pooled over repetitions >= ``recall_min_repetitions``) and FPR of one flag."""
+    flagged = joined[flag].astype(bool)
+    members, non_members = joined["member"], ~joined["member"]
+    strong = members & (joined["repetitions"] >= recall_min_repetitions)
+    n_flagged = int(flagged.sum())
+    return {
+        "flag": flag,
+        "precision": float((flagged & members).sum() / n_flagged) if n_flagged else float("nan"),
+        f"recall_r{recall_min_repetitions}plus": float(flagged[strong].mean()) if strong.any() else float("nan"),
+        "false_positive_rate": float(flagged[non_members].mean()) if non_members.any() else float("nan"),
+        "flagged": n_flagged,
+        "planted_facts_scored": int(members.sum()),
+        f"planted_facts_r{recall_min_repetitions}plus_scored": int(strong.sum()),
+        "non_member_facts_scored": int(non_members.sum()),
+    }
+
+
+def by_repetitions(joined: pd.DataFrame, flags: tuple[str, ...] = FLAG_COLUMNS) -> pd.DataFrame:
+    """Per repetition count (0 = non-members): facts scored and the share each flag marks, mean M."""
+    present = [f for f in flags if f in joined]
+    table = joined.groupby("repetitions").agg(
+        facts=("M", "size"), mean_M=("M", "mean"), **{f"{f}_rate": (f, "mean") for f in present}
+    )
+    return table.reset_index()
+
+
+def held_out_texts(model_dir: str | Path) -> pd.DataFrame:
+    """qid, text, member: one fresh biography per planted person (from the model directory)."""
+    manifest = load_manifest(model_dir)
+    member = {p["qid"]: bool(p["member"]) for p in manifest["people"]}
+    rows = [json.loads(line) for line in (Path(model_dir) / HELD_OUT_NAME).read_text(encoding="utf-8").splitlines()]
+    frame = pd.DataFrame(rows)[["qid", "text"]]
+    frame["member"] = frame["qid"].map(member).astype(bool)
+    return frame
+
+
+def mean_token_nll(lm, texts: list[str]) -> np.ndarray:
+    """Mean NLL per scored token of each text (the start token is context, not scored)."""
+    from wikimem_platform.nll import score_sentences
+
+    totals = score_sentences(lm, texts)
+    return totals / np.array([len(ids) - 1 for ids in lm.encode(texts)])
+
+
+def loss_membership(mean_nll: np.ndarray, member: np.ndarray, n_bootstrap: int = 1000, seed: int = 0) -> dict:
+    """The loss attack's evaluation: score = -mean NLL (higher = member)."""
+    return mia.evaluate_attack(-np.asarray(mean_nll, dtype=float), np.asarray(member, dtype=bool),
+                               n_bootstrap=n_bootstrap, seed=seed)

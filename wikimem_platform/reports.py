@@ -1,0 +1,437 @@
+"""Compliance reports per model release: a self-contained HTML file, a forget set and lineage.
+
+The HTML embeds plotly.js once (it renders offline, in an archive, years later); every number in
+it comes from the stored results of one release, and its lineage section says which ones: model
+source, revision and fingerprint, code version, the data versions and materialization ids of
+every upstream table, the configuration and its hash. The forget set (JSONL, one memorized fact
+per line) is what an Art. 17 erasure or an unlearning run takes as input.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import importlib.metadata
+import json
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from wikimem_platform.inquiry import CRITERIA, DEFAULT_CUE_TAU, json_scalar, memorized
+from wikimem_platform.memorization import calibrated_score, cohort_table
+
+# Erasure errs on the side of inclusion: a fact is in the forget set as soon as one wording puts
+# its ground truth first (lenient); M, z* and the flags let a team narrow it.
+DEFAULT_FORGET_CRITERION = "lenient"
+FORGET_COLUMNS = [
+    "model", "subject_qid", "subject_label", "property", "property_label", "value", "value_label",
+    "M", "z_star", "cohort", "strict", "at_threshold", "cue", "cue_flag",
+]
+CONTEXTUALIZED_KINDS = ("contextualized",)
+
+
+# --------------------------------------------------------------------------- forget set
+
+def best_true_values(scores: pd.DataFrame, alpha: float = 1.0) -> pd.DataFrame:
+    """Per (subject, property): the ground truth the model prefers (highest s summed over wordings).
+
+    A person may have several true values (occupations); the forget set names the one the model
+    actually puts forward. Contextualized canaries are left out, as in M.
+    """
+    rows = scores[scores["is_true"].astype(bool)]
+    if "kind" in rows.columns:
+        rows = rows[~rows["kind"].isin(CONTEXTUALIZED_KINDS)]
+    rows = rows.assign(s=calibrated_score(rows["nll_h"], rows["nll_h0"], rows["nll_similar_mean"], alpha))
+    summed = rows.groupby(["subject_qid", "property", "value", "value_label"], sort=True)["s"].sum().reset_index()
+    best = summed.sort_values("s", ascending=False, kind="stable").drop_duplicates(["subject_qid", "property"])
+    return best.drop(columns="s").sort_values(["subject_qid", "property"]).reset_index(drop=True)
+
+
+def forget_set(
+    model_key: str,
+    pairs: pd.DataFrame,
+    best_values: pd.DataFrame,
+    cues: pd.DataFrame | None = None,
+    property_labels: Mapping[str, str] | None = None,
+    criterion: str = DEFAULT_FORGET_CRITERION,
+    cue_tau: float = DEFAULT_CUE_TAU,
+) -> pd.DataFrame:
+    """One row per memorized (subject, property) under `criterion`, strongest first."""
+    chosen = pairs[memorized(pairs, criterion)]
+    out = chosen.merge(best_values[["subject_qid", "property", "value", "value_label"]], on=["subject_qid", "property"], how="left")
+    if cues is not None and len(cues):
+        out = out.merge(cues[["subject_qid", "property", "cue"]], on=["subject_qid", "property"], how="left")
+    else:
+        out["cue"] = np.nan
+    out["cue"] = out["cue"].astype(float)
+    out["cue_flag"] = (out["cue"] >= cue_tau).where(out["cue"].notna()).astype("boolean")
+    out["model"] = model_key
+    out["subject_label"] = out["subject"] if "subject" in out.columns else None
+    labels = property_labels or {}
+    out["property_label"] = out["property"].map(lambda p: labels.get(p, p))
+    if "cohort" not in out.columns:
+        out["cohort"] = None
+    out = out.sort_values(["M", "z_star"], ascending=False, na_position="last", kind="stable")
+    return out[FORGET_COLUMNS].reset_index(drop=True)
+
+
+def write_jsonl(frame: pd.DataFrame, path: Path) -> None:
+    """One JSON object per row, NaN/NA as null (what erasure tooling reads line by line)."""
+    with open(path, "w", encoding="utf-8") as out:
+        for row in frame.to_dict("records"):
+            clean = {k: (None if v is pd.NA else json_scalar(v)) for k, v in row.items()}
+            out.write(json.dumps(clean, ensure_ascii=False) + "\n")
+
+
+# --------------------------------------------------------------------------- lineage
+
+def config_hash(config) -> str:
+    """Stable SHA-256 of a JSON-able configuration (key order does not matter)."""
+    return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def code_version(repo_dir: str | Path | None = None) -> dict:
+    """Package version and, when the code runs from a git checkout, its commit and dirty flag."""
+    try:
+        version = importlib.metadata.version("wikimem-platform")
+    except importlib.metadata.PackageNotFoundError:
+        version = None
+    info = {"package": "wikimem-platform", "package_version": version, "git_commit": None, "git_dirty": None}
+    if repo_dir is None:
+        return info
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo_dir, capture_output=True, text=True, timeout=10)
+        if commit.returncode == 0:
+            info["git_commit"] = commit.stdout.strip()
+            status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo_dir,
+                                    capture_output=True, text=True, timeout=30)
+            info["git_dirty"] = bool(status.stdout.strip()) if status.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return info
+
+
+# --------------------------------------------------------------------------- figures
+
+def _empty_figure(title: str, message: str):
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+    fig.update_layout(title=title, xaxis_visible=False, yaxis_visible=False)
+    return fig
+
+
+def rate_by_property_figure(pairs: pd.DataFrame, property_labels: Mapping[str, str]):
+    """Mean M (%) per property, one bar per cohort."""
+    import plotly.graph_objects as go
+
+    if not len(pairs):
+        return _empty_figure("Memorization rate by property", "no audited pair")
+    frame = pairs.assign(cohort=pairs["cohort"].fillna("all") if "cohort" in pairs else "all")
+    rates = frame.groupby(["property", "cohort"], sort=True).agg(M=("M", "mean"), n=("M", "size")).reset_index()
+    fig = go.Figure()
+    for cohort, block in rates.groupby("cohort", sort=True):
+        names = [f"{property_labels.get(p, p)} ({p})" for p in block["property"]]
+        fig.add_trace(go.Bar(x=names, y=block["M"] * 100, name=str(cohort), customdata=block["n"],
+                             hovertemplate="%{x}: %{y:.1f}% (%{customdata} pairs)<extra>" + str(cohort) + "</extra>"))
+    fig.update_layout(title="Memorization rate by property (mean M, %)", barmode="group",
+                      yaxis_title="mean M (%)", yaxis_range=[0, 100])
+    return fig
+
+
+def z_star_figure(pairs: pd.DataFrame):
+    """Distribution of z* over the pairs with at least one memorized wording, per cohort."""
+    import plotly.graph_objects as go
+
+    defined = pairs[pairs["z_star"].notna()] if len(pairs) else pairs
+    if not len(defined):
+        return _empty_figure("z* distribution", "z* is undefined: no pair has a wording with the truth at rank 1")
+    fig = go.Figure()
+    cohorts = defined["cohort"].fillna("all") if "cohort" in defined else pd.Series("all", index=defined.index)
+    for cohort, block in defined.groupby(cohorts, sort=True):
+        fig.add_trace(go.Histogram(x=block["z_star"], name=str(cohort), opacity=0.7, nbinsx=20))
+    fig.update_layout(title="Memorization strength z* (pairs with a memorized wording)", barmode="overlay",
+                      xaxis_title="z*", yaxis_title="pairs")
+    return fig
+
+
+def cohort_figure(pairs: pd.DataFrame):
+    """Table 1 per cohort as bars: mean M, lenient / at-threshold / strict shares, H_{M=0} share."""
+    import plotly.graph_objects as go
+
+    if not len(pairs):
+        return _empty_figure("Cohort comparison", "no audited pair")
+    table = cohort_table(pairs)
+    if "cohort" not in table.columns:
+        table["cohort"] = "all"
+    measures = {"M_bar_pct": "mean M", "lenient_pct": "lenient (M > 0)", "at_threshold_pct": "at threshold",
+                "strict_pct": "strict (M = 1)"}
+    fig = go.Figure()
+    for column, name in measures.items():
+        fig.add_trace(go.Bar(x=table["cohort"], y=table[column], name=name))
+    fig.add_trace(go.Bar(x=table["cohort"], y=table["H_M0_share"] * 100, name="subjects with nothing memorized"))
+    fig.update_layout(title="Cohort comparison (%)", barmode="group", yaxis_title="%", yaxis_range=[0, 100])
+    return fig
+
+
+def variant_comparison(model: Mapping, pairs: pd.DataFrame, others: Mapping[str, tuple[Mapping, pd.DataFrame]]):
+    """Base vs instruct: mean M per cohort for this release and the registered releases of the other
+    variant (same family when there is one), on the pairs all of them audited. None if only one
+    variant has results."""
+    import plotly.graph_objects as go
+
+    variant = model.get("variant")
+    other_variant = [k for k, (m, _) in others.items() if m.get("variant") not in (None, variant)]
+    if not other_variant:
+        return None, f"Only {variant or 'one'} models have stored results: no base vs instruct comparison."
+    family = model.get("family")
+    same_family = [k for k in other_variant if family and others[k][0].get("family") == family]
+    chosen = same_family or other_variant
+    releases = {model["key"]: (model, pairs), **{k: others[k] for k in chosen}}
+    keys = ["subject_qid", "property"]
+    common = None
+    for _, frame in releases.values():
+        index = pd.MultiIndex.from_frame(frame[keys])
+        common = index if common is None else common.intersection(index)
+    fig = go.Figure()
+    for key, (meta, frame) in releases.items():
+        on_common = frame[pd.MultiIndex.from_frame(frame[keys]).isin(common)]
+        cohorts = on_common["cohort"].fillna("all") if "cohort" in on_common else pd.Series("all", index=on_common.index)
+        by_cohort = on_common.groupby(cohorts, sort=True)["M"].mean() * 100
+        fig.add_trace(go.Bar(x=list(by_cohort.index), y=by_cohort.values, name=f"{key} ({meta.get('variant')})"))
+    scope = f"family {family}" if same_family else "all registered releases"
+    fig.update_layout(title=f"Base vs instruct ({scope}; {len(common)} pairs audited by all)", barmode="group",
+                      yaxis_title="mean M (%)", yaxis_range=[0, 100])
+    return fig, f"Compared on the {len(common)} (subject, property) pairs every release audited."
+
+
+def crm_figure(crm: pd.DataFrame):
+    from wikimem_platform import crm as crm_module
+
+    return crm_module.rates_figure(crm)
+
+
+def mia_figure(mia: pd.DataFrame):
+    from wikimem_platform.mia import auroc_figure
+
+    return auroc_figure(mia)
+
+
+# --------------------------------------------------------------------------- report
+
+@dataclass
+class ReportInputs:
+    model: dict  # key, name, revision, source_kind, source, variant, family, ..., fingerprint
+    pairs: pd.DataFrame  # the release's memorization table
+    forget: pd.DataFrame  # forget_set(...)
+    property_labels: dict = field(default_factory=dict)
+    others: dict = field(default_factory=dict)  # other releases: key -> (model dict, memorization table)
+    crm: pd.DataFrame | None = None  # crm_summary rates, None if not computed
+    mia: pd.DataFrame | None = None  # mia_summary table, None if not computed
+    lineage: dict = field(default_factory=dict)
+    criterion: str = "at_threshold"
+    forget_criterion: str = DEFAULT_FORGET_CRITERION
+
+
+@dataclass
+class ReportFiles:
+    html: Path
+    forget_set: Path
+    lineage: Path
+    summary: dict
+
+
+def report_summary(inputs: ReportInputs) -> dict:
+    """The headline numbers (also the asset's UI metadata)."""
+    pairs = inputs.pairs
+    numbers = {
+        "pairs": int(len(pairs)),
+        "subjects": int(pairs["subject_qid"].nunique()) if len(pairs) else 0,
+        "properties": int(pairs["property"].nunique()) if len(pairs) else 0,
+        "memorized_pairs": int(memorized(pairs, inputs.criterion).sum()) if len(pairs) else 0,
+        "forget_set_facts": int(len(inputs.forget)),
+        "cued_facts_in_forget_set": int(inputs.forget["cue_flag"].fillna(False).sum()) if len(inputs.forget) else 0,
+        "M_bar_pct": float(pairs["M"].mean() * 100) if len(pairs) else 0.0,
+    }
+    if len(pairs) and "cohort" in pairs:
+        for row in cohort_table(pairs).to_dict("records"):
+            numbers[f"M_bar_pct_{row['cohort']}"] = float(row["M_bar_pct"])
+    return numbers
+
+
+def _table(frame: pd.DataFrame, max_rows: int = 200) -> str:
+    shown = frame.head(max_rows)
+    note = f"<p>First {max_rows} of {len(frame)} rows.</p>" if len(frame) > max_rows else ""
+    return shown.to_html(index=False, na_rep="", float_format=lambda x: f"{x:.3f}", border=0, classes="data") + note
+
+
+def _lineage_html(lineage: Mapping) -> str:
+    esc = html.escape
+    model = lineage.get("model", {})
+    code = lineage.get("code", {})
+    parts = ["<h3>Model</h3><table class='data'>"]
+    for key in ("key", "source_kind", "source", "revision", "family", "variant", "parameter_count", "quantization",
+                "fingerprint", "registered_at"):
+        parts.append(f"<tr><th>{esc(key)}</th><td>{esc(str(model.get(key, '')))}</td></tr>")
+    parts.append("</table><h3>Code</h3><table class='data'>")
+    for key, value in code.items():
+        parts.append(f"<tr><th>{esc(key)}</th><td>{esc(str(value))}</td></tr>")
+    parts.append("</table><h3>Data assets</h3>")
+    assets = pd.DataFrame(lineage.get("data_assets", []))
+    parts.append(_table(assets) if len(assets) else "<p>No upstream materialization recorded.</p>")
+    run = lineage.get("run", {})
+    parts.append("<h3>Run and configuration</h3><table class='data'>")
+    for key, value in run.items():
+        parts.append(f"<tr><th>{esc(key)}</th><td>{esc(str(value))}</td></tr>")
+    parts.append(f"<tr><th>config_hash</th><td><code>{esc(str(lineage.get('config_hash', '')))}</code></td></tr>")
+    parts.append(f"<tr><th>report generated at</th><td>{esc(str(lineage.get('generated_at', '')))}</td></tr></table>")
+    config = json.dumps(lineage.get("config", {}), indent=2, sort_keys=True, default=str)
+    parts.append(f"<details><summary>Configuration</summary><pre>{esc(config)}</pre></details>")
+    return "".join(parts)
+
+
+def render_html(inputs: ReportInputs, summary: Mapping) -> str:
+    """The whole report as one HTML document with plotly.js inlined once."""
+    esc = html.escape
+    model = inputs.model
+    sections: list[tuple[str, object, str]] = [
+        ("Memorization rate by property", rate_by_property_figure(inputs.pairs, inputs.property_labels), ""),
+        ("Cohort comparison", cohort_figure(inputs.pairs), ""),
+        ("Memorization strength", z_star_figure(inputs.pairs), ""),
+    ]
+    comparison, note = variant_comparison(model, inputs.pairs, inputs.others)
+    sections.append(("Base vs instruct", comparison, note))
+    sections.append(("Cue-resistant memorization (CRM)", crm_figure(inputs.crm) if inputs.crm is not None and len(inputs.crm) else None,
+                     "" if inputs.crm is not None else "Not computed: no crm_summary stored for this release."))
+    sections.append(("Membership inference (MIA)", mia_figure(inputs.mia) if inputs.mia is not None and len(inputs.mia) else None,
+                     "" if inputs.mia is not None else "Not computed: no mia_summary stored for this release."))
+    body = []
+    first = True
+    for title, figure, text in sections:
+        body.append(f"<h2>{esc(title)}</h2>")
+        if text:
+            body.append(f"<p class='note'>{esc(text)}</p>")
+        if figure is not None:
+            body.append(figure.to_html(full_html=False, include_plotlyjs=first, default_height="420px",
+                                       config={"displaylogo": False}))
+            first = False
+        if title.startswith("Cue") and inputs.crm is not None:
+            body.append(_table(inputs.crm))
+        if title.startswith("Membership") and inputs.mia is not None:
+            body.append(_table(inputs.mia.drop(columns=["set_description"], errors="ignore")))
+    table1 = cohort_table(inputs.pairs) if len(inputs.pairs) else pd.DataFrame()
+    headline = "".join(f"<tr><th>{esc(k)}</th><td>{v:.2f}</td></tr>" if isinstance(v, float)
+                       else f"<tr><th>{esc(k)}</th><td>{v}</td></tr>" for k, v in summary.items())
+    forget_view = inputs.forget.drop(columns=["model"])
+    return "\n".join([
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>",
+        f"<title>Compliance report: {esc(model['key'])}</title>",
+        "<style>body{font-family:sans-serif;margin:2em;max-width:1200px}table.data{border-collapse:collapse;margin:.5em 0}"
+        "table.data td,table.data th{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f2f2f2}"
+        ".note{color:#555}</style></head><body>",
+        f"<h1>Compliance report: {esc(model['key'])}</h1>",
+        f"<p>{esc(str(model.get('source_kind', '')))} <code>{esc(str(model.get('source', '')))}</code>, "
+        f"{esc(str(model.get('variant', '')))}; memorized = <code>{esc(inputs.criterion)}</code>; "
+        f"forget set = <code>{esc(inputs.forget_criterion)}</code>. Generated {esc(str(inputs.lineage.get('generated_at', '')))}.</p>",
+        f"<table class='data'>{headline}</table>",
+        "<h2>Table 1 (per cohort)</h2>", _table(table1) if len(table1) else "<p>No audited pair.</p>",
+        *body,
+        f"<h2>Forget set ({len(inputs.forget)} facts)</h2>",
+        "<p>Also written as <code>forget_set.jsonl</code> next to this file.</p>",
+        _table(forget_view) if len(forget_view) else "<p>Empty: no fact memorized under this criterion.</p>",
+        "<h2>Lineage</h2>", _lineage_html(inputs.lineage),
+        "</body></html>",
+    ])
+
+
+def write_report(inputs: ReportInputs, out_dir: str | Path) -> ReportFiles:
+    """report.html, forget_set.jsonl and lineage.json in `out_dir` (written whole, then renamed)."""
+    if inputs.criterion not in CRITERIA or inputs.forget_criterion not in CRITERIA:
+        raise ValueError(f"criteria must be among {', '.join(CRITERIA)}")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    inputs.lineage.setdefault("generated_at", datetime.now(UTC).isoformat(timespec="seconds"))
+    summary = report_summary(inputs)
+    files = ReportFiles(out / "report.html", out / "forget_set.jsonl", out / "lineage.json", summary)
+    for path, write in (
+        (files.html, lambda p: p.write_text(render_html(inputs, summary), encoding="utf-8")),
+        (files.forget_set, lambda p: write_jsonl(inputs.forget, p)),
+        (files.lineage, lambda p: p.write_text(json.dumps({**inputs.lineage, "summary": summary}, indent=2, default=str))),
+    ):
+        tmp = path.with_name(path.name + ".tmp")
+        write(tmp)
+        tmp.replace(path)
+    return files
+
+
+# --------------------------------------------------------------------------- rendering check
+
+@dataclass
+class RenderCheck:
+    figures: int  # plotly figure containers in the page
+    rendered: int  # of those, drawn by plotly.js (an SVG inside after the scripts ran)
+    screenshot: Path | None
+    screenshot_nonblank: bool | None
+
+    @property
+    def ok(self) -> bool:
+        return self.figures > 0 and self.rendered == self.figures and self.screenshot_nonblank is not False
+
+
+def find_chromium() -> str | None:
+    import shutil
+
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def png_nonblank(path: str | Path, min_share: float = 0.005) -> bool:
+    """Whether a PNG shows anything: share of non-trivial bytes in its filtered scanlines.
+
+    A blank page filters to zeros (and 0xFF); charts, text and colours leave other bytes. No
+    imaging library needed.
+    """
+    import struct
+    import zlib
+
+    data = Path(path).read_bytes()
+    if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return False
+    position, idat = 8, b""
+    while position < len(data):
+        length, kind = struct.unpack(">I4s", data[position:position + 8])
+        if kind == b"IDAT":
+            idat += data[position + 8:position + 8 + length]
+        position += 12 + length
+    raw = np.frombuffer(zlib.decompress(idat), dtype=np.uint8)
+    return bool(len(raw)) and float(((raw != 0) & (raw != 255)).mean()) >= min_share
+
+
+def check_rendering(html_path: str | Path, screenshot: str | Path | None = None, chromium: str | None = None,
+                    timeout: float = 180) -> RenderCheck:
+    """Open the report in headless Chromium (offline) and count the plotly figures it drew."""
+    import re
+
+    chromium = chromium or find_chromium()
+    if chromium is None:
+        raise FileNotFoundError("no Chromium binary (install the Debian package `chromium`)")
+    url = Path(html_path).resolve().as_uri()
+    flags = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
+             "--virtual-time-budget=20000", "--window-size=1280,4000"]
+    dom = subprocess.run([*flags, "--dump-dom", url], capture_output=True, text=True, timeout=timeout).stdout
+    starts = [m.start() for m in re.finditer(r'<div[^>]*class="[^"]*plotly-graph-div', dom)]
+    segments = [dom[a:b] for a, b in zip(starts, [*starts[1:], len(dom)])]
+    rendered = sum('class="main-svg"' in segment for segment in segments)
+    nonblank = None
+    if screenshot is not None:
+        subprocess.run([*flags, f"--screenshot={Path(screenshot).resolve()}", url], capture_output=True, timeout=timeout)
+        nonblank = Path(screenshot).exists() and png_nonblank(screenshot)
+    return RenderCheck(len(starts), rendered, Path(screenshot) if screenshot else None, nonblank)
