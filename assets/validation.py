@@ -12,17 +12,10 @@ from dagster import AssetExecutionContext, Config, MetadataValue, Output, asset
 from assets.data import preview
 from assets.scoring import models_partitions
 from resources.scoring import RegistryResource, ScoringResource
+from wikimem_platform.membership import is_planted_model, planted_membership
+from wikimem_platform.mia import mean_nlls
 from wikimem_platform.planted.training import load_manifest
-from wikimem_platform.planted.validation import (
-    FLAG_COLUMNS,
-    by_repetitions,
-    flag_rates,
-    held_out_texts,
-    is_planted_model,
-    join_ground_truth,
-    loss_membership,
-    mean_token_nll,
-)
+from wikimem_platform.planted.validation import FLAG_COLUMNS, by_repetitions, flag_rates, join_ground_truth, loss_membership
 
 GROUP = "validation"
 
@@ -51,9 +44,9 @@ def planted_validation(
     rates = pd.DataFrame([flag_rates(joined, flag, config.recall_min_repetitions) for flag in FLAG_COLUMNS])
     per_repetition = by_repetitions(joined)
 
-    texts = held_out_texts(entry.source)
-    context.log.info(f"Loss attack on {len(texts)} held-out biographies ({int(texts['member'].sum())} members)")
-    membership = loss_membership(mean_token_nll(scoring.load(entry), list(texts["text"])), texts["member"].to_numpy(),
+    texts = planted_membership(entry.source, members_from="held_out")
+    context.log.info(f"Loss attack on {len(texts)} held-out biographies ({int(texts['label'].sum())} members)")
+    membership = loss_membership(mean_nlls(scoring.load(entry), list(texts["text"])), texts["label"].to_numpy(),
                                  n_bootstrap=config.n_bootstrap)
 
     numbers = {}

@@ -27,8 +27,8 @@ SUPPORTED_PROPERTIES: tuple[str, ...] = tuple(WORDINGS)
 # Fictional people get QIDs far above any real item (Wikidata is at ~Q130M in 2025), so a
 # planted QID can never be confused with a real entity.
 FIRST_SYNTHETIC_QID = 9_000_000_001
-# Bump when the generation procedure changes (it is part of a trained model's cache key).
-GENERATOR_VERSION = 6
+# Bump when the generation or the training procedure changes (part of a trained model's cache key).
+GENERATOR_VERSION = 7
 
 
 @dataclass(frozen=True)
@@ -37,16 +37,18 @@ class PlantedConfig:
 
     seed: int = 0
     properties: tuple[str, ...] = DEFAULT_PROPERTIES
-    member_repetitions: tuple[tuple[int, int], ...] = ((1, 60), (4, 100), (16, 15))
-    n_non_members: int = 250
+    member_repetitions: tuple[tuple[int, int], ...] = ((1, 15), (4, 50), (16, 10))
+    n_non_members: int = 100
     values_per_property: int = 100
     # People come in Latin-square blocks of block_size x block_size (see generate_people):
     # member counts per repetition level must be multiples of block_size (whole given-name rows),
     # members and non-members multiples of block_size^2 (whole blocks).
     block_size: int = 5
-    # A world may use a seeded subset of every culture's names (default: all of them).
-    given_names_per_gender: int = 20
-    family_names_per_culture: int = 40
+    # Every world uses a seeded subset of each culture's names. Small pools make members and
+    # non-members share name parts (as real people do), so a name's tokens do not tell whether
+    # the person was in the training corpus; only the full name's facts do.
+    given_names_per_gender: int = 6
+    family_names_per_culture: int = 10
     first_qid: int = FIRST_SYNTHETIC_QID
 
     def __post_init__(self) -> None:

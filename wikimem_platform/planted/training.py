@@ -64,13 +64,16 @@ class TrainConfig:
     n_embd: int = 128
     n_head: int = 4
     n_positions: int = 128
-    epochs: int = 60
+    epochs: int = 100
     batch_size: int = 32
     learning_rate: float = 3e-3
     min_lr_ratio: float = 0.1
     warmup_steps: int = 50
     weight_decay: float = 0.0
-    threads: int = 2
+    # One thread: the model is too small for threads to pay off, and spinning threads on a busy
+    # machine cost several times the CPU (the thread count is part of the cache key: float sums
+    # may differ with it).
+    threads: int = 1
     seed: int = 0
     # "chunks": each biography is cut at every sentence boundary with probability 1/2 and every
     # piece is a training sequence, so most facts are stated right after the start token, as in
@@ -438,7 +441,12 @@ def train_planted_model(
         return out_dir
 
     world = generate_world(planted)
-    tokenizer = train_tokenizer(training_texts(world.documents, "document"), training.vocab_size)
+    # Every person's name is in the tokenizer's corpus (members' and non-members' alike), as
+    # a real tokenizer is trained on far more text than the model: otherwise a non-member's name
+    # would split into more, rarer tokens, and membership would show in the vocabulary.
+    tokenizer = train_tokenizer(
+        training_texts(world.documents, "document") + [person.label for person in world.people], training.vocab_size
+    )
     model, record = train_model(world, tokenizer, training, progress)
     held_out = held_out_biographies(world.people, planted.seed)
 

@@ -11,35 +11,20 @@ epoch, a non-member's never. Definitions used here (stated, because they decide 
 - precision = flagged planted facts / all flagged facts (members of every repetition count
   and non-members among the scored subjects).
 - membership (loss attack): each person's held-out biography (a fresh text in the training
-  shapes, see `planted.held_out_biographies`) scored by mean token NLL; members vs non-members,
-  higher score = member (score = -loss), AUROC with a bootstrap CI from `mia.evaluate_attack`.
+  shapes, see `planted.held_out_biographies`; `membership.planted_membership(members_from=
+  "held_out")`) scored by mean token NLL; members vs non-members, higher score = member
+  (score = -loss), AUROC with a bootstrap CI from `mia.evaluate_attack`. (The MIA summary runs
+  every attack on the members' training documents instead.)
 """
 
 from __future__ import annotations
-
-import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from wikimem_platform import mia
-from wikimem_platform.planted.training import HELD_OUT_NAME, MANIFEST_NAME, load_manifest
 
 FLAG_COLUMNS = ("at_threshold", "lenient", "strict")
-
-
-def is_planted_model(model_dir: str | Path | None) -> bool:
-    """Whether a registered model's source is a planted-model directory (it has a manifest)."""
-    if not model_dir:
-        return False
-    path = Path(model_dir) / MANIFEST_NAME
-    if not path.is_file():
-        return False
-    try:
-        return json.loads(path.read_text(encoding="utf-8")).get("kind") == "wikimem-planted-model"
-    except (OSError, ValueError):
-        return False
 
 
 def manifest_facts(manifest: dict) -> pd.DataFrame:
@@ -98,24 +83,6 @@ def by_repetitions(joined: pd.DataFrame, flags: tuple[str, ...] = FLAG_COLUMNS) 
         facts=("M", "size"), mean_M=("M", "mean"), **{f"{f}_rate": (f, "mean") for f in present}
     )
     return table.reset_index()
-
-
-def held_out_texts(model_dir: str | Path) -> pd.DataFrame:
-    """qid, text, member: one fresh biography per planted person (from the model directory)."""
-    manifest = load_manifest(model_dir)
-    member = {p["qid"]: bool(p["member"]) for p in manifest["people"]}
-    rows = [json.loads(line) for line in (Path(model_dir) / HELD_OUT_NAME).read_text(encoding="utf-8").splitlines()]
-    frame = pd.DataFrame(rows)[["qid", "text"]]
-    frame["member"] = frame["qid"].map(member).astype(bool)
-    return frame
-
-
-def mean_token_nll(lm, texts: list[str]) -> np.ndarray:
-    """Mean NLL per scored token of each text (the start token is context, not scored)."""
-    from wikimem_platform.nll import score_sentences
-
-    totals = score_sentences(lm, texts)
-    return totals / np.array([len(ids) - 1 for ids in lm.encode(texts)])
 
 
 def loss_membership(mean_nll: np.ndarray, member: np.ndarray, n_bootstrap: int = 1000, seed: int = 0) -> dict:
