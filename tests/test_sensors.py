@@ -32,7 +32,11 @@ def setup(tmp_path, monkeypatch):
 
 
 def tick(instance, resources, cursor=None):
-    result = sensors.model_registry_sensor(build_sensor_context(instance=instance, resources=resources, cursor=cursor))
+    # Used as a context manager: an evaluation context left open keeps Dagster's "current
+    # defs-state storage" context variable, which a later garbage collection resets to this
+    # (by then closed) instance in the middle of another test's run.
+    with build_sensor_context(instance=instance, resources=resources, cursor=cursor) as context:
+        result = sensors.model_registry_sensor(context)
     assert isinstance(result, SensorResult)
     return result
 
@@ -113,8 +117,12 @@ def test_existing_partition_is_adopted_without_a_run(setup):
 
 def test_schedule_reaudits_every_registered_release(setup):
     registry, instance, resources, _ = setup
-    context = build_schedule_context(instance=instance, resources=resources,
-                                     scheduled_execution_time=datetime(2026, 11, 23, 3, tzinfo=UTC))
+    with build_schedule_context(instance=instance, resources=resources,
+                                scheduled_execution_time=datetime(2026, 11, 23, 3, tzinfo=UTC)) as context:
+        _check_reaudit(registry, instance, context)
+
+
+def _check_reaudit(registry, instance, context):
     assert isinstance(sensors.model_reaudit_schedule(context), SkipReason)  # nothing registered
     registry.register(name="smol", **SMOL)
     registry.register(name="smol", revision="2", **SMOL)
