@@ -99,25 +99,6 @@ class MiaSummaryConfig(Config):
     seed: int = 0
 
 
-def membership_set(config: MiaSummaryConfig, model_source: str, canaries: pd.DataFrame,
-                   candidates: pd.DataFrame, memorization: pd.DataFrame) -> pd.DataFrame:
-    """The member / non-member texts the config asks for."""
-    kind = config.set_kind
-    if kind == "auto":
-        kind = ("planted" if membership.is_planted_model(model_source)
-                else "jsonl" if config.jsonl_path else "association")
-    cap = config.max_per_class or None
-    if kind == "planted":
-        return membership.planted_membership(model_source, config.planted_members_from, cap, config.seed)
-    if kind == "jsonl":
-        return membership.jsonl_membership(config.jsonl_path, cap, config.seed)
-    if kind == "association":
-        keys = memorization[["subject_qid", "property"]].drop_duplicates()
-        audited = canaries.merge(keys, on=["subject_qid", "property"], how="inner")
-        return membership.association_membership(audited, candidates, tuple(config.association_kinds), cap, config.seed)
-    raise ValueError(f"set_kind must be auto, planted, jsonl or association, got {config.set_kind!r}")
-
-
 @asset(group_name=GROUP, partitions_def=models_partitions)
 def mia_summary(
     context: AssetExecutionContext,
@@ -132,7 +113,11 @@ def mia_summary(
     """One row per attack: AUROC with bootstrap CI, TPR at FPR 0.1% and 1%, class sizes, set kind."""
     registry = model_registry.registry()
     entry = registry.get(context.partition_key)
-    texts = membership_set(config, entry.source, canaries, candidates, memorization)
+    texts = membership.membership_set(
+        config.set_kind, entry.source, jsonl_path=config.jsonl_path, planted_members_from=config.planted_members_from,
+        canaries=canaries, candidates=candidates, audited_pairs=memorization,
+        association_kinds=tuple(config.association_kinds), max_per_class=config.max_per_class or None, seed=config.seed,
+    )
     description = texts["set_description"].iloc[0] if len(texts) else ""
     context.log.info(f"{len(texts)} texts, {int(texts['label'].sum())} members: {description}")
     lm = scoring.load(entry)

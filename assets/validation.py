@@ -1,7 +1,9 @@
 """Ground-truth validation of the audit on a planted model (a model whose memorized facts are known).
 
 Materializes only for a `models` partition whose registered source is a planted-model directory
-(it carries a manifest); for any other model there is no ground truth and nothing is written.
+(it carries a manifest) audited on the planted people; for any other model, or a planted model
+audited on real subjects, there is no ground truth and nothing is written (a warning says why).
+Subjects partly planted, partly not, are an error (a mixed data source).
 """
 
 from typing import Iterator
@@ -15,7 +17,14 @@ from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform.membership import is_planted_model, planted_membership
 from wikimem_platform.mia import mean_nlls
 from wikimem_platform.planted.training import load_manifest
-from wikimem_platform.planted.validation import FLAG_COLUMNS, by_repetitions, flag_rates, join_ground_truth, loss_membership
+from wikimem_platform.planted.validation import (
+    FLAG_COLUMNS,
+    by_repetitions,
+    flag_rates,
+    join_ground_truth,
+    loss_membership,
+    threshold_sweep,
+)
 
 GROUP = "validation"
 
@@ -40,6 +49,13 @@ def planted_validation(
         context.log.info(f"{entry.key} is not a planted model (no manifest in {entry.source}): nothing to validate")
         return
     manifest = load_manifest(entry.source)
+    planted_qids = {person["qid"] for person in manifest["people"]}
+    if not memorization["subject_qid"].isin(planted_qids).any():
+        context.log.warning(
+            f"{entry.key} was audited on subjects none of whom is planted (a real data source?): no ground truth "
+            "to validate against; materialize the data assets from the planted extract (scripts/validate_planted.py)"
+        )
+        return
     joined = join_ground_truth(memorization, manifest)
     rates = pd.DataFrame([flag_rates(joined, flag, config.recall_min_repetitions) for flag in FLAG_COLUMNS])
     per_repetition = by_repetitions(joined)
@@ -62,6 +78,8 @@ def planted_validation(
             **numbers,
             "flag_rates": MetadataValue.md(rates.round(4).to_markdown(index=False)),
             "by_repetitions": MetadataValue.md(per_repetition.round(4).to_markdown(index=False)),
+            "threshold_sweep": MetadataValue.md(threshold_sweep(joined, config.recall_min_repetitions).round(4)
+                                                .to_markdown(index=False)),
             "membership_loss_attack": MetadataValue.json(membership),
             "missed_planted_facts": preview(
                 joined[joined["member"] & ~joined["at_threshold"]].sort_values("repetitions", ascending=False)[

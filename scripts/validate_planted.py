@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from wikimem_platform import bundled  # noqa: E402
 
-COHORT_SIZE = 40
+COHORT_SIZE = 44  # the 44 most-read members (11 x 16, 33 x 4) and the 44 non-members
 
 
 def planted_data_config(cohort_size: int = COHORT_SIZE, per_property: int = 20) -> dict:

@@ -11,6 +11,8 @@
 - A removed release: nothing is deleted. Its partition, results and reports stay as the record
   of what was audited; the schedule stops re-auditing it (it walks the registry). Registering
   the same name@revision again is the same release and is not re-audited automatically.
+- `model_audit_failure_sensor` marks a release "failed" in the registry when its audit run fails
+  (`wikimem models list` shows it); the next successful audit marks it "scored" again.
 - `model_reaudit_schedule` re-audits every registered release ($WIKIMEM_REAUDIT_CRON, weekly by
   default: Mondays 03:00 UTC). The scores asset keeps finished shards under a hash of their
   inputs, model fingerprint and settings, so an unchanged release re-scores nothing.
@@ -31,6 +33,7 @@ from dagster import (
     DagsterRunStatus,
     DefaultScheduleStatus,
     DefaultSensorStatus,
+    RunFailureSensorContext,
     RunRequest,
     RunsFilter,
     ScheduleEvaluationContext,
@@ -39,6 +42,7 @@ from dagster import (
     SkipReason,
     define_asset_job,
     load_assets_from_modules,
+    run_failure_sensor,
     schedule,
     sensor,
 )
@@ -47,6 +51,7 @@ from assets import canaries as canary_assets
 from assets import data as data_assets
 from assets.scoring import models_partitions
 from resources.scoring import RegistryResource
+from wikimem_platform.registry import Status
 
 MODEL_GROUPS = ("scoring", "validation", "summaries", "reports")  # validation: planted models only
 REFERENCE_GROUPS = ("data", "canaries")
@@ -165,7 +170,26 @@ def model_reaudit_schedule(context: ScheduleEvaluationContext, model_registry: R
     return [_audit_request(key, model_audit_job.name, "schedule", run_key=f"{key}:{stamp}") for key in keys]
 
 
-REGISTRY_SENSORS = [model_registry_sensor]
+@run_failure_sensor(
+    monitored_jobs=[model_audit_job, model_audit_with_reference_data_job],
+    minimum_interval_seconds=int(os.environ.get(SENSOR_INTERVAL_ENV, "10")),
+    default_status=DefaultSensorStatus.RUNNING,
+    description="Marks a release 'failed' in the model registry when its audit run fails.",
+)
+def model_audit_failure_sensor(context: RunFailureSensorContext, model_registry: RegistryResource):
+    run = context.dagster_run
+    key = run.tags.get("wikimem/model") or run.tags.get("dagster/partition")
+    if not key:
+        return
+    try:
+        model_registry.registry().set_status(key, Status.FAILED)
+    except KeyError:  # removed from the registry since the run started: nothing to mark
+        context.log.info(f"{key}: audit run {run.run_id} failed, release no longer registered")
+        return
+    context.log.info(f"{key}: audit run {run.run_id} failed, marked failed in the registry")
+
+
+REGISTRY_SENSORS = [model_registry_sensor, model_audit_failure_sensor]
 REGISTRY_SCHEDULES = [model_reaudit_schedule]
 REGISTRY_JOBS = [model_audit_job, model_audit_with_reference_data_job]
 

@@ -1,7 +1,7 @@
 """The planted-facts model, trained once (default config) and cached across test runs.
 
 Training is deterministic and keyed by its config hash (`train_planted_model` returns a current
-directory untouched), so the first run on a machine trains (a few minutes on 2 cores) and later
+directory untouched), so the first run on a machine trains (about 13 minutes on one core) and later
 runs load it in a second.
 """
 

@@ -102,6 +102,24 @@ def test_association_set_is_labelled_as_such():
     assert capped.groupby(["qid", "variant_id"])["label"].nunique().eq(2).all()
 
 
+def test_membership_set_picks_the_set_for_the_model(planted_dir, tmp_path):
+    canaries, candidates = association_inputs()
+    auto_planted = mb.membership_set("auto", str(planted_dir), jsonl_path="ignored.jsonl")
+    assert (auto_planted["set_kind"] == mb.PLANTED_TRAINING).all()
+    path = tmp_path / "set.jsonl"
+    write_jsonl(path, [dict(text="a b", label=1), dict(text="c d", label=0)])
+    assert (mb.membership_set("auto", "smollm2-135m-instruct", jsonl_path=str(path))["set_kind"] == mb.USER_JSONL).all()
+    association = mb.membership_set("auto", "smollm2-135m-instruct", canaries=canaries, candidates=candidates,
+                                    audited_pairs=pd.DataFrame({"subject_qid": ["Q2"], "property": ["P106"]}))
+    assert set(association["qid"]) == {"Q2"} and (association["set_kind"] == mb.ASSOCIATION).all()
+    forced = mb.membership_set("association", str(planted_dir), canaries=canaries, candidates=candidates)
+    assert set(forced["qid"]) == {"Q1", "Q2"}
+    with pytest.raises(ValueError, match="set_kind"):
+        mb.membership_set("members", "x")
+    with pytest.raises(ValueError, match="canaries"):
+        mb.membership_set("association", "x")
+
+
 def test_pii_neighbours_of_an_association_set():
     canaries, candidates = association_inputs()
     frame = mb.association_membership(canaries, candidates)

@@ -31,7 +31,8 @@ from wikimem_platform.planted import (
 from wikimem_platform.planted.generator import sample_names
 from wikimem_platform.planted.shapes import SHAPES, fill
 
-SMALL = PlantedConfig(seed=3, member_repetitions=((1, 5), (4, 15), (16, 5)), n_non_members=25)
+# Two 7 x 7 blocks: 14 + 28 + 14 members, 42 non-members.
+SMALL = PlantedConfig(seed=3, block_size=7, member_repetitions=((1, 14), (4, 28), (16, 14)), n_non_members=42)
 TINY_TRAINING = TrainConfig(vocab_size=400, n_layer=1, n_embd=32, n_head=2, n_positions=256, epochs=1,
                             batch_size=16, warmup_steps=2, threads=1)
 
@@ -54,11 +55,13 @@ def test_same_seed_same_world_other_seed_other_world(world):
 
 
 def test_names_are_unique_partly_non_ascii_and_not_sample_humans():
-    people = generate_world(PlantedConfig()).people  # the default world: 17 blocks
+    people = generate_world(PlantedConfig()).people  # the default world: one 11 x 11 block
     labels = [p.label for p in people]
     assert len({_norm(label) for label in labels}) == len(labels)
     assert sum(not label.isascii() for label in labels) >= len(labels) // 3
-    assert len({p.culture for p in people}) >= 5
+    assert len({p.culture for p in people}) >= 5 and len({p.family_culture for p in people}) >= 5
+    for person in people:  # the label is made of the recorded name parts
+        assert {person.label} & {f"{person.given_name} {person.family_name}", f"{person.family_name} {person.given_name}"}
     assert not {_norm(label) for label in labels} & sample_names()
     assert "douglas adams" in sample_names()  # the guard really holds the sample's names
 
@@ -66,53 +69,57 @@ def test_names_are_unique_partly_non_ascii_and_not_sample_humans():
 def test_members_and_non_members_are_disjoint_with_controlled_repetitions(world):
     members, non_members = world.members, world.non_members
     assert not {p.qid for p in members} & {p.qid for p in non_members}
-    assert len(members) == 25 and len(non_members) == 25
-    assert sorted(p.repetitions for p in members) == [1] * 5 + [4] * 15 + [16] * 5
+    assert len(members) == 56 and len(non_members) == 42
+    assert sorted(p.repetitions for p in members) == [1] * 14 + [4] * 28 + [16] * 14
     assert all(p.repetitions == 0 for p in non_members)
     documents_per_person = pd.Series([d.qid for d in world.documents]).value_counts()
     assert documents_per_person.to_dict() == {p.qid: p.repetitions for p in members}
 
 
-def _given_and_family(person: PlantedPerson) -> tuple[str, str]:
-    parts = person.label.split(" ", 1) if person.culture != "Vietnamese" else person.label.split(" ", 1)[::-1]
-    return parts[0], parts[1]
-
-
-def test_no_name_part_alone_predicts_a_fact(world):
+def test_no_name_part_alone_predicts_a_fact_or_membership(world):
     """Latin-square blocks: within a block, everyone sharing a given name (or a family name) has
-    a different value for every property, and two people share at most one value."""
+    a different value for every property and the same mix of repetition counts (non-members
+    included), and two people share at most one value."""
     blocks: dict[int, list[PlantedPerson]] = {}
     for person in world.people:
         blocks.setdefault(person.block, []).append(person)
-    assert sorted(len(b) for b in blocks.values()) == [25, 25]
+    assert sorted(len(b) for b in blocks.values()) == [49, 49]
+    mixes = []
     for people in blocks.values():
-        assert len({p.member for p in people}) == 1 and len({p.culture for p in people}) == 1
-        for part in (0, 1):
+        assert len({p.culture for p in people}) >= 5
+        block_mixes = set()
+        for part in ("given_name", "family_name"):
             groups: dict[str, list[PlantedPerson]] = {}
             for person in people:
-                groups.setdefault(_given_and_family(person)[part], []).append(person)
-            assert sorted(len(g) for g in groups.values()) == [5] * 5
+                groups.setdefault(getattr(person, part), []).append(person)
+            assert sorted(len(g) for g in groups.values()) == [7] * 7
             for group in groups.values():
                 for k in range(len(SMALL.properties)):
-                    assert len({p.facts[k].value for p in group}) == 5
+                    assert len({p.facts[k].value for p in group}) == 7
+                block_mixes.add(tuple(sorted(p.repetitions for p in group)))
+        assert len(block_mixes) == 1  # every name part of a block meets the same repetition counts
+        mixes.extend(block_mixes)
         for a in people:
             for b in people:
                 if a is not b:
                     assert sum(x.value == y.value for x, y in zip(a.facts, b.facts)) <= 1
-        if people[0].member:  # the repetition count is fixed per given name
-            by_given: dict[str, set[int]] = {}
-            for person in people:
-                by_given.setdefault(_given_and_family(person)[0], set()).add(person.repetitions)
-            assert all(len(r) == 1 for r in by_given.values())
+    # a name part meets one person of each of its block's 7 level classes; the two blocks
+    # together hold the world's 14 classes (2 of 1 repetition, 4 of 4, 2 of 16, 6 non-member)
+    assert sorted(sum(mixes, ())) == sorted([1] * 2 + [4] * 4 + [16] * 2 + [0] * 6)
+    # the world uses one set of block_size values per property, in every block
+    for k in range(len(SMALL.properties)):
+        assert len({p.facts[k].value for p in world.people}) == 7
 
 
 def test_config_rejects_counts_that_do_not_fill_blocks():
-    with pytest.raises(ValueError, match="multiples of 5"):
-        PlantedConfig(member_repetitions=((4, 12),), n_non_members=25)
+    with pytest.raises(ValueError, match="multiples of 11"):
+        PlantedConfig(member_repetitions=((4, 12),), n_non_members=109)
     with pytest.raises(ValueError, match="n_non_members"):
-        PlantedConfig(member_repetitions=((4, 25),), n_non_members=30)
+        PlantedConfig(member_repetitions=((4, 110),), n_non_members=30)
     with pytest.raises(ValueError, match="prime"):
         PlantedConfig(block_size=4)
+    with pytest.raises(ValueError, match="number of properties"):
+        PlantedConfig(block_size=5, member_repetitions=((4, 25),), n_non_members=0)
 
 
 def test_every_document_states_each_fact_once_in_varied_wordings(world):
@@ -182,12 +189,12 @@ def test_dump_reads_back_with_the_planted_facts(world, tmp_path):
 
 
 def test_dates_are_written_as_day_precision_times(tmp_path):
-    config = PlantedConfig(seed=1, properties=("P106", "P569"), member_repetitions=((2, 9),), n_non_members=9,
-                           block_size=3)
+    config = PlantedConfig(seed=1, properties=("P106", "P569"), member_repetitions=((2, 10),), n_non_members=15,
+                           block_size=5)
     people = generate_world(config).people
     extract = wikidata.read_dump(write_planted_dump(people, tmp_path / "dates.json.gz"))
     dates = extract.claims[extract.claims["property"] == "P569"]
-    assert len(dates) == 18 and (dates["datatype"] == "time").all()
+    assert len(dates) == 25 and (dates["datatype"] == "time").all()
     assert dates["value"].str.fullmatch(r"\d{4}-\d\d-\d\d").all()
     assert dates["value_label"].str.fullmatch(r"\d{1,2} [A-Z][a-z]+ \d{4}").all()
     planted = {(p.qid, f.value_label) for p in people for f in p.facts if f.property == "P569"}
@@ -243,13 +250,13 @@ def test_manifest_records_people_facts_and_training(tiny_model):
     people = [PlantedPerson.from_dict(p) for p in manifest["people"]]
     assert people == generate_world(SMALL).people
     assert manifest["seed"] == SMALL.seed and manifest["planted_config"] == SMALL.as_dict()
-    assert manifest["corpus"]["documents"] == 5 + 60 + 80
-    assert manifest["corpus"]["members_by_repetitions"] == {"1": 5, "4": 15, "16": 5}
+    assert manifest["corpus"]["documents"] == 14 + 4 * 28 + 16 * 14
+    assert manifest["corpus"]["members_by_repetitions"] == {"1": 14, "4": 28, "16": 14}
     assert len(manifest["training"]["epoch_losses"]) == 1 and manifest["training"]["final_loss"] > 0
     assert [p["property"] for p in manifest["properties"]] == list(SMALL.properties)
     assert manifest["properties"][0]["label"] == "occupation"
     corpus = [json.loads(line) for line in (out / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert len(corpus) == 145 and {d["qid"] for d in corpus} == {p.qid for p in people if p.member}
+    assert len(corpus) == 14 + 4 * 28 + 16 * 14 and {d["qid"] for d in corpus} == {p.qid for p in people if p.member}
 
 
 def test_cached_model_is_returned_without_retraining_and_config_changes_retrain(tiny_model, monkeypatch):

@@ -26,8 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import build_planted_sample  # noqa: E402
 import validate_planted  # noqa: E402
 
-# Top 20 by web presence = the most-repeated members (10 x 16, 10 x 4), bottom 20 = non-members.
-PLANTED_DATA_CONFIG = validate_planted.planted_data_config(cohort_size=20, per_property=20)
+# Top 44 by web presence = the most-repeated members (all 11 read 16 times, 33 of the 44 read 4
+# times), bottom 44 = all the non-members; every candidate value of the world (11 per property).
+PLANTED_DATA_CONFIG = validate_planted.planted_data_config(cohort_size=44, per_property=20)
 
 
 def test_bundled_planted_extract_is_the_default_world(tmp_path):
@@ -77,21 +78,27 @@ def _validation_numbers(scored) -> dict:
 
 
 @pytest.mark.slow
-def test_audit_flags_nothing_that_was_not_planted_and_detects_membership(planted_audit):
+def test_audit_finds_what_was_planted_and_nothing_else(planted_audit):
+    """The acceptance, on the threshold flag (M >= 0.8): precision >= 0.95, recall >= 0.90 on
+    facts read >= 4 times per epoch, false-positive rate <= 2 % on non-members' facts, and the
+    loss attack's AUROC >= 0.95 on held-out biographies of members vs non-members."""
     numbers = _validation_numbers(planted_audit[1])
     assert numbers["at_threshold_precision"] >= 0.95, numbers
+    assert numbers["at_threshold_recall_r4plus"] >= 0.90, numbers
     assert numbers["at_threshold_false_positive_rate"] <= 0.02, numbers
     assert numbers["loss_mia_auroc"] >= 0.95, numbers
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 5 open: planted name parts (shared in Latin-square blocks) carry facts, so the S(h) look-alike names, "
-    "which keep one part, predict the truth too and the calibration cancels most of the signal; recall at M >= 0.8 "
-    "is far below 0.90 (see README, 'Ground truth')"))
-def test_audit_finds_what_was_planted(planted_audit):
-    numbers = _validation_numbers(planted_audit[1])
-    assert numbers["at_threshold_recall_r4plus"] >= 0.90, numbers
+def test_recall_grows_with_repetitions_and_non_members_stay_below_chance(planted_audit):
+    """By repetition count: more reading, more facts flagged; a non-member's mean M stays below
+    1 / (number of candidates), i.e. the audit does not confuse them with anybody."""
+    scored = planted_audit[1]
+    table = scored.asset_value("planted_validation").set_index("repetitions")
+    assert set(table.index) == {0, 4, 16}
+    assert table.loc[16, "at_threshold_rate"] >= table.loc[4, "at_threshold_rate"] > table.loc[0, "at_threshold_rate"]
+    pairs = scored.asset_value("memorization")
+    assert table.loc[0, "mean_M"] < 1 / pairs["n_candidates"].min()
 
 
 @pytest.mark.slow
@@ -102,3 +109,24 @@ def test_only_planted_directories_have_ground_truth(planted_audit, tmp_path):
     assert is_planted_model(planted_audit[2])
     assert not is_planted_model(tmp_path)
     assert not is_planted_model("smollm2-135m-instruct")
+
+
+def test_planted_model_audited_on_real_subjects_writes_nothing(planted_model, tmp_path):
+    """No planted person among the audited subjects (the real sample was the data source): no
+    ground truth, so nothing is written, with a warning; a mix of planted and real subjects is an error."""
+    import pandas as pd
+    from dagster import build_asset_context
+
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    entry = Registry(url).register(**registry_fields(planted_model))
+    real = pd.DataFrame({"subject_qid": ["Q42", "Q42"], "property": ["P106", "P27"], "M": [1.0, 0.0]})
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions("models", [entry.key])
+        with build_asset_context(partition_key=entry.key, instance=instance,
+                                 resources=resources(tmp_path, url)) as context:
+            config = validation_assets.PlantedValidationConfig()
+            assert list(validation_assets.planted_validation(context, config, memorization=real)) == []
+            planted_qid = load_manifest(planted_model)["people"][0]["qid"]
+            mixed = pd.concat([real, real.head(1).assign(subject_qid=planted_qid)], ignore_index=True)
+            with pytest.raises(ValueError, match="not planted facts"):
+                list(validation_assets.planted_validation(context, config, memorization=mixed))

@@ -4,7 +4,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wikimem_platform.planted.validation import by_repetitions, flag_rates, join_ground_truth, loss_membership
+from wikimem_platform.planted.validation import (
+    by_repetitions,
+    flag_rates,
+    join_ground_truth,
+    loss_membership,
+    threshold_sweep,
+)
 
 MANIFEST = {
     "people": [
@@ -39,6 +45,24 @@ def test_rates_on_a_hand_computed_case():
     assert table.loc[16, "at_threshold_rate"] == 1.0 and table.loc[4, "at_threshold_rate"] == 0.5
     assert table.loc[1, "at_threshold_rate"] == 0.5 and table.loc[0, "at_threshold_rate"] == 0.25
     assert list(table["facts"]) == [4, 2, 2, 2]
+
+
+def test_threshold_sweep_by_hand():
+    # M per fact: r16 Q1 1.0, 0.5; r4 Q2 0.5, 0.25; r1 Q3 0.25, 0; non-members Q4 0.5, 0; Q5 0, 0
+    m = {("Q1", "P106"): 1.0, ("Q1", "P27"): 0.5, ("Q2", "P106"): 0.5, ("Q2", "P27"): 0.25,
+         ("Q3", "P106"): 0.25, ("Q3", "P27"): 0.0, ("Q4", "P106"): 0.5, ("Q4", "P27"): 0.0,
+         ("Q5", "P106"): 0.0, ("Q5", "P27"): 0.0}
+    pairs = pd.DataFrame([{"subject_qid": q, "property": p, "M": v} for (q, p), v in m.items()])
+    sweep = threshold_sweep(join_ground_truth(pairs, MANIFEST)).set_index("M_at_least")
+    assert list(sweep.index) == [0.25, 0.5, 1.0]
+    # M >= 0.25: flagged Q1 x2, Q2 x2, Q3 P106, Q4 P106 = 6, 5 planted; recall 4/4; FPR 1/4
+    assert sweep.loc[0.25, "precision"] == pytest.approx(5 / 6)
+    assert sweep.loc[0.25, "recall_r4plus"] == 1.0 and sweep.loc[0.25, "false_positive_rate"] == pytest.approx(1 / 4)
+    # M >= 0.5: Q1 x2, Q2 P106, Q4 P106 = 4 flagged, 3 planted; recall 3/4; FPR 1/4
+    assert sweep.loc[0.5, "precision"] == pytest.approx(3 / 4) and sweep.loc[0.5, "recall_r4plus"] == pytest.approx(3 / 4)
+    # M >= 1: Q1 P106 only
+    assert sweep.loc[1.0, "precision"] == 1.0 and sweep.loc[1.0, "recall_r4plus"] == pytest.approx(1 / 4)
+    assert sweep.loc[1.0, "false_positive_rate"] == 0.0 and sweep.loc[1.0, "flagged"] == 1
 
 
 def test_pairs_outside_the_manifest_are_refused():

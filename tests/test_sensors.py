@@ -140,3 +140,32 @@ def test_missing_config_file_named_by_env_is_an_error(setup, monkeypatch, tmp_pa
     monkeypatch.setenv(sensors.AUDIT_CONFIG_ENV, str(tmp_path / "nope.yaml"))
     with pytest.raises(FileNotFoundError, match="nope.yaml"):
         sensors.run_config_for("model_audit")
+
+
+def test_failed_audit_run_marks_the_release_failed(setup):
+    from dagster import build_run_status_sensor_context, job, op
+
+    from wikimem_platform.registry import Status
+
+    registry, instance, resources, _ = setup
+    registry.register(name="smol", **SMOL)
+
+    @op
+    def cannot_load_model():
+        raise RuntimeError("weights missing")
+
+    @job(tags={"wikimem/model": "smol@1"})
+    def failing_audit():
+        cannot_load_model()
+
+    result = failing_audit.execute_in_process(instance=instance, raise_on_error=False)
+    assert not result.success
+    with build_run_status_sensor_context(
+        sensor_name=sensors.model_audit_failure_sensor.name, dagster_instance=instance,
+        dagster_run=result.dagster_run, dagster_event=result.get_run_failure_event(), resources=resources,
+    ).for_run_failure() as context:
+        assert registry.get("smol@1").status == Status.REGISTERED.value
+        sensors.model_audit_failure_sensor(context)
+        assert registry.get("smol@1").status == Status.FAILED.value
+        registry.remove("smol@1")
+        sensors.model_audit_failure_sensor(context)  # a release removed meanwhile: nothing to mark, no error

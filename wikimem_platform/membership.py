@@ -161,6 +161,32 @@ def association_membership(canaries: pd.DataFrame, candidates: pd.DataFrame,
     return _finish(frame, ASSOCIATION, max_per_class, seed)
 
 
+SET_KINDS = ("auto", "planted", "jsonl", "association")
+
+
+def membership_set(kind: str, model_source: str, *, jsonl_path: str = "", planted_members_from: str = "training",
+                   canaries: pd.DataFrame | None = None, candidates: pd.DataFrame | None = None,
+                   audited_pairs: pd.DataFrame | None = None, association_kinds: tuple[str, ...] = ("baseline",),
+                   max_per_class: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """The member / non-member texts for one model: ``kind`` "auto" picks the planted sets for a
+    planted model directory, else the user's JSONL if given, else the association sets built
+    from the canaries of the audited (subject_qid, property) pairs."""
+    if kind not in SET_KINDS:
+        raise ValueError(f"set_kind must be one of {', '.join(SET_KINDS)}, got {kind!r}")
+    if kind == "auto":
+        kind = "planted" if is_planted_model(model_source) else "jsonl" if jsonl_path else "association"
+    if kind == "planted":
+        return planted_membership(model_source, planted_members_from, max_per_class, seed)
+    if kind == "jsonl":
+        return jsonl_membership(jsonl_path, max_per_class, seed)
+    if canaries is None or candidates is None:
+        raise ValueError("association sets need the canaries and candidates")
+    if audited_pairs is not None:
+        canaries = canaries.merge(audited_pairs[["subject_qid", "property"]].drop_duplicates(),
+                                  on=["subject_qid", "property"], how="inner")
+    return association_membership(canaries, candidates, tuple(association_kinds), max_per_class, seed)
+
+
 def pii_neighbour_texts(frame: pd.DataFrame, n: int = 5, seed: int = 0) -> list[list[str]]:
     """PII-aware neighbours (CRM App. C.1) per row: the row's `name` swapped for other names of
     the set, its `value` for other values (its `counterfactual_values` if present, else the

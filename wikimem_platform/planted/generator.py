@@ -28,7 +28,7 @@ SUPPORTED_PROPERTIES: tuple[str, ...] = tuple(WORDINGS)
 # planted QID can never be confused with a real entity.
 FIRST_SYNTHETIC_QID = 9_000_000_001
 # Bump when the generation or the training procedure changes (part of a trained model's cache key).
-GENERATOR_VERSION = 7
+GENERATOR_VERSION = 8
 
 
 @dataclass(frozen=True)
@@ -37,16 +37,15 @@ class PlantedConfig:
 
     seed: int = 0
     properties: tuple[str, ...] = DEFAULT_PROPERTIES
-    member_repetitions: tuple[tuple[int, int], ...] = ((1, 15), (4, 50), (16, 10))
-    n_non_members: int = 100
+    member_repetitions: tuple[tuple[int, int], ...] = ((1, 22), (4, 44), (16, 11))
+    n_non_members: int = 44
+    # People come in Latin-square blocks of block_size given names x block_size family names
+    # (see generate_people). A world uses block_size values per property, drawn from the
+    # sample's values_per_property most common ones. Every count (members per repetition level,
+    # non-members) must be a multiple of block_size, their sum a multiple of block_size^2.
+    block_size: int = 11
     values_per_property: int = 100
-    # People come in Latin-square blocks of block_size x block_size (see generate_people):
-    # member counts per repetition level must be multiples of block_size (whole given-name rows),
-    # members and non-members multiples of block_size^2 (whole blocks).
-    block_size: int = 5
-    # Every world uses a seeded subset of each culture's names. Small pools make members and
-    # non-members share name parts (as real people do), so a name's tokens do not tell whether
-    # the person was in the training corpus; only the full name's facts do.
+    # The seeded share of each culture's names a world draws its name parts from.
     given_names_per_gender: int = 6
     family_names_per_culture: int = 10
     first_qid: int = FIRST_SYNTHETIC_QID
@@ -58,15 +57,19 @@ class PlantedConfig:
         if any(r < 1 or n < 0 for r, n in self.member_repetitions):
             raise ValueError(f"repetitions must be >= 1 and counts >= 0: {self.member_repetitions}")
         b = self.block_size
-        if not _is_prime(b) or b <= len(self.properties):
-            raise ValueError(f"block_size must be a prime > the number of properties ({len(self.properties)}), got {b}")
-        if any(n % b for _, n in self.member_repetitions) or sum(n for _, n in self.member_repetitions) % (b * b):
+        # One orthogonal Latin square per property and one for the repetition levels.
+        if not _is_prime(b) or b < len(self.properties) + 2:
             raise ValueError(
-                f"member counts per repetition level must be multiples of {b} and their sum of {b * b}: "
-                f"{self.member_repetitions}"
+                f"block_size must be a prime >= the number of properties + 2 ({len(self.properties) + 2}), got {b}"
             )
-        if self.n_non_members % (b * b):
-            raise ValueError(f"n_non_members must be a multiple of {b * b}, got {self.n_non_members}")
+        counts = [n for _, n in self.member_repetitions] + [self.n_non_members]
+        if any(n % b for n in counts) or sum(counts) % (b * b):
+            raise ValueError(
+                f"members per repetition level and n_non_members must be multiples of {b}, "
+                f"their sum a multiple of {b * b}: {self.member_repetitions}, n_non_members={self.n_non_members}"
+            )
+        if self.values_per_property < b:
+            raise ValueError(f"values_per_property ({self.values_per_property}) must be >= block_size ({b})")
         object.__setattr__(self, "properties", tuple(self.properties))
         object.__setattr__(self, "member_repetitions", tuple((int(r), int(n)) for r, n in self.member_repetitions))
 
@@ -106,6 +109,9 @@ class PlantedPerson:
     repetitions: int  # training documents about this person; 0 for non-members
     facts: tuple[PlantedFact, ...]
     block: int = -1  # the Latin-square block (see generate_people)
+    given_name: str = ""
+    family_name: str = ""
+    family_culture: str = ""  # `culture` is the given name's
 
     def as_dict(self) -> dict:
         out = asdict(self)
@@ -228,91 +234,116 @@ def _is_prime(n: int) -> bool:
     return n >= 2 and all(n % d for d in range(2, int(n**0.5) + 1))
 
 
-def _draw_block_names(culture: Culture, size: int, rng: np.random.Generator) -> tuple[list[tuple[str, bool]], list[int]]:
-    """``size`` distinct given names (with their gender) and ``size`` family-name indices.
+def _full_name(given: str, given_culture: Culture, family: str, family_culture: Culture) -> str:
+    """Given name first, except where both parts come from a family-first culture ("Nguyễn Văn Minh")."""
+    if given_culture.family_first and family_culture.family_first:
+        return f"{family} {given}"
+    return f"{given} {family}"
 
-    Where family names have gendered forms (Kowalski / Kowalska), a block is all one gender, so
-    that a column shares one family-name string."""
-    given = [(name, True) for name in culture.female] + [(name, False) for name in culture.male]
-    if any(isinstance(family, tuple) for family in culture.family):
-        female = bool(rng.integers(2))
-        given = [(name, is_female) for name, is_female in given if is_female == female]
-    rows = [given[i] for i in rng.permutation(len(given))[:size]]
-    columns = [int(i) for i in rng.permutation(len(culture.family))[:size]]
+
+def _draw_block_names(cultures: list[Culture], size: int, rng: np.random.Generator):
+    """``size`` given names (culture, name, female) and ``size`` family names (culture, name).
+
+    Both come from every culture in turn (a seeded culture order), so one block holds names of
+    all cultures, mixed as in any country's register. Family names with gendered forms
+    (Kowalski / Kowalska, -son / -dóttir) are not used: a family name must be one string for
+    all the people of its column, or its form would tell the given name's gender and narrow the
+    values it co-occurs with. Given names and family names are distinct strings."""
+    given: list[tuple[Culture, str, bool]] = []
+    for culture in (cultures[i] for i in rng.permutation(len(cultures))):
+        pool = [(name, True) for name in culture.female] + [(name, False) for name in culture.male]
+        given.extend((culture, *pool[i]) for i in rng.permutation(len(pool)))
+    family: list[tuple[Culture, str]] = []
+    for culture in (cultures[i] for i in rng.permutation(len(cultures))):
+        pool = [name for name in culture.family if isinstance(name, str)]
+        family.extend((culture, pool[i]) for i in rng.permutation(len(pool)))
+    # Round-robin over cultures: the first name of each culture, then the second, ...
+    rows = _round_robin(given, lambda g: g[0].name, lambda g: g[1], size)
+    columns = _round_robin(family, lambda f: f[0].name, lambda f: f[1], size)
     return rows, columns
+
+
+def _round_robin(items: list, culture_of, text_of, size: int) -> list:
+    """``size`` items taking one per culture in turn (items in each culture's drawn order),
+    skipping strings already taken."""
+    queues: dict[str, list] = {}
+    for item in items:
+        queues.setdefault(culture_of(item), []).append(item)
+    out, taken = [], set()
+    while len(out) < size and any(queues.values()):
+        for queue in queues.values():
+            while queue and text_of(queue[0]) in taken:
+                queue.pop(0)
+            if queue and len(out) < size:
+                item = queue.pop(0)
+                out.append(item)
+                taken.add(text_of(item))
+    if len(out) < size:
+        raise ValueError(f"not enough distinct names for blocks of {size}")
+    return out
 
 
 def generate_people(config: PlantedConfig, vocabulary: dict[str, list[PlantedValue]] | None = None) -> list[PlantedPerson]:
     """Members and non-members in Latin-square blocks, with unique names (none a sample human's).
 
-    A block is ``block_size`` given names x ``block_size`` family names of one culture (B^2
-    people). Property k gives person (i, j) the value ``vals_k[(i + (k + 1) * j) mod B]`` of B
-    distinct values drawn uniformly from the vocabulary: mutually orthogonal Latin squares (B is
-    a prime > number of properties), so every given name and every family name of a block
-    occurs with each of the B values of every property, and two people of a block share at
-    most one value. A fact therefore belongs to the full name only: neither name part alone
-    predicts it, as with real names, whose parts are shared by many people (and WikiMem's
-    look-alike names S(h), which keep one part, carry no fact). Whole blocks are members or
-    non-members (same construction: the same distribution of names and values); within a member
-    block the repetition count is fixed per given name (row).
+    A block is B given names x B family names (B = block_size; B^2 people; names mixed from
+    every culture). The world draws B values per property from the vocabulary; person (i, j) of
+    a block gets, for property k, value ``vals_k[(i + (k + 1) * j) mod B]`` and the repetition
+    level (0 = non-member, else documents in the corpus) ``levels[(i + (K + 1) * j) mod B]``
+    (K properties): mutually orthogonal Latin squares (B prime > K + 1). So every given name
+    and every family name occurs exactly once with each value of every property and once with
+    each level class, and two people share at most one value: neither name part predicts a fact
+    or membership, as with real names, whose parts many people share (and WikiMem's look-alike
+    names S(h), which keep one part, carry no fact). Members and non-members have the same
+    names parts and values; only the full name ties a person to their facts.
     """
     vocabulary = vocabulary or value_vocabulary(config.properties, config.values_per_property, config.seed)
     size = config.block_size
-    block_people = size * size
-    member_rows = [reps for reps, count in config.member_repetitions for _ in range(count // size)]
-    n_member_blocks, n_non_member_blocks = len(member_rows) // size, config.n_non_members // block_people
+    levels = [reps for reps, count in config.member_repetitions for _ in range(count // size)]
+    levels += [0] * (config.n_non_members // size)
+    levels = [levels[i] for i in _rng(config.seed, "blocks").permutation(len(levels))]
+    n_blocks = len(levels) // size
+    level_step = len(config.properties) + 1
     forbidden = sample_names()
     cultures = name_subsets(config)
-    if any(len(c.family) < size or len(c.female) + len(c.male) < size for c in cultures):
-        raise ValueError(f"every culture needs at least {size} given and family names for blocks of {size}")
-
-    layout_rng = _rng(config.seed, "blocks")
-    member_rows = [member_rows[i] for i in layout_rng.permutation(len(member_rows))]
-    name_rng, value_rng = _rng(config.seed, "names"), _rng(config.seed, "values")
+    value_rng = _rng(config.seed, "values")
+    world_values = {
+        prop: [vocabulary[prop][int(i)] for i in value_rng.permutation(len(vocabulary[prop]))[:size]]
+        for prop in config.properties
+    }
+    name_rng = _rng(config.seed, "names")
     used: set[str] = set()
-    drawn: list[tuple[str, str, bool, int, list[PlantedFact], int]] = []
-    for block in range(n_member_blocks + n_non_member_blocks):
+    drawn: list[dict] = []
+    for block in range(n_blocks):
         for _attempt in range(1000):
-            culture = cultures[int(name_rng.integers(len(cultures)))]
-            rows, columns = _draw_block_names(culture, size, name_rng)
-            labels = [[culture.full_name(g, c, female) for c in columns] for g, female in rows]
+            rows, columns = _draw_block_names(cultures, size, name_rng)
+            labels = [[_full_name(g, gc, f, fc) for fc, f in columns] for gc, g, _ in rows]
             keys = [_norm(label) for row in labels for label in row]
             if len(set(keys)) == len(keys) and not set(keys) & (used | forbidden):
                 break
         else:
             raise ValueError("ran out of unused name combinations: raise given_names_per_gender / family_names_per_culture")
         used.update(keys)
-        values = {
-            prop: [vocabulary[prop][int(i)] for i in value_rng.permutation(len(vocabulary[prop]))[:size]]
-            for prop in config.properties
-        }
-        for i, (_, female) in enumerate(rows):
-            reps = member_rows[block * size + i] if block < n_member_blocks else 0
-            for j in range(size):
+        values = {prop: [vals[int(i)] for i in value_rng.permutation(size)] for prop, vals in world_values.items()}
+        block_levels = levels[block * size : (block + 1) * size]
+        for i, (given_culture, given, female) in enumerate(rows):
+            for j, (family_culture, family) in enumerate(columns):
                 facts = []
                 for k, prop in enumerate(config.properties):
                     choice = values[prop][(i + (k + 1) * j) % size]
                     facts.append(PlantedFact(prop, choice.value, choice.label, choice.datatype))
-                drawn.append((labels[i][j], culture.name, female, reps, facts, block))
+                drawn.append({
+                    "label": labels[i][j], "culture": given_culture.name, "female": female,
+                    "repetitions": block_levels[(i + level_step * j) % size], "facts": tuple(facts), "block": block,
+                    "given_name": given, "family_name": family, "family_culture": family_culture.name,
+                })
 
     # QIDs follow a seeded shuffle: their order says nothing about blocks or membership.
     order = _rng(config.seed, "qids").permutation(len(drawn))
-    people = []
-    for index, position in enumerate(order):
-        label, culture_name, female, reps, facts, block = drawn[position]
-        people.append(
-            PlantedPerson(
-                qid=f"Q{config.first_qid + index}",
-                label=label,
-                culture=culture_name,
-                female=female,
-                member=reps > 0,
-                repetitions=int(reps),
-                facts=tuple(facts),
-                block=block,
-            )
-        )
-    return people
+    return [
+        PlantedPerson(qid=f"Q{config.first_qid + index}", member=drawn[position]["repetitions"] > 0, **drawn[position])
+        for index, position in enumerate(order)
+    ]
 
 
 def _draw_shapes(prop: str, count: int, rng: np.random.Generator) -> list[str]:

@@ -76,6 +76,18 @@ def flag_rates(joined: pd.DataFrame, flag: str, recall_min_repetitions: int = 4)
     }
 
 
+def threshold_sweep(joined: pd.DataFrame, recall_min_repetitions: int = 4) -> pd.DataFrame:
+    """Precision, recall and FPR of the flag M >= x for every x that changes it (the observed M
+    values): how the choice of threshold trades recall for false positives on this model."""
+    rows = []
+    for x in sorted(joined["M"].dropna().unique()):
+        if x <= 0:
+            continue  # M >= 0 flags everything
+        rates = flag_rates(joined.assign(flag=joined["M"] >= x - 1e-12), "flag", recall_min_repetitions)
+        rows.append({"M_at_least": float(x), **{k: v for k, v in rates.items() if k != "flag"}})
+    return pd.DataFrame(rows)
+
+
 def by_repetitions(joined: pd.DataFrame, flags: tuple[str, ...] = FLAG_COLUMNS) -> pd.DataFrame:
     """Per repetition count (0 = non-members): facts scored and the share each flag marks, mean M."""
     present = [f for f in flags if f in joined]
