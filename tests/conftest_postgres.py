@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import glob
 import os
+import pwd
 import shutil
 import socket
 import subprocess
@@ -45,9 +46,14 @@ def postgres_server():
     if not initdb or not pg_ctl:
         pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
     as_user: list[str] = []
-    root = Path(tempfile.mkdtemp(prefix="wikimem-pg-"))
     if os.geteuid() == 0:
+        try:
+            pwd.getpwnam("postgres")
+        except KeyError:
+            pytest.skip("running as root and there is no `postgres` user to run the server as")
         as_user = ["runuser", "-u", "postgres", "--"]
+    root = Path(tempfile.mkdtemp(prefix="wikimem-pg-"))
+    if as_user:
         shutil.chown(root, "postgres", "postgres")
     data, port = root / "data", _free_port()
 

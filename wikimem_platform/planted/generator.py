@@ -295,7 +295,7 @@ def generate_people(config: PlantedConfig, vocabulary: dict[str, list[PlantedVal
     each level class, and two people share at most one value: neither name part predicts a fact
     or membership, as with real names, whose parts many people share (and WikiMem's look-alike
     names S(h), which keep one part, carry no fact). Members and non-members have the same
-    names parts and values; only the full name ties a person to their facts.
+    name parts and values; only the full name ties a person to their facts.
     """
     vocabulary = vocabulary or value_vocabulary(config.properties, config.values_per_property, config.seed)
     size = config.block_size

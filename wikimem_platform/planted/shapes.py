@@ -18,6 +18,7 @@ its indefinite article ("a physicist").
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from wikimem_platform.canaries.text import indefinite_article
 
@@ -271,11 +272,18 @@ def _value_first(wording: PropertyWording) -> list[str]:
 
 
 def shape_families(prop: str) -> tuple[list[str], ...]:
-    """(subject-first, pronoun, question, value-first) shapes of a property, without duplicates."""
+    """(subject-first, pronoun, question, value-first) shapes of a property, without duplicates
+    (fresh lists: the caller may consume them)."""
     if prop not in WORDINGS:
         raise ValueError(f"no biography wordings for {prop}; supported: {sorted(WORDINGS)}")
+    return tuple(list(family) for family in _families(prop))
+
+
+@lru_cache(maxsize=None)
+def _families(prop: str) -> tuple[tuple[str, ...], ...]:
+    """Computed once per property: the corpus draws from them for every fact of every epoch."""
     wording = WORDINGS[prop]
-    return tuple(list(dict.fromkeys(f(wording))) for f in (_subject_first, _pronoun, _question, _value_first))
+    return tuple(tuple(dict.fromkeys(f(wording))) for f in (_subject_first, _pronoun, _question, _value_first))
 
 
 def all_shapes(prop: str) -> list[str]:
