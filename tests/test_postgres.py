@@ -1,5 +1,7 @@
 """Postgres when configured: the Dagster instance's storage and the registry sensor on a real server."""
 
+from contextlib import closing
+
 import psycopg2
 from dagster import AssetKey, AssetMaterialization, SensorResult, build_sensor_context, instance_for_test, materialize
 
@@ -23,7 +25,7 @@ def test_runs_and_materializations_are_stored_in_postgres(postgres_url, tmp_path
         assert result.success
         event = instance.get_latest_materialization_event(AssetKey("property_table"))
         assert event is not None and event.run_id == result.run_id
-    with psycopg2.connect(postgres_url) as connection, connection.cursor() as cursor:
+    with closing(psycopg2.connect(postgres_url)) as connection, connection.cursor() as cursor:
         cursor.execute("SELECT run_id, status FROM runs")
         assert cursor.fetchall() == [(result.run_id, "SUCCESS")]
         cursor.execute("SELECT DISTINCT asset_key FROM event_logs WHERE dagster_event_type = 'ASSET_MATERIALIZATION'")
@@ -48,6 +50,6 @@ def test_registry_sensor_with_postgres_instance_and_registry(postgres_server, mo
         with build_sensor_context(instance=instance, resources=resources, cursor=result.cursor) as context:
             again = sensors.model_registry_sensor(context)
         assert not again.run_requests
-    with psycopg2.connect(instance_url) as connection, connection.cursor() as cursor:
+    with closing(psycopg2.connect(instance_url)) as connection, connection.cursor() as cursor:
         cursor.execute("SELECT partition FROM dynamic_partitions WHERE partitions_def_name = 'models'")
         assert cursor.fetchall() == [("smol@1",)]
