@@ -19,6 +19,7 @@ from wikimem_platform.mia import mean_nlls
 from wikimem_platform.planted.training import load_manifest
 from wikimem_platform.planted.validation import (
     FLAG_COLUMNS,
+    audits_planted_people,
     by_repetitions,
     flag_rates,
     join_ground_truth,
@@ -49,8 +50,7 @@ def planted_validation(
         context.log.info(f"{entry.key} is not a planted model (no manifest in {entry.source}): nothing to validate")
         return
     manifest = load_manifest(entry.source)
-    planted_qids = {person["qid"] for person in manifest["people"]}
-    if not memorization["subject_qid"].isin(planted_qids).any():
+    if not audits_planted_people(memorization, manifest):
         context.log.warning(
             f"{entry.key} was audited on subjects none of whom is planted (a real data source?): no ground truth "
             "to validate against; materialize the data assets from the planted extract (scripts/validate_planted.py)"

@@ -73,6 +73,9 @@ model_audit_with_reference_data_job = define_asset_job(
     description="The first audit on a fresh instance: the Wikidata tables and canaries, then one release.",
 )
 
+AUDIT_JOBS = [model_audit_job, model_audit_with_reference_data_job]
+SENSOR_INTERVAL_SECONDS = int(os.environ.get(SENSOR_INTERVAL_ENV, "10"))
+
 _REFERENCE_ASSETS = load_assets_from_modules([data_assets, canary_assets])
 REFERENCE_KEYS = sorted({key for a in _REFERENCE_ASSETS for key in a.keys}, key=lambda k: k.to_user_string())
 REFERENCE_OPS = frozenset(a.node_def.name for a in _REFERENCE_ASSETS)
@@ -116,8 +119,8 @@ def _audit_request(key: str, job_name: str, trigger: str, run_key: str) -> RunRe
 
 
 @sensor(
-    jobs=[model_audit_job, model_audit_with_reference_data_job],
-    minimum_interval_seconds=int(os.environ.get(SENSOR_INTERVAL_ENV, "10")),
+    jobs=AUDIT_JOBS,
+    minimum_interval_seconds=SENSOR_INTERVAL_SECONDS,
     default_status=DefaultSensorStatus.RUNNING,
     description="Adds a `models` partition and launches one audit run per new registry entry (name@revision).",
 )
@@ -171,8 +174,8 @@ def model_reaudit_schedule(context: ScheduleEvaluationContext, model_registry: R
 
 
 @run_failure_sensor(
-    monitored_jobs=[model_audit_job, model_audit_with_reference_data_job],
-    minimum_interval_seconds=int(os.environ.get(SENSOR_INTERVAL_ENV, "10")),
+    monitored_jobs=AUDIT_JOBS,
+    minimum_interval_seconds=SENSOR_INTERVAL_SECONDS,
     default_status=DefaultSensorStatus.RUNNING,
     description="Marks a release 'failed' in the model registry when its audit run fails.",
 )
@@ -191,7 +194,7 @@ def model_audit_failure_sensor(context: RunFailureSensorContext, model_registry:
 
 REGISTRY_SENSORS = [model_registry_sensor, model_audit_failure_sensor]
 REGISTRY_SCHEDULES = [model_reaudit_schedule]
-REGISTRY_JOBS = [model_audit_job, model_audit_with_reference_data_job]
+REGISTRY_JOBS = AUDIT_JOBS
 
 
 def add_partitions(keys: list[str]) -> list[str]:

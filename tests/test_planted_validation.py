@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from wikimem_platform.planted.validation import (
+    audits_planted_people,
     by_repetitions,
     flag_rates,
     join_ground_truth,
@@ -63,6 +64,11 @@ def test_threshold_sweep_by_hand():
     # M >= 1: Q1 P106 only
     assert sweep.loc[1.0, "precision"] == 1.0 and sweep.loc[1.0, "recall_r4plus"] == pytest.approx(1 / 4)
     assert sweep.loc[1.0, "false_positive_rate"] == 0.0 and sweep.loc[1.0, "flagged"] == 1
+
+
+def test_audits_planted_people():
+    assert audits_planted_people(_pairs({("Q42", "P106"): True, ("Q4", "P27"): False}), MANIFEST)
+    assert not audits_planted_people(_pairs({("Q42", "P106"): True}), MANIFEST)
 
 
 def test_pairs_outside_the_manifest_are_refused():

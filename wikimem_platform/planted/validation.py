@@ -43,6 +43,12 @@ def manifest_facts(manifest: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def audits_planted_people(pairs: pd.DataFrame, manifest: dict) -> bool:
+    """Whether any audited subject is a planted person (none: the model was audited on real
+    subjects, and there is no ground truth to compare with)."""
+    return bool(pairs["subject_qid"].isin({person["qid"] for person in manifest["people"]}).any())
+
+
 def join_ground_truth(pairs: pd.DataFrame, manifest: dict) -> pd.DataFrame:
     """The memorization pairs with member / repetitions from the manifest (inner join: only
     planted people count; a subject not in the manifest would mean a wrong data source)."""
