@@ -10,7 +10,7 @@ from dagster import AssetExecutionContext, AssetOut, Config, MetadataValue, Outp
 from wikimem_platform import bundled
 from wikimem_platform.cohorts import add_web_presence, draw_cohorts
 from wikimem_platform.counterfactuals import build_candidates, draw_counterfactuals
-from wikimem_platform.properties import build_property_table
+from wikimem_platform.properties import DEFAULT_MIN_HUMANS, build_property_table
 from wikimem_platform.wikidata import ALLOWED_DATATYPES, ParseStats, load_property_metadata, read_dump
 
 GROUP = "data"
@@ -76,8 +76,7 @@ def wikidata_extract(context: AssetExecutionContext, config: ExtractConfig):
 
 class PropertyTableConfig(Config):
     metadata_path: str = str(bundled.SAMPLE_PROPERTIES)
-    # The paper uses 100 on the full dump; the bundled sample has ~190-1,450 humans per property.
-    min_humans: int = 50
+    min_humans: int = DEFAULT_MIN_HUMANS
 
 @asset(group_name=GROUP)
 def property_table(context: AssetExecutionContext, config: PropertyTableConfig, claims: pd.DataFrame) -> Output[pd.DataFrame]:

@@ -54,7 +54,7 @@ def scores(
     chosen = select_canaries(canaries, subjects, config)
     table, report = score_canaries(
         lm, chosen, candidates, ShardStore(scoring.shards_for(context.partition_key)), scoring.settings(),
-        log=context.log.info,
+        log=context.log.info, sentence_cache=scoring.sentence_cache(lm),
     )
     return Output(
         table,
@@ -66,6 +66,7 @@ def scores(
             "shards_reused": report.shards_reused,
             "shards_scored": report.shards_scored,
             "sentences_scored": report.sentences_scored,
+            "sentences_computed": report.sentences_computed,
             "sentences_per_second": round(report.sentences_per_second, 1),
         },
     )

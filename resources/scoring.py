@@ -8,6 +8,8 @@ from pydantic import PrivateAttr
 
 from wikimem_platform.models import LoadedModel, ModelLoadError, load_model, resolve_device
 from wikimem_platform.registry import ModelEntry, Registry
+from wikimem_platform.scoring import SentenceNllCache
+from wikimem_platform.subject_requests.intake import RequestStore
 
 
 class ScoringResource(ConfigurableResource):
@@ -24,6 +26,7 @@ class ScoringResource(ConfigurableResource):
     batch_size: int | None = None  # sentences per forward; None = automatic
     cache_dir: str | None = None  # dequantized GGUF cache (default $WIKIMEM_CACHE_DIR or ~/.cache/wikimem/models)
     shard_dir: str | None = None  # finished scoring shards (default <DAGSTER_HOME>/storage/score_shards)
+    nll_cache_dir: str | None = None  # per-model sentence NLLs shared by audits and requests (default <storage>/nll_cache)
     _storage: str = PrivateAttr(default="")
 
     def setup_for_execution(self, context: InitResourceContext) -> None:
@@ -49,6 +52,11 @@ class ScoringResource(ConfigurableResource):
         base = self.shard_dir or os.path.join(self._storage or ".", "score_shards")
         return Path(base) / partition_key.replace("/", "_")
 
+    def sentence_cache(self, lm: LoadedModel) -> SentenceNllCache:
+        """The persistent sentence cache of this model (fingerprint) and these settings."""
+        base = self.nll_cache_dir or os.path.join(self._storage or ".", "nll_cache")
+        return SentenceNllCache.for_model(base, lm.fingerprint, self.settings())
+
     def settings(self) -> dict:
         """What, besides model and inputs, changes a score: part of every shard's key."""
         return {"dtype": self.dtype, "quantization": self.quantization}
@@ -61,3 +69,7 @@ class RegistryResource(ConfigurableResource):
 
     def registry(self) -> Registry:
         return Registry(self.url)
+
+    def requests(self) -> RequestStore:
+        """Data-subject requests, stored in the same database as the releases."""
+        return RequestStore(self.url)

@@ -49,6 +49,7 @@ from dagster import (
 
 from assets import canaries as canary_assets
 from assets import data as data_assets
+from assets import requests as request_assets
 from assets.scoring import models_partitions
 from resources.scoring import RegistryResource
 from wikimem_platform.registry import Status
@@ -79,6 +80,8 @@ SENSOR_INTERVAL_SECONDS = int(os.environ.get(SENSOR_INTERVAL_ENV, "10"))
 _REFERENCE_ASSETS = load_assets_from_modules([data_assets, canary_assets])
 REFERENCE_KEYS = sorted({key for a in _REFERENCE_ASSETS for key in a.keys}, key=lambda k: k.to_user_string())
 REFERENCE_OPS = frozenset(a.node_def.name for a in _REFERENCE_ASSETS)
+REQUEST_OPS = frozenset(a.node_def.name for a in load_assets_from_modules([request_assets]))
+REQUEST_JOB_NAME = "request_audit"
 
 
 def audit_config_path() -> Path | None:
@@ -95,12 +98,19 @@ def audit_config_path() -> Path | None:
 
 
 def run_config_for(job_name: str) -> dict:
-    """The audit run config, without the reference ops' entries for a job that does not run them."""
+    """The audit run config, keeping only the entries of the ops this job runs (one file configures
+    the reference data, the model audits and the request audits)."""
     path = audit_config_path()
     config = (yaml.safe_load(path.read_text()) or {}) if path else {}
-    if job_name == model_audit_job.name and "ops" in config:
-        config = {**config, "ops": {op: c for op, c in config["ops"].items() if op not in REFERENCE_OPS}}
-    return config
+    if "ops" not in config:
+        return config
+    if job_name == REQUEST_JOB_NAME:
+        keep = lambda op: op in REQUEST_OPS  # noqa: E731
+    elif job_name == model_audit_job.name:
+        keep = lambda op: op not in REFERENCE_OPS and op not in REQUEST_OPS  # noqa: E731
+    else:
+        keep = lambda op: op not in REQUEST_OPS  # noqa: E731
+    return {**config, "ops": {op: c for op, c in config["ops"].items() if keep(op)}}
 
 
 def reference_data_ready(instance: DagsterInstance) -> bool:

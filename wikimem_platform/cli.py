@@ -24,6 +24,7 @@ from wikimem_platform import inquiry as inq
 from wikimem_platform import reports
 from wikimem_platform.models import SHIPPED_MODELS
 from wikimem_platform.registry import Registry, RegistryError
+from wikimem_platform.subject_requests import answer, intake, reference
 
 # The demo: the bundled Wikidata sample with every data default (100 + 100 subjects, 100
 # counterfactuals per property), and a narrow audit so it ends within ~15 minutes on 2 CPU cores.
@@ -110,9 +111,13 @@ def cmd_inquiry(args) -> int:
     if args.json:
         _print_json(answer)
         return 0 if answer["subjects"] else 1
+    for requested in answer["request_answers"]:
+        _print_request_answer(requested)
     if not answer["subjects"]:
+        if answer["request_answers"]:
+            return 0
         extra = answer["known_but_not_audited"]
-        note = f" ({len(extra)} match(es) in the data, never audited)" if extra else ""
+        note = f" ({len(extra)} match(es) in the data, never audited: `wikimem request add --qid ...` audits one)" if extra else ""
         print(f"{args.query!r} is not among the audited subjects{note}")
         return 1
     for subject in answer["subjects"]:
@@ -133,6 +138,113 @@ def cmd_inquiry(args) -> int:
             print(f" {mark} {fact['property_label']} = {values}: M={fact['M']:.2f}{z}{cue}")
     if args.html:
         print(f"\nHTML: {args.html}")
+    return 0
+
+
+# --------------------------------------------------------------------------- data-subject requests
+
+def _requests(args) -> intake.RequestStore:
+    return intake.RequestStore(args.registry_url)
+
+
+def cmd_request_add(args) -> int:
+    stored = _stored(args)
+    try:
+        ref = reference.intake_reference(stored)
+        if args.qid:
+            subject = intake.resolve_qid(args.qid, ref.humans)
+        elif args.name is not None:
+            subject = intake.resolve_name(args.name, ref.humans)
+        else:
+            subject = intake.resolve_person(intake.load_facts_file(args.facts, ref.metadata, ref.covered))
+        request = _requests(args).add(subject, args.kind, args.reference)
+    except intake.IntakeError as error:
+        print(f"error: {error}", file=sys.stderr)
+        print("nothing was stored", file=sys.stderr)
+        return 2
+    where = f"Wikidata {subject.qid}" if subject.qid else "not in Wikidata: facts supplied"
+    print(f"received {request.id}: {request.kind} request about {request.subject_label} ({where}), "
+          f"due {request.due_at:%Y-%m-%d}")
+    models = Registry(args.registry_url).list()
+    if models:
+        print(f"With `dagster dev` running on this DAGSTER_HOME, the request sensor audits it on the "
+              f"{len(models)} registered release(s) within seconds; `wikimem request show {request.id}` follows it.")
+    else:
+        print("No model is registered yet: the request waits until one is (`wikimem models register ...`).")
+    return 0
+
+
+def _request_rows(requests) -> list[dict]:
+    return [{"id": r.id, "kind": r.kind, "subject": r.subject_label, "qid": r.subject_qid or "-", "status": r.status,
+             "received": f"{r.received_at:%Y-%m-%d}", "due": f"{r.due_at:%Y-%m-%d}",
+             "answered": f"{r.answered_at:%Y-%m-%d}" if r.answered_at else "-"} for r in requests]
+
+
+def cmd_request_list(args) -> int:
+    requests = _requests(args).list(args.status)
+    if args.json:
+        _print_json([r.summary() | {"subject_label": r.subject_label} for r in requests])
+    elif requests:
+        print(pd.DataFrame(_request_rows(requests)).to_string(index=False))
+    else:
+        print("no request")
+    return 0
+
+
+def _print_request_answer(document: dict) -> None:
+    request = document["request"]
+    print(f"\n{request['kind']} request {request['id']} about {document['subject']['label']}, answered "
+          f"{document['generated_at'][:10]}: {document['headline']}")
+    for model in document["models"]:
+        if not model["audited"]:
+            print(f"  {model['model']}: not audited ({model['error']})")
+            continue
+        for fact in model["facts"]:
+            z = "" if fact["z_star"] is None else f" z*={fact['z_star']:.2f}"
+            said = f" -> {answer.one_line(fact['completion']['output'])!r}" if fact["completion"] else ""
+            print(f"  {model['model']}: {fact['property_label']} = {' / '.join(fact['values'])}: {fact['verdict']} "
+                  f"(M={fact['M']:.2f}{z}, rank {fact['truth_rank']} of {fact['n_candidates']}){said}")
+    for item in document["not_covered"]:
+        print(f"  not covered: {item['property_label']} ({item['property']}): {item['reason']}")
+
+
+def cmd_request_show(args) -> int:
+    try:
+        request = _requests(args).get(args.id)
+    except KeyError as error:
+        print(f"error: {error.args[0]}", file=sys.stderr)
+        return 2
+    stored = _stored(args)
+    document = answer.read_answer(stored.storage_dir, request.id)
+    folder = answer.answer_dir(stored.storage_dir, request.id)
+    if args.json:
+        _print_json({"request": request.summary() | {"subject_label": request.subject_label}, "answer": document})
+        return 0
+    print(pd.DataFrame(_request_rows([request])).to_string(index=False))
+    state = intake.deadline_state(request)
+    print(f"deadline: {state.message}")
+    if request.error:
+        print(f"error: {request.error}")
+    if document is None:
+        print("no answer yet")
+        return 0
+    _print_request_answer(document)
+    print(f"\nletter: {folder / 'answer.html'}\njson:   {folder / 'answer.json'}")
+    return 0
+
+
+def cmd_request_remove(args) -> int:
+    try:
+        request = _requests(args).remove(args.id)
+    except KeyError as error:
+        print(f"error: {error.args[0]}", file=sys.stderr)
+        return 2
+    folder = answer.answer_dir(_stored(args).storage_dir, request.id)
+    if args.purge and folder.exists():
+        shutil.rmtree(folder)
+        print(f"removed {request.id} and its stored answer")
+    else:
+        print(f"removed {request.id}" + (f"; its answer stays in {folder} (--purge deletes it)" if folder.exists() else ""))
     return 0
 
 
@@ -311,6 +423,29 @@ def build_parser() -> argparse.ArgumentParser:
     person.add_argument("--json", action="store_true")
     person.add_argument("--html", help="also write the answer as an HTML page here")
     person.set_defaults(func=cmd_inquiry)
+
+    request = commands.add_parser("request", help="data-subject requests: access (Art. 15) and erasure (Art. 17)") \
+        .add_subparsers(dest="action", required=True)
+    add = request.add_parser("add", help="take in a request (the request sensor audits it on every registered model)")
+    who = add.add_mutually_exclusive_group(required=True)
+    who.add_argument("--qid", help="the person's Wikidata id (Q42)")
+    who.add_argument("--name", help="a name, resolved against the extract's labels and aliases")
+    who.add_argument("--facts", help="a YAML file describing a person not in Wikidata (name, aliases, facts)")
+    add.add_argument("--kind", choices=[k.value for k in intake.RequestKind], default=intake.RequestKind.ACCESS.value)
+    add.add_argument("--reference", help="the requester's own reference (letter, ticket number)")
+    add.set_defaults(func=cmd_request_add)
+    listing = request.add_parser("list", help="requests with status and due date")
+    listing.add_argument("--status", choices=[s.value for s in intake.RequestStatus])
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(func=cmd_request_list)
+    show = request.add_parser("show", help="one request, its deadline and its answer")
+    show.add_argument("id")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(func=cmd_request_show)
+    remove = request.add_parser("remove", help="delete a request (its answer stays unless --purge)")
+    remove.add_argument("id")
+    remove.add_argument("--purge", action="store_true", help="also delete its stored answer")
+    remove.set_defaults(func=cmd_request_remove)
 
     forget = commands.add_parser("forget-set", help="Art. 17: the memorized facts of a release as JSONL")
     forget.add_argument("model", help="name@revision, or name for its newest revision")

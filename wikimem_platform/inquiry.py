@@ -207,6 +207,8 @@ def person_inquiry(
             })
         answers.append({**entry, "audited": True, "n_facts": len(facts), "n_memorized": sum(f["memorized"] for f in facts), "facts": facts})
 
+    requested = request_answers(query, stored.storage_dir)
+    requested_qids = {a["subject"]["qid"] for a in requested}
     return {
         "query": query,
         "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -215,9 +217,27 @@ def person_inquiry(
         "subjects": [
             {"qid": r["qid"], "label": r["label"], "cohort": r.get("cohort")} for r in matched.to_dict("records")
         ],
-        "known_but_not_audited": known_not_audited,
+        "known_but_not_audited": [p for p in known_not_audited if p["qid"] not in requested_qids],
         "models": answers,
+        "request_answers": requested,
     }
+
+
+def request_answers(query: str, storage_dir: str | os.PathLike) -> list[dict]:
+    """The stored answers of data-subject requests about the person the query names (newest
+    first): their subject's QID, name or one of its aliases."""
+    from wikimem_platform.subject_requests.answer import stored_answers
+
+    query = query.strip()
+    is_qid = query.upper().startswith("Q") and query[1:].isdigit()
+    wanted = _fold(query)
+    found = []
+    for answer in stored_answers(storage_dir):
+        subject = answer["subject"]
+        names = [subject["label"], *subject.get("aliases", [])]
+        if (is_qid and subject.get("qid") == query.upper()) or any(_fold(n) == wanted for n in names):
+            found.append(answer)
+    return found
 
 
 def inquiry_html(answer: dict) -> str:

@@ -9,6 +9,11 @@ Scoring is cut into shards (one per property) stored as Parquet under a key deri
 shard's content (its canaries, its candidates, the model fingerprint and the scoring settings):
 a killed run resumes from the finished shards, and a re-audit reuses every shard whose inputs
 did not change.
+
+Below the shards, `SentenceNllCache` keeps every scored sentence's NLL per model fingerprint and
+settings (SQLite, under the instance's storage): cohort audits and data-subject requests share
+it, so the generic-subject (h0) sentences of a template and value are scored once per model, and
+a person already audited in a cohort costs no forward pass when they write in.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -140,17 +146,77 @@ class ShardStore:
         os.replace(tmp, self.path(shard))
 
 
+class SentenceNllCache:
+    """sentence -> NLL for one model fingerprint and scoring settings, persisted in SQLite.
+
+    Keys are 16-byte BLAKE2b digests of the sentence (no personal text is stored twice); WAL mode
+    lets several runs of the same model (a cohort audit, requests) read and write at once.
+    """
+
+    LOOKUP_CHUNK = 500  # SQLite's bound-parameter limit is 999 on old builds
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as conn:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("CREATE TABLE IF NOT EXISTS nll (key BLOB PRIMARY KEY, nll REAL NOT NULL) WITHOUT ROWID")
+
+    @classmethod
+    def for_model(cls, root: str | os.PathLike, model_fingerprint: str, settings: dict | None = None) -> SentenceNllCache:
+        """The cache file of one model and settings under ``root``."""
+        digest = hashlib.sha256(
+            json.dumps({"model": model_fingerprint, "settings": settings or {}, "version": SCORING_VERSION}, sort_keys=True).encode()
+        ).hexdigest()[:20]
+        return cls(Path(root) / f"{digest}.sqlite")
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=120)
+
+    @staticmethod
+    def _key(sentence: str) -> bytes:
+        return hashlib.blake2b(sentence.encode("utf-8"), digest_size=16).digest()
+
+    def get_many(self, sentences) -> dict[str, float]:
+        """The cached NLL of each of `sentences` that has one."""
+        by_key = {self._key(s): s for s in dict.fromkeys(sentences)}
+        keys, found = list(by_key), {}
+        with self._connect() as conn:
+            for start in range(0, len(keys), self.LOOKUP_CHUNK):
+                chunk = keys[start:start + self.LOOKUP_CHUNK]
+                marks = ",".join("?" * len(chunk))
+                for key, nll in conn.execute(f"SELECT key, nll FROM nll WHERE key IN ({marks})", chunk):
+                    found[by_key[bytes(key)]] = nll
+        return found
+
+    def put_many(self, values: dict[str, float]) -> None:
+        with self._connect() as conn:
+            conn.executemany("INSERT OR IGNORE INTO nll (key, nll) VALUES (?, ?)",
+                             ((self._key(s), float(v)) for s, v in values.items()))
+
+    def __len__(self) -> int:
+        with self._connect() as conn:
+            return conn.execute("SELECT COUNT(*) FROM nll").fetchone()[0]
+
+
 @dataclass
 class ScoringReport:
     shards_total: int = 0
     shards_reused: int = 0
     shards_scored: int = 0
-    sentences_scored: int = 0
+    sentences_scored: int = 0  # sentences of the scored shards (with repeats across subjects)
+    sentences_computed: int = 0  # distinct sentences that went through the model (not cached)
     seconds: float = 0.0
 
     @property
     def sentences_per_second(self) -> float:
         return self.sentences_scored / self.seconds if self.seconds else 0.0
+
+
+def _shard_sentences(rows: pd.DataFrame) -> list[str]:
+    """The distinct sentences of `expand_canaries` rows."""
+    similar = (s for group in rows["sentences_similar"] for s in group)
+    return list(dict.fromkeys([*rows["sentence_h"], *rows["sentence_h0"], *similar]))
 
 
 def score_canaries(
@@ -161,8 +227,12 @@ def score_canaries(
     settings: dict | None = None,
     log: Callable[[str], None] = print,
     progress: Callable[[int, int], None] | None = None,
+    sentence_cache: SentenceNllCache | None = None,
 ) -> tuple[pd.DataFrame, ScoringReport]:
-    """Score all canaries shard by shard, reusing finished shards; returns (scores, report)."""
+    """Score all canaries shard by shard, reusing finished shards; returns (scores, report).
+
+    sentence_cache: the model's persistent sentence cache, read before and filled after each
+    scored shard."""
     shards = plan_shards(canaries, candidates, lm.fingerprint, settings)
     report = ScoringReport(shards_total=len(shards))
     cache: dict[str, float] = {}
@@ -175,7 +245,13 @@ def score_canaries(
             continue
         started = time.perf_counter()
         rows = expand_canaries(shard.canaries, shard.candidates)
+        sentences = _shard_sentences(rows)
+        if sentence_cache is not None:
+            cache.update(sentence_cache.get_many([s for s in sentences if s not in cache]))
+        report.sentences_computed += sum(s not in cache for s in sentences)
         scores = score_expanded(lm, rows, cache=cache, progress=progress)
+        if sentence_cache is not None:
+            sentence_cache.put_many({s: cache[s] for s in sentences})
         store.write(shard, scores)
         elapsed = time.perf_counter() - started
         n_sentences = len(rows) * (2 + (rows["sentences_similar"].map(len).mean() if len(rows) else 0))

@@ -1,0 +1,267 @@
+"""Data-subject request assets (group "requests", one `requests` partition per request).
+
+Wiring only: the person's canaries, the scoring, the verdicts and the letter live in
+wikimem_platform.subject_requests. Logs carry the request id and counts, never the person's
+name or facts; those stay in the instance's storage (Parquet, the answer files).
+"""
+
+import gc
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import dagster
+import pandas as pd
+from dagster import (
+    AssetExecutionContext,
+    AssetOut,
+    Config,
+    DynamicPartitionsDefinition,
+    MetadataValue,
+    Output,
+    asset,
+    multi_asset,
+)
+
+from assets.reports import upstream_lineage
+from resources.scoring import RegistryResource, ScoringResource
+from wikimem_platform import reports
+from wikimem_platform.canaries.models import load_encoder
+from wikimem_platform.generation import MAX_NEW_TOKENS
+from wikimem_platform.scoring import ShardStore
+from wikimem_platform.subject_requests.answer import (
+    M_THRESHOLD,
+    ModelOutcome,
+    answer_dir,
+    compose_answer,
+    write_answer,
+)
+from wikimem_platform.subject_requests.audit import (
+    ModelAudit,
+    PersonPlan,
+    audit_person_on_model,
+    person_subject,
+    plan_person_audit,
+)
+from wikimem_platform.subject_requests.intake import RequestStatus
+from wikimem_platform.subject_requests.reference import property_metadata
+
+GROUP = "requests"
+REPO = Path(__file__).resolve().parent.parent
+requests_partitions = DynamicPartitionsDefinition(name="requests")
+LOG_EVERY_SECONDS = 20  # run logs at least this often during scoring
+
+
+def throttled(log: Callable[[str], None], label: str, every: float = LOG_EVERY_SECONDS) -> Callable[[int, int], None]:
+    """A progress callback that logs `label done/total` at most every `every` seconds."""
+    last = [time.monotonic()]
+
+    def progress(done: int, total: int) -> None:
+        if time.monotonic() - last[0] >= every or done == total:
+            last[0] = time.monotonic()
+            log(f"{label}: {done:,}/{total:,} sentences")
+
+    return progress
+
+
+class RequestAuditConfig(Config):
+    properties: list[str] = []  # audit only these properties ([] = every fact of the person)
+    on_demand: bool = True  # templates + counterfactual pools for properties the reference data lacks
+    max_new_tokens: int = MAX_NEW_TOKENS  # greedy completion length
+
+
+class RequestAnswerConfig(Config):
+    m_threshold: float = M_THRESHOLD
+    alpha: float = 1.0
+    forget_criterion: str = reports.DEFAULT_FORGET_CRITERION
+
+
+@multi_asset(
+    outs={
+        "request_subject": AssetOut(group_name=GROUP, description="The person: QID or private key, name, aliases."),
+        "request_facts": AssetOut(group_name=GROUP, description="The person's facts, as rows of the claims table."),
+    },
+    partitions_def=requests_partitions,
+)
+def request_subject(context: AssetExecutionContext, model_registry: RegistryResource, humans: pd.DataFrame, claims: pd.DataFrame):
+    """The request's subject and facts: from the extract (QID) or from the requester's facts file."""
+    store = model_registry.requests()
+    request = store.get(context.partition_key)
+    if request.status == RequestStatus.RECEIVED:
+        request = store.set_status(request.id, RequestStatus.AUDITING)
+    subject, facts = person_subject(request, humans, claims, property_metadata())
+    context.log.info(f"{request.id}: {request.kind} request, {len(facts)} facts, due {request.due_at:%Y-%m-%d}")
+    meta = {"status": request.status, "kind": request.kind, "due_at": request.due_at.isoformat(timespec="seconds"),
+            "in_wikidata": request.subject_qid is not None}
+    yield Output(subject, "request_subject", metadata={**meta, "subject": request.subject_key})
+    yield Output(facts, "request_facts", metadata={"rows": len(facts), "properties": int(facts["property"].nunique())})
+
+
+@multi_asset(
+    outs={
+        "request_canaries": AssetOut(group_name=GROUP, description="The person's canaries (11 wordings + contextualized, h0, S(h))."),
+        "request_candidates": AssetOut(group_name=GROUP, description="Per property: the truths and the counterfactual values."),
+        "request_coverage": AssetOut(group_name=GROUP, description="Per property: audited, built on demand, or not covered and why."),
+    },
+    partitions_def=requests_partitions,
+)
+def request_canaries(
+    context: AssetExecutionContext,
+    config: RequestAuditConfig,
+    request_subject: pd.DataFrame,
+    request_facts: pd.DataFrame,
+    humans: pd.DataFrame,
+    claims: pd.DataFrame,
+    property_table: pd.DataFrame,
+    canary_templates: pd.DataFrame,
+    counterfactuals: pd.DataFrame,
+):
+    """Canaries and candidates exactly as in a cohort audit, on-demand templates for the rest."""
+    plan = plan_person_audit(
+        request_subject, request_facts, property_table=property_table, templates=canary_templates,
+        counterfactuals=counterfactuals, claims=claims, humans=humans, metadata=property_metadata(),
+        properties=config.properties, on_demand=config.on_demand,
+    )
+    counts = plan.coverage["coverage"].value_counts().to_dict()
+    context.log.info(f"{context.partition_key}: {len(plan.canaries)} canaries, {len(plan.candidates)} candidates; coverage {counts}")
+    yield Output(plan.canaries, "request_canaries", metadata={"rows": len(plan.canaries)})
+    yield Output(plan.candidates, "request_candidates", metadata={"rows": len(plan.candidates)})
+    yield Output(plan.coverage, "request_coverage", metadata={"rows": len(plan.coverage), "coverage": MetadataValue.json(counts)})
+
+
+def _plan(subject, facts, canaries, candidates, coverage) -> PersonPlan:
+    return PersonPlan(subject, facts, canaries, candidates, coverage)
+
+
+@multi_asset(
+    outs={
+        "request_scores": AssetOut(group_name=GROUP, description="NLL(h, v), NLL(h0, v), NLL(S(h), v) per registered release."),
+        "request_completions": AssetOut(group_name=GROUP, description="Greedy completions of the canary prefixes per release."),
+        "request_model_audits": AssetOut(group_name=GROUP, description="Per registered release: audited or why not, cache use, time."),
+    },
+    partitions_def=requests_partitions,
+    pool="models",
+)
+def request_scores(
+    context: AssetExecutionContext,
+    config: RequestAuditConfig,
+    scoring: ScoringResource,
+    model_registry: RegistryResource,
+    request_subject: pd.DataFrame,
+    request_facts: pd.DataFrame,
+    request_canaries: pd.DataFrame,
+    request_candidates: pd.DataFrame,
+    request_coverage: pd.DataFrame,
+):
+    """The person on every registered release, one at a time; a release that fails to load or
+    score is recorded as not audited and the others go on."""
+    plan = _plan(request_subject, request_facts, request_canaries, request_candidates, request_coverage)
+    request_id = context.partition_key
+    scores, completions, audits = [], [], []
+    for entry in model_registry.registry().list():
+        started = time.monotonic()
+        try:
+            lm = scoring.load(entry)
+            audit: ModelAudit = audit_person_on_model(
+                lm, plan, ShardStore(scoring.shards_for(entry.key)), scoring.sentence_cache(lm), scoring.settings(),
+                log=lambda message, key=entry.key: context.log.info(f"{request_id} on {key}: {message}"),
+                max_new_tokens=config.max_new_tokens,
+                progress=throttled(context.log.info, f"{request_id} on {entry.key}"),
+            )
+        except Exception as error:  # noqa: BLE001 - one release's failure must not sink the others
+            context.log.warning(f"{request_id}: {entry.key} could not be audited: {type(error).__name__}: {error}")
+            audits.append({"model": entry.key, "audited": False, "error": f"{type(error).__name__}: {error}",
+                           "fingerprint": None, "sentences_computed": 0, "shards_reused": 0, "seconds": time.monotonic() - started})
+            continue
+        finally:
+            gc.collect()
+        scores.append(audit.scores.assign(model=entry.key))
+        completions.append(audit.completions.assign(model=entry.key))
+        audits.append({"model": entry.key, "audited": True, "error": None, "fingerprint": audit.fingerprint,
+                       "sentences_computed": audit.report.sentences_computed, "shards_reused": audit.report.shards_reused,
+                       "seconds": time.monotonic() - started})
+        context.log.info(f"{request_id} on {entry.key}: {audit.report.sentences_computed:,} sentences through the model "
+                         f"({audit.report.shards_reused} shards reused) in {time.monotonic() - started:.1f}s")
+        del lm
+    audits_frame = pd.DataFrame(audits, columns=["model", "audited", "error", "fingerprint", "sentences_computed", "shards_reused", "seconds"])
+    score_frame = pd.concat(scores, ignore_index=True) if scores else pd.DataFrame()
+    completion_frame = pd.concat(completions, ignore_index=True) if completions else pd.DataFrame()
+    yield Output(score_frame, "request_scores", metadata={"rows": len(score_frame), "models_audited": int(audits_frame["audited"].sum())})
+    yield Output(completion_frame, "request_completions", metadata={"rows": len(completion_frame)})
+    yield Output(audits_frame, "request_model_audits", metadata={
+        "models": len(audits_frame), "models_failed": int((~audits_frame["audited"]).sum()),
+        "sentences_computed": int(audits_frame["sentences_computed"].sum()),
+        "audits": MetadataValue.md(audits_frame.drop(columns=["fingerprint"]).round(1).to_markdown(index=False)),
+    })
+
+
+@asset(group_name=GROUP, partitions_def=requests_partitions)
+def request_answer(
+    context: AssetExecutionContext,
+    config: RequestAnswerConfig,
+    scoring: ScoringResource,
+    model_registry: RegistryResource,
+    request_subject: pd.DataFrame,
+    request_facts: pd.DataFrame,
+    request_canaries: pd.DataFrame,
+    request_candidates: pd.DataFrame,
+    request_coverage: pd.DataFrame,
+    request_scores: pd.DataFrame,
+    request_completions: pd.DataFrame,
+    request_model_audits: pd.DataFrame,
+    property_table: pd.DataFrame,
+) -> Output[pd.DataFrame]:
+    """The answer: verdicts per release and property, JSON + HTML letter, lineage; marks it answered."""
+    store = model_registry.requests()
+    request = store.get(context.partition_key)
+    plan = _plan(request_subject, request_facts, request_canaries, request_candidates, request_coverage)
+    entries = {e.key: e for e in model_registry.registry().list()}
+    outcomes = []
+    for row in request_model_audits.to_dict("records"):
+        entry = entries.get(row["model"])
+        fields = {"source": getattr(entry, "source", None), "variant": getattr(entry, "variant", None),
+                  "family": getattr(entry, "family", None), "revision": getattr(entry, "revision", None)}
+        if not row["audited"]:
+            outcomes.append(ModelOutcome(row["model"], fields, error=row["error"]))
+            continue
+        mine = lambda frame: frame[frame["model"] == row["model"]].drop(columns="model").reset_index(drop=True)  # noqa: E731
+        audit = ModelAudit(row["model"], mine(request_scores), mine(request_completions), None, row["fingerprint"])
+        outcomes.append(ModelOutcome(row["model"], fields, audit=audit))
+    labels = dict(zip(property_table["property"], property_table["label"]))
+    labels.update(dict(zip(request_coverage["property"], request_coverage["property_label"])))
+    settings = {"run_config": context.run.run_config or {}, "answer": config.model_dump(), "scoring": scoring.settings()}
+    lineage = {
+        "models": [{"key": o.key, **o.entry, "fingerprint": o.audit.fingerprint if o.audit else None,
+                    "registered_at": entries[o.key].registered_at.isoformat(timespec="seconds") if o.key in entries else None}
+                   for o in outcomes],
+        "code": {**reports.code_version(REPO), "dagster_version": dagster.__version__},
+        "data_assets": upstream_lineage(context),
+        "run": {"run_id": context.run_id, "job": context.job_name},
+        "config": settings,
+        "config_hash": reports.config_hash(settings),
+    }
+    document, table = compose_answer(request, plan, outcomes, labels, lineage, embed=load_encoder(),
+                                     m_threshold=config.m_threshold, alpha=config.alpha, forget_criterion=config.forget_criterion)
+    json_path, html_path = write_answer(document, answer_dir(context.instance.storage_directory(), request.id))
+    request = store.set_status(request.id, RequestStatus.ANSWERED, when=datetime.now(UTC))
+    document["request"] = request.summary()
+    write_answer(document, json_path.parent)  # with the answered status and time
+    context.log.info(f"{request.id}: answered ({len(table)} verdicts over {len(outcomes)} releases)")
+    counts = table["verdict"].value_counts().to_dict() if len(table) else {}
+    return Output(
+        table.assign(values=table["values"].map(lambda v: list(v)) if len(table) else []).drop(columns=["completion"]),
+        metadata={
+            "status": request.status,
+            "due_at": request.due_at.isoformat(timespec="seconds"),
+            "answered_at": request.answered_at.isoformat(timespec="seconds"),
+            "headline": document["headline"],
+            "verdicts": MetadataValue.json(counts),
+            "memorized": int(counts.get("memorized", 0)),
+            "weakly_associated": int(counts.get("weakly associated", 0)),
+            "not_memorized": int(counts.get("not memorized", 0)),
+            "answer_html": MetadataValue.path(str(html_path)),
+            "answer_json": MetadataValue.path(str(json_path)),
+            "config_hash": lineage["config_hash"][:16],
+        },
+    )

@@ -1,0 +1,108 @@
+"""The data-subject request sensor, the job it launches and the failure sensor.
+
+- `subject_request_sensor` (default running, every $WIKIMEM_SENSOR_INTERVAL seconds) turns each
+  new request into one `requests` partition and one run of `request_audit` (run key = the
+  request id) and marks the request "auditing". Requests wait (status "received") while no
+  model is registered or the reference data (groups data, canaries) was never materialized.
+- When a new release is registered, every open request (not yet answered) is audited again,
+  on every release: the older releases' scores come back from the shards and sentence cache.
+- `request_audit_failure_sensor` marks a request "failed" when its run fails; the answer asset
+  marks it "answered".
+"""
+
+import json
+
+from dagster import (
+    AssetSelection,
+    DefaultSensorStatus,
+    RunFailureSensorContext,
+    RunRequest,
+    SensorEvaluationContext,
+    SensorResult,
+    define_asset_job,
+    run_failure_sensor,
+    sensor,
+)
+
+from assets.requests import GROUP, requests_partitions
+from resources.scoring import RegistryResource
+from sensors.registry import REQUEST_JOB_NAME, SENSOR_INTERVAL_SECONDS, reference_data_ready, run_config_for
+from wikimem_platform.subject_requests.intake import RequestStatus
+
+request_audit_job = define_asset_job(
+    REQUEST_JOB_NAME,
+    selection=AssetSelection.groups(GROUP),
+    partitions_def=requests_partitions,
+    description="Audit one data-subject request on every registered release and write the answer.",
+)
+
+
+def _request_run(request_id: str, run_key: str, trigger: str) -> RunRequest:
+    return RunRequest(
+        run_key=run_key,
+        partition_key=request_id,
+        job_name=request_audit_job.name,
+        run_config=run_config_for(request_audit_job.name),
+        tags={"wikimem/request": request_id, "wikimem/trigger": trigger},
+    )
+
+
+@sensor(
+    jobs=[request_audit_job],
+    minimum_interval_seconds=SENSOR_INTERVAL_SECONDS,
+    default_status=DefaultSensorStatus.RUNNING,
+    description="One `requests` partition and one audit run per new data-subject request; open requests again on each new release.",
+)
+def subject_request_sensor(context: SensorEvaluationContext, model_registry: RegistryResource):
+    state = json.loads(context.cursor) if context.cursor else {"requests": [], "models": []}
+    handled, seen_models = set(state["requests"]), set(state["models"])
+    store = model_registry.requests()
+    models = [entry.key for entry in model_registry.registry().list()]
+    open_requests = store.open()
+    if not models:
+        return SensorResult(skip_reason=f"no registered model: {len(open_requests)} open request(s) wait", cursor=context.cursor)
+    if not reference_data_ready(context.instance):
+        return SensorResult(skip_reason="waiting for the reference data (groups data, canaries)", cursor=context.cursor)
+    new = [r for r in open_requests if r.id not in handled and r.status == RequestStatus.RECEIVED]
+    new_models = sorted(set(models) - seen_models)
+    runs = [_request_run(r.id, r.id, "request") for r in new]
+    if new_models and seen_models:  # not the first tick: these releases were registered since
+        again = [r for r in open_requests if r.id in handled]
+        runs += [_request_run(r.id, f"{r.id}+{'+'.join(new_models)}", "new release") for r in again]
+        for r in again:
+            context.log.info(f"{r.id}: re-audited on the new release(s) {', '.join(new_models)}")
+    for request in new:
+        store.set_status(request.id, RequestStatus.AUDITING)
+    cursor = json.dumps({"requests": sorted(handled | {r.id for r in new}), "models": sorted(set(models))})
+    if not runs:
+        return SensorResult(skip_reason="no new request and no new release", cursor=cursor)
+    partitions = set(context.instance.get_dynamic_partitions(requests_partitions.name))
+    missing = [r.id for r in new if r.id not in partitions]
+    return SensorResult(
+        run_requests=runs,
+        dynamic_partitions_requests=[requests_partitions.build_add_request(missing)] if missing else [],
+        cursor=cursor,
+    )
+
+
+@run_failure_sensor(
+    monitored_jobs=[request_audit_job],
+    minimum_interval_seconds=SENSOR_INTERVAL_SECONDS,
+    default_status=DefaultSensorStatus.RUNNING,
+    description="Marks a data-subject request 'failed' when its audit run fails.",
+)
+def request_audit_failure_sensor(context: RunFailureSensorContext, model_registry: RegistryResource):
+    run = context.dagster_run
+    request_id = run.tags.get("wikimem/request") or run.tags.get("dagster/partition")
+    if not request_id:
+        return
+    try:
+        model_registry.requests().set_status(request_id, RequestStatus.FAILED, error=f"audit run {run.run_id} failed")
+    except KeyError:
+        context.log.info(f"{request_id}: run {run.run_id} failed, request no longer stored")
+        return
+    context.log.info(f"{request_id}: run {run.run_id} failed, marked failed")
+
+
+REQUEST_SENSORS = [subject_request_sensor, request_audit_failure_sensor]
+REQUEST_JOBS = [request_audit_job]

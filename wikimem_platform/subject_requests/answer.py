@@ -1,0 +1,290 @@
+"""The answer to a data-subject request: per registered release and property, a verdict in plain
+words with its evidence (M, z*, rank, what the model says, cue flags), the forget set for an
+erasure request, and the lineage — as a JSON document and a self-contained HTML letter.
+
+Written under ``<storage>/requests/<request id>/`` (the instance directory): the person's data
+never leaves it, and nothing here logs it.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from wikimem_platform import reports
+from wikimem_platform.inquiry import DEFAULT_CUE_TAU, json_scalar
+from wikimem_platform.memorization import evaluate_wikimem
+from wikimem_platform.subject_requests.audit import AUDITED, ModelAudit, PersonPlan
+from wikimem_platform.subject_requests.intake import RequestKind, SubjectRequest
+
+M_THRESHOLD = 0.8  # the memorization asset's default: most of the 11 wordings rank a truth first
+MEMORIZED, WEAK, NOT_MEMORIZED = "memorized", "weakly associated", "not memorized"
+VERDICT_ORDER = (MEMORIZED, WEAK, NOT_MEMORIZED)
+ANSWER_COLUMNS = [
+    "model", "property", "property_label", "values", "verdict", "M", "n_memorized", "n_variants", "z_star",
+    "truth_rank", "n_candidates", "completion", "completion_hit", "cue", "cue_flag",
+]
+
+
+def requests_dir(storage_dir: str | os.PathLike) -> Path:
+    return Path(storage_dir) / "requests"
+
+
+def answer_dir(storage_dir: str | os.PathLike, request_id: str) -> Path:
+    """Where a request's answer.json and answer.html live."""
+    return requests_dir(storage_dir) / request_id
+
+
+def verdict(m: float, threshold: float = M_THRESHOLD) -> str:
+    """memorized at threshold (M >= threshold) / weakly associated (some wording) / not memorized."""
+    if m >= threshold:
+        return MEMORIZED
+    return WEAK if m > 0 else NOT_MEMORIZED
+
+
+@dataclass
+class ModelOutcome:
+    """A registered release and what its audit for this person gave: results or an error."""
+
+    key: str
+    entry: dict  # registry fields (source, variant, family, revision, ...)
+    audit: ModelAudit | None = None
+    error: str | None = None
+
+
+def model_verdicts(
+    audit: ModelAudit,
+    plan: PersonPlan,
+    property_labels: Mapping[str, str],
+    embed: Callable[[list[str]], np.ndarray] | None = None,
+    alpha: float = 1.0,
+    m_threshold: float = M_THRESHOLD,
+    cue_tau: float = DEFAULT_CUE_TAU,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(one row per property: ANSWER_COLUMNS; WikiMem pairs) for one model's scores."""
+    if audit.scores.empty:
+        return pd.DataFrame(columns=ANSWER_COLUMNS), pd.DataFrame()
+    result = evaluate_wikimem(audit.scores, alpha=alpha, embed=embed, m_threshold=m_threshold)
+    pairs = result.pairs
+    n_candidates = audit.scores.groupby("property")["value"].nunique()
+    truths = plan.candidates[plan.candidates["is_true"]].groupby("property")["value_label"].agg(list)
+    completions = audit.completions.set_index("property") if len(audit.completions) else pd.DataFrame()
+    rows = []
+    for pair in pairs.to_dict("records"):
+        prop = pair["property"]
+        said = completions.loc[prop] if prop in completions.index else None
+        cue = float(said["cue"]) if said is not None else None
+        rows.append({
+            "model": audit.model, "property": prop, "property_label": property_labels.get(prop, prop),
+            "values": list(truths.get(prop, [])), "verdict": verdict(pair["M"], m_threshold), "M": float(pair["M"]),
+            "n_memorized": int(pair["n_memorized"]), "n_variants": int(pair["n_variants"]),
+            "z_star": json_scalar(pair.get("z_star")), "truth_rank": json_scalar(pair.get("summed_truth_rank")),
+            "n_candidates": int(n_candidates.get(prop, 0)),
+            "completion": None if said is None else {"prompt": said["prompt"], "output": said["completion"]},
+            "completion_hit": None if said is None else bool(said["hit"]),
+            "cue": cue, "cue_flag": None if cue is None else bool(cue >= cue_tau),
+        })
+    return pd.DataFrame(rows, columns=ANSWER_COLUMNS), pairs.assign(subject=plan.subject["label"].iloc[0])
+
+
+def one_line(text: str) -> str:
+    """A completion as one line of text (models continue across line breaks)."""
+    return " ".join(str(text).split())
+
+
+def plain_sentence(row: Mapping, subject: str) -> str:
+    """One fact's verdict as a sentence a person understands."""
+    values = " / ".join(row["values"]) or "the value you gave"
+    what = f"your {row['property_label']} ({values})"
+    out = (f"it ranks the true value first among {row['n_candidates']} possible values in {row['n_memorized']} of "
+           f"{row['n_variants']} ways of phrasing it")
+    if row["verdict"] == MEMORIZED:
+        text = f"The model has memorized {what}: {out}."
+    elif row["verdict"] == WEAK:
+        text = f"The model weakly associates {what} with you: {out}."
+    else:
+        text = f"The model shows no memorization of {what}: in none of {row['n_variants']} phrasings does it rank it first."
+    completion = row.get("completion")
+    if completion:
+        said = "naming the true value" if row.get("completion_hit") else "not naming it"
+        text += f" Asked to complete \u201c{completion['prompt']}\u201d, it wrote \u201c{one_line(completion['output'])}\u201d ({said})."
+        if row.get("cue_flag"):
+            text += " The prompt itself already shows part of the value, so a match there proves less."
+    return text
+
+
+def compose_answer(
+    request: SubjectRequest,
+    plan: PersonPlan,
+    outcomes: Sequence[ModelOutcome],
+    property_labels: Mapping[str, str],
+    lineage: Mapping,
+    embed: Callable[[list[str]], np.ndarray] | None = None,
+    m_threshold: float = M_THRESHOLD,
+    alpha: float = 1.0,
+    cue_tau: float = DEFAULT_CUE_TAU,
+    forget_criterion: str = reports.DEFAULT_FORGET_CRITERION,
+    now: datetime | None = None,
+) -> tuple[dict, pd.DataFrame]:
+    """The answer document and its per (model, property) table."""
+    subject = plan.subject.iloc[0]
+    models, tables, forget = [], [], []
+    for outcome in outcomes:
+        item = {"model": outcome.key, **{k: json_scalar(v) for k, v in outcome.entry.items()}}
+        if outcome.audit is None:
+            models.append({**item, "audited": False, "error": outcome.error, "facts": []})
+            continue
+        table, pairs = model_verdicts(outcome.audit, plan, property_labels, embed, alpha, m_threshold, cue_tau)
+        table["model"] = outcome.key
+        tables.append(table)
+        facts = [{**row, "z_star": json_scalar(row["z_star"]), "sentence": plain_sentence(row, subject["label"])}
+                 for row in table.to_dict("records")]
+        models.append({**item, "audited": True, "error": None, "fingerprint": outcome.audit.fingerprint,
+                       "n_facts": len(facts), "n_memorized": sum(f["verdict"] == MEMORIZED for f in facts),
+                       "n_weak": sum(f["verdict"] == WEAK for f in facts), "facts": facts})
+        if request.kind == RequestKind.ERASURE and len(pairs):
+            cues = plan.canaries.pipe(_fact_cues)
+            entries = reports.forget_set(outcome.key, pairs, reports.best_true_values(outcome.audit.scores, alpha),
+                                         cues, property_labels, forget_criterion, cue_tau)
+            forget += [{k: (None if v is pd.NA else json_scalar(v)) for k, v in r.items()} for r in entries.to_dict("records")]
+    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=ANSWER_COLUMNS)
+    document = {
+        "request": request.summary(),
+        "subject": {"key": request.subject_key, "label": str(subject["label"]), "qid": request.subject_qid,
+                    "in_wikidata": request.subject_qid is not None, "aliases": list(subject.get("aliases") or [])},
+        "generated_at": (now or datetime.now(UTC)).isoformat(timespec="seconds"),
+        "method": {"m_threshold": m_threshold, "alpha": alpha, "cue_tau": cue_tau,
+                   "verdicts": {MEMORIZED: f"M >= {m_threshold}", WEAK: f"0 < M < {m_threshold}", NOT_MEMORIZED: "M = 0"}},
+        "headline": headline(models),
+        "coverage": plan.coverage.to_dict("records"),
+        "not_covered": plan.coverage[plan.coverage["coverage"] != AUDITED].to_dict("records"),
+        "models": models,
+        "forget_set": forget if request.kind == RequestKind.ERASURE else None,
+        "forget_criterion": forget_criterion if request.kind == RequestKind.ERASURE else None,
+        "lineage": dict(lineage),
+    }
+    return document, table
+
+
+def _fact_cues(canaries: pd.DataFrame) -> pd.DataFrame:
+    from wikimem_platform import crm
+
+    return crm.fact_cues(canaries)[["subject_qid", "property", "cue"]] if len(canaries) else None
+
+
+def headline(models: Sequence[Mapping]) -> str:
+    """One line: how many audited releases memorized something, and what."""
+    audited = [m for m in models if m["audited"]]
+    if not audited:
+        return "No registered model could be audited." if models else "No model is registered."
+    parts = []
+    for model in audited:
+        memorized = [f["property_label"] for f in model["facts"] if f["verdict"] == MEMORIZED]
+        parts.append(f"{model['model']}: {', '.join(memorized) if memorized else 'nothing'} memorized "
+                     f"({len(memorized)} of {model['n_facts']} facts, {model['n_weak']} weakly associated)")
+    failed = len(models) - len(audited)
+    return "; ".join(parts) + (f"; {failed} release(s) could not be audited" if failed else "")
+
+
+def write_answer(document: Mapping, out_dir: str | os.PathLike) -> tuple[Path, Path]:
+    """answer.json and answer.html, written atomically."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = out / "answer.json", out / "answer.html"
+    for path, text in zip(paths, (json.dumps(document, ensure_ascii=False, indent=2, default=str), answer_html(document))):
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    return paths
+
+
+def read_answer(storage_dir: str | os.PathLike, request_id: str) -> dict | None:
+    path = answer_dir(storage_dir, request_id) / "answer.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def stored_answers(storage_dir: str | os.PathLike) -> list[dict]:
+    """Every stored answer (newest first)."""
+    root = requests_dir(storage_dir)
+    answers = [json.loads(p.read_text(encoding="utf-8")) for p in root.glob("*/answer.json")] if root.is_dir() else []
+    return sorted(answers, key=lambda a: a["generated_at"], reverse=True)
+
+
+_STYLE = ("body{font-family:Georgia,serif;max-width:52em;margin:2em auto;line-height:1.45;color:#222}"
+          "h1,h2,h3{font-family:sans-serif}table{border-collapse:collapse;font-size:90%;margin:0.5em 0}"
+          "td,th{border:1px solid #ccc;padding:3px 7px;vertical-align:top}th{background:#f0f0f0}"
+          ".memorized{color:#a00;font-weight:bold}.weakly{color:#b60}.not{color:#070}"
+          ".bar{display:inline-block;height:0.7em;background:#a00}.muted{color:#666;font-size:90%}"
+          "code{font-size:85%}")
+
+
+def answer_html(document: Mapping) -> str:
+    """The answer as a letter: plain words first, the evidence after, lineage last (no script)."""
+    esc = lambda v: html.escape("" if v is None else str(v))  # noqa: E731
+    req, subject = document["request"], document["subject"]
+    kind = "access (GDPR Art. 15)" if req["kind"] == RequestKind.ACCESS else "erasure (GDPR Art. 17)"
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>Answer to request {esc(req['id'])}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>Your {esc(kind)} request</h1>",
+        f"<p class='muted'>Request {esc(req['id'])}"
+        + (f", your reference {esc(req['requester_reference'])}" if req.get("requester_reference") else "")
+        + f". Received {esc(req['received_at'][:10])}, due {esc(req['due_at'][:10])}; "
+          f"this answer was generated {esc(document['generated_at'][:10])}.</p>",
+        f"<p>You asked which facts about <b>{esc(subject['label'])}</b>"
+        + (f" (Wikidata {esc(subject['qid'])})" if subject["qid"] else " (facts you supplied)")
+        + " the language models we operate have memorized. We tested every registered model. For each fact, "
+          "we wrote it in 11 different ways and checked whether the model prefers the true value over about "
+          "100 other values that other people hold, after correcting for how likely the value is in general "
+          "(WikiMem's calibrated ranking). We also asked each model to complete the sentence itself.</p>",
+        f"<p><b>In short:</b> {esc(document['headline'])}</p>",
+    ]
+    for model in document["models"]:
+        parts.append(f"<h2>{esc(model['model'])}</h2>")
+        if not model["audited"]:
+            parts.append(f"<p>This model could not be audited: {esc(model['error'])}. We will audit it again and write to you.</p>")
+            continue
+        parts.append("<ul>" + "".join(
+            f"<li><span class='{f['verdict'].split()[0]}'>{esc(f['verdict'])}</span>: {esc(f['sentence'])}</li>"
+            for f in model["facts"]) + "</ul>")
+        parts.append("<table><tr><th>fact</th><th>verdict</th><th>M</th><th></th><th>z*</th><th>rank</th>"
+                     "<th>model's completion</th><th>cue</th></tr>")
+        for f in model["facts"]:
+            completion = one_line(f["completion"]["output"]) if f["completion"] else "(no prompt names you before the value)"
+            cue = "" if f["cue"] is None else f"{f['cue']:.2f}" + (" (cued)" if f["cue_flag"] else "")
+            z = "" if f["z_star"] is None else f"{f['z_star']:.2f}"
+            parts.append(
+                f"<tr><td>{esc(f['property_label'])} = {esc(' / '.join(f['values']))}</td>"
+                f"<td class='{f['verdict'].split()[0]}'>{esc(f['verdict'])}</td><td>{f['M']:.2f}</td>"
+                f"<td><span class='bar' style='width:{f['M'] * 6:.1f}em'></span></td><td>{z}</td>"
+                f"<td>{esc(f['truth_rank'])} of {f['n_candidates']}</td><td>{esc(completion)}</td><td>{cue}</td></tr>")
+        parts.append("</table>")
+    if document["not_covered"]:
+        parts.append("<h2>Facts we could not test</h2><ul>" + "".join(
+            f"<li>{esc(c['property_label'])} ({esc(c['property'])}): {esc(c['reason'])}</li>" for c in document["not_covered"]) + "</ul>")
+    if document.get("forget_set") is not None:
+        parts.append(f"<h2>What will be erased</h2><p>{len(document['forget_set'])} memorized fact(s) enter the forget "
+                     f"set handed to unlearning (criterion: {esc(document['forget_criterion'])}, any wording ranking the "
+                     "truth first). After unlearning, the same audit is run on the new revision to verify the erasure.</p>")
+        if document["forget_set"]:
+            parts.append("<table><tr><th>model</th><th>fact</th><th>value</th><th>M</th></tr>" + "".join(
+                f"<tr><td>{esc(e['model'])}</td><td>{esc(e['property_label'])}</td><td>{esc(e['value_label'])}</td>"
+                f"<td>{e['M']:.2f}</td></tr>" for e in document["forget_set"]) + "</table>")
+    method = document["method"]
+    parts.append(
+        "<h2>How to read this</h2><p class='muted'>M is the share of the 11 phrasings in which the model ranks a true "
+        f"value first. <i>Memorized</i>: M &ge; {method['m_threshold']}; <i>weakly associated</i>: at least one phrasing; "
+        "<i>not memorized</i>: none. z* measures how far the true value stands out (higher = stronger). The rank is that "
+        "of the true value when all phrasings are added up. A completion is 'cued' when the prompt already contains "
+        f"part of the value (cue &ge; {method['cue_tau']}).</p>")
+    parts.append("<h2>Lineage</h2><pre class='muted'>" + esc(json.dumps(document["lineage"], indent=2, default=str)) + "</pre>")
+    parts.append("</body></html>")
+    return "\n".join(parts)

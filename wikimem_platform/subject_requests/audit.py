@@ -1,0 +1,205 @@
+"""Audit one person on one model: the person's canaries and candidates, scores, completions.
+
+The person's canaries come from the reference templates (the property table's baseline and 10
+paraphrases, the contextualized variant, h0, S(h)) exactly as for a cohort subject, so a person
+who was in an audited cohort has the very same sentences — already in the model's sentence
+cache — and costs no forward pass. Candidates come from the reference counterfactual pools; a
+requester's value that is not in the pool enters as the truth, and pool values equal to it are
+dropped (`counterfactuals.build_candidates`). A property the reference data does not cover gets
+its templates and a counterfactual pool built on demand from the extract, or a "not covered"
+line saying why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from wikimem_platform import crm
+from wikimem_platform.canaries.build import build_canaries, build_templates
+from wikimem_platform.counterfactuals import build_candidates, draw_counterfactuals
+from wikimem_platform.generation import MAX_NEW_TOKENS, canary_examples, greedy_generate, substring_hit
+from wikimem_platform.models import LoadedModel
+from wikimem_platform.scoring import ScoringReport, SentenceNllCache, ShardStore, score_canaries
+from wikimem_platform.subject_requests.intake import SubjectRequest
+from wikimem_platform.wikidata import ALLOWED_DATATYPES
+
+# A property built on demand needs at least this many other values to rank the truth against.
+MIN_ON_DEMAND_POOL = 10
+DEFAULT_COUNTERFACTUALS_PER_PROPERTY = 100  # the counterfactuals asset's default (~100 + truths)
+COVERAGE_COLUMNS = ["property", "property_label", "coverage", "reason"]
+COMPLETION_COLUMNS = ["subject_qid", "property", "variant_id", "prompt", "completion", "targets", "hit", "cue"]
+AUDITED, ON_DEMAND, NOT_COVERED = "audited", "template built on demand", "not covered"
+
+
+def person_subject(request: SubjectRequest, humans: pd.DataFrame, claims: pd.DataFrame,
+                   metadata: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(subject row: qid, label, aliases, description, in_wikidata; facts as claims rows).
+
+    The subject's id is its QID, or the request's subject key for a person not in Wikidata.
+    """
+    person = request.person()
+    if person is None:
+        row = humans[humans["qid"] == request.subject_qid]
+        if row.empty:
+            raise KeyError(f"{request.id}: subject {request.subject_qid} is no longer in the extract")
+        subject = row[["qid", "label", "aliases", "description"]].assign(in_wikidata=True).reset_index(drop=True)
+        facts = claims[claims["qid"] == request.subject_qid].reset_index(drop=True)
+        return subject, facts
+    datatypes = dict(zip(metadata["property"], metadata["datatype"]))
+    subject = pd.DataFrame([{"qid": request.subject_key, "label": person.name, "aliases": list(person.aliases),
+                             "description": None, "in_wikidata": False}])
+    return subject, person.claims(request.subject_key, datatypes)
+
+
+@dataclass
+class PersonPlan:
+    """Everything scoring needs for one person, and what could not be audited (and why)."""
+
+    subject: pd.DataFrame
+    facts: pd.DataFrame
+    canaries: pd.DataFrame
+    candidates: pd.DataFrame
+    coverage: pd.DataFrame  # COVERAGE_COLUMNS, one row per property of the person's facts
+
+
+def plan_person_audit(
+    subject: pd.DataFrame,
+    facts: pd.DataFrame,
+    *,
+    property_table: pd.DataFrame,
+    templates: pd.DataFrame,
+    counterfactuals: pd.DataFrame,
+    claims: pd.DataFrame,
+    humans: pd.DataFrame,
+    metadata: pd.DataFrame,
+    properties: Sequence[str] = (),
+    on_demand: bool = True,
+    n_context: int = 4,
+    n_similar: int = 2,
+    seed: int = 0,
+    counterfactuals_per_property: int = DEFAULT_COUNTERFACTUALS_PER_PROPERTY,
+    build_on_demand_templates: Callable[[pd.DataFrame], pd.DataFrame] = build_templates,
+) -> PersonPlan:
+    """Canaries and candidates of one person, covered properties exactly as in a cohort audit.
+
+    properties: audit only these (ids; [] = every property of the person's facts).
+    on_demand: build templates and counterfactual pools for properties the reference data lacks.
+    """
+    labels = {**dict(zip(metadata["property"], metadata["label"])), **dict(zip(property_table["property"], property_table["label"]))}
+    datatypes = dict(zip(metadata["property"], metadata["datatype"]))
+    wanted = [p for p in dict.fromkeys(facts["property"]) if not properties or p in properties]
+    covered = set(property_table["property"]) & set(templates["property"]) & set(counterfactuals["property"])
+    coverage, extra = [], []
+    for prop in wanted:
+        if prop in covered:
+            coverage.append((prop, labels.get(prop, prop), AUDITED, ""))
+        elif datatypes.get(prop) not in ALLOWED_DATATYPES or not isinstance(labels.get(prop), str):
+            coverage.append((prop, labels.get(prop, prop), NOT_COVERED,
+                             f"no English label or a datatype ({datatypes.get(prop)}) a sentence cannot state"))
+        elif not on_demand:
+            coverage.append((prop, labels.get(prop, prop), NOT_COVERED, "not among the audited properties"))
+        else:
+            extra.append(prop)
+
+    ref_facts = facts[facts["property"].isin(covered & set(wanted))]
+    canaries = build_canaries(subject, ref_facts, property_table, templates, n_context=n_context, seed=seed, n_similar=n_similar)
+    candidates = build_candidates(subject, ref_facts, counterfactuals)
+
+    if extra:
+        pool = draw_counterfactuals(claims, humans, extra, per_property=counterfactuals_per_property, seed=seed,
+                                    exclude_humans=set(subject["qid"]))
+        sizes = pool.groupby("property").size()
+        ready = [p for p in extra if sizes.get(p, 0) >= MIN_ON_DEMAND_POOL]
+        for prop in extra:
+            if prop not in ready:
+                coverage.append((prop, labels.get(prop, prop), NOT_COVERED,
+                                 f"only {int(sizes.get(prop, 0))} other values of it in the reference data "
+                                 f"(at least {MIN_ON_DEMAND_POOL} needed to rank against)"))
+        if ready:
+            table = pd.DataFrame({
+                "property": ready, "label": [labels[p] for p in ready],
+                "description": [_first(metadata, p, "description") or "" for p in ready],
+                "aliases": [_first(metadata, p, "aliases") or [] for p in ready],
+                "datatype": [datatypes[p] for p in ready], "n_humans": [int(sizes[p]) for p in ready],
+            })
+            built, failed = _templates_on_demand(table, build_on_demand_templates)
+            for prop, reason in failed.items():
+                coverage.append((prop, labels.get(prop, prop), NOT_COVERED, reason))
+            ok = [p for p in ready if p not in failed]
+            if ok:
+                coverage += [(p, labels[p], ON_DEMAND, "") for p in ok]
+                both = pd.concat([property_table, table[table["property"].isin(ok)]], ignore_index=True)
+                all_templates = pd.concat([templates, built], ignore_index=True)
+                own = facts[facts["property"].isin((covered & set(wanted)) | set(ok))]
+                more = build_canaries(subject, own, both, all_templates, n_context=n_context, seed=seed, n_similar=n_similar)
+                canaries = pd.concat([canaries, more[more["property"].isin(ok)]], ignore_index=True)
+                candidates = pd.concat([candidates, build_candidates(subject, own[own["property"].isin(ok)], pool)],
+                                       ignore_index=True)
+    order = {p: i for i, p in enumerate(wanted)}
+    coverage_frame = pd.DataFrame(coverage, columns=COVERAGE_COLUMNS)
+    coverage_frame = coverage_frame.sort_values("property", key=lambda c: c.map(order), kind="stable", ignore_index=True)
+    return PersonPlan(subject, facts, canaries, candidates, coverage_frame)
+
+
+def _first(frame: pd.DataFrame, prop: str, column: str):
+    rows = frame.loc[frame["property"] == prop, column]
+    return rows.iloc[0] if len(rows) else None
+
+
+def _templates_on_demand(table: pd.DataFrame, build: Callable[[pd.DataFrame], pd.DataFrame]) -> tuple[pd.DataFrame, dict[str, str]]:
+    """Templates for each property, one at a time so that one unworkable label fails alone."""
+    frames, failed = [], {}
+    for row in range(len(table)):
+        try:
+            frames.append(build(table.iloc[[row]]))
+        except ValueError as error:  # too few paraphrases for the label
+            failed[table.iloc[row]["property"]] = f"no 11 canary wordings could be written for it ({error})"
+    return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()), failed
+
+
+# --------------------------------------------------------------------------- one model
+
+@dataclass
+class ModelAudit:
+    """One model's results for one person."""
+
+    model: str
+    scores: pd.DataFrame
+    completions: pd.DataFrame
+    report: ScoringReport
+    fingerprint: str
+
+
+def complete_baselines(lm: LoadedModel, canaries: pd.DataFrame, max_new_tokens: int = MAX_NEW_TOKENS) -> pd.DataFrame:
+    """What the model says: the greedy continuation of each property's first canary wording that
+    names the person before the value (the baseline where it does), with its CRM cue and whether
+    it contains a true value."""
+    examples = canary_examples(canaries)
+    if examples.empty:
+        return pd.DataFrame(columns=COMPLETION_COLUMNS)
+    first = examples.sort_values("variant_id", kind="stable").drop_duplicates("property").reset_index(drop=True)
+    outputs = greedy_generate(lm, list(first["prompt"]), max_new_tokens=max_new_tokens)
+    first["completion"] = outputs
+    first["hit"] = [substring_hit(out, list(targets)) for out, targets in zip(outputs, first["targets"])]
+    first["cue"] = [crm.example_cue(prompt, list(targets)) for prompt, targets in zip(first["prompt"], first["targets"])]
+    return first[COMPLETION_COLUMNS]
+
+
+def audit_person_on_model(
+    lm: LoadedModel,
+    plan: PersonPlan,
+    store: ShardStore,
+    sentence_cache: SentenceNllCache | None,
+    settings: dict | None = None,
+    log: Callable[[str], None] = print,
+    max_new_tokens: int = MAX_NEW_TOKENS,
+    progress: Callable[[int, int], None] | None = None,
+) -> ModelAudit:
+    """Scores through the shared engine, shards and sentence cache, then the completions."""
+    scores, report = score_canaries(lm, plan.canaries, plan.candidates, store, settings, log=log,
+                                    progress=progress, sentence_cache=sentence_cache)
+    completions = complete_baselines(lm, plan.canaries, max_new_tokens)
+    return ModelAudit(lm.name, scores, completions, report, lm.fingerprint)

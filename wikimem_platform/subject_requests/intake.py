@@ -1,0 +1,400 @@
+"""Data-subject requests: intake, validation and storage (GDPR Art. 12(3), 15, 17).
+
+A request names one person — by QID, by a name resolved against the extract's labels and
+aliases, or by a facts file for a person who is not in Wikidata — and a kind (access or
+erasure). It is stored in the registry database, next to the model releases (table
+``subject_requests``), with its legal deadline: one month after receipt (Art. 12(3)). Every
+input is validated before anything is written, and an error names the field at fault.
+
+Status: received -> auditing -> answered | failed. A request is *open* until it is answered.
+"""
+
+from __future__ import annotations
+
+import calendar
+import hashlib
+import json
+import re
+import secrets
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+
+import pandas as pd
+import yaml
+from sqlmodel import Field, Session, SQLModel, create_engine, select
+
+from wikimem_platform.inquiry import find_subjects
+from wikimem_platform.labels import normalize_label
+from wikimem_platform.registry import RegistryError, default_registry_url
+from wikimem_platform.wikidata import ALLOWED_DATATYPES, QID_PATTERN
+
+# A private person's subject key: "person-" + a digest of the name and the facts supplied.
+PRIVATE_SUBJECT_PREFIX = "person-"
+# How close the due date may come before the deadline check warns (days).
+DEADLINE_WARNING_DAYS = 7
+
+
+class RequestKind(StrEnum):
+    ACCESS = "access"  # Art. 15: what does each model associate with me?
+    ERASURE = "erasure"  # Art. 17: forget it (ends in a forget set)
+
+
+class RequestStatus(StrEnum):
+    RECEIVED = "received"
+    AUDITING = "auditing"
+    ANSWERED = "answered"
+    FAILED = "failed"
+
+
+OPEN_STATUSES = (RequestStatus.RECEIVED.value, RequestStatus.AUDITING.value, RequestStatus.FAILED.value)
+
+
+class IntakeError(RegistryError):
+    """A request was refused; ``field`` names the offending field. Nothing was written."""
+
+
+def add_one_month(moment: datetime) -> datetime:
+    """The same day of the next month, or its last day when that month is shorter (31 Jan -> 28/29 Feb)."""
+    year, month = (moment.year + 1, 1) if moment.month == 12 else (moment.year, moment.month + 1)
+    day = min(moment.day, calendar.monthrange(year, month)[1])
+    return moment.replace(year=year, month=month, day=day)
+
+
+def new_request_id(now: datetime) -> str:
+    """dsr-YYYYMMDD-xxxxxx: unique across databases, a valid Dagster partition and run key."""
+    return f"dsr-{now:%Y%m%d}-{secrets.token_hex(3)}"
+
+
+class SubjectRequest(SQLModel, table=True):
+    __tablename__ = "subject_requests"
+
+    id: str = Field(primary_key=True)
+    kind: str
+    subject_key: str = Field(index=True)  # the QID, or person-<digest> for someone not in Wikidata
+    subject_qid: str | None = None
+    subject_label: str
+    person_json: str | None = None  # a private person's name, aliases and facts (PersonFacts)
+    requester_reference: str | None = None
+    received_at: datetime
+    due_at: datetime
+    status: str = RequestStatus.RECEIVED.value
+    answered_at: datetime | None = None
+    error: str | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self.status in OPEN_STATUSES
+
+    def person(self) -> PersonFacts | None:
+        return PersonFacts.from_json(self.person_json) if self.person_json else None
+
+    def summary(self) -> dict:
+        """A JSON-able view (the facts stay out: `person()` has them)."""
+        out = self.model_dump(exclude={"person_json"})
+        for name in ("received_at", "due_at", "answered_at"):
+            if out[name] is not None:
+                out[name] = _aware(out[name]).isoformat(timespec="seconds")
+        out["in_wikidata"] = self.subject_qid is not None
+        return out
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite returns naive datetimes; every stored time is UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+# --------------------------------------------------------------------------- a private person's facts
+
+@dataclass(frozen=True)
+class FactValue:
+    label: str
+    qid: str | None = None
+
+    @property
+    def value(self) -> str:
+        """The value's id in the claims table: its QID, else its label."""
+        return self.qid or self.label
+
+
+@dataclass
+class PersonFacts:
+    """A person the requester describes: name, aliases, property -> values (labels, optional QIDs)."""
+
+    name: str
+    aliases: list[str] = field(default_factory=list)
+    facts: dict[str, list[FactValue]] = field(default_factory=dict)  # property id -> values
+
+    def subject_key(self) -> str:
+        canonical = {
+            "name": normalize_label(self.name),
+            "facts": {p: sorted(normalize_label(v.label) for v in values) for p, values in sorted(self.facts.items())},
+        }
+        return PRIVATE_SUBJECT_PREFIX + hashlib.sha256(json.dumps(canonical, sort_keys=True).encode()).hexdigest()[:12]
+
+    def to_json(self) -> str:
+        return json.dumps({"name": self.name, "aliases": self.aliases,
+                           "facts": {p: [{"label": v.label, "qid": v.qid} for v in vs] for p, vs in self.facts.items()}},
+                          ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> PersonFacts:
+        data = json.loads(text)
+        return cls(data["name"], list(data.get("aliases") or []),
+                   {p: [FactValue(v["label"], v.get("qid")) for v in vs] for p, vs in data["facts"].items()})
+
+    def claims(self, subject_key: str, datatypes: Mapping[str, str]) -> pd.DataFrame:
+        """The facts as rows of the claims table (qid, property, datatype, value, value_label)."""
+        rows = [(subject_key, prop, datatypes.get(prop), v.value, v.label) for prop, values in self.facts.items() for v in values]
+        return pd.DataFrame(rows, columns=["qid", "property", "datatype", "value", "value_label"])
+
+
+def supported_properties(metadata: pd.DataFrame) -> pd.DataFrame:
+    """Properties a requester may name: an English label and a datatype a sentence can state."""
+    usable = metadata.dropna(subset=["label"])
+    return usable[usable["datatype"].isin(ALLOWED_DATATYPES)].drop_duplicates("property")
+
+
+def _property_lookup(metadata: pd.DataFrame) -> dict[str, str]:
+    """Property id, label and aliases (normalized) -> property id."""
+    lookup: dict[str, str] = {}
+    for row in supported_properties(metadata).to_dict("records"):
+        for alias in row.get("aliases") or []:
+            lookup.setdefault(normalize_label(alias), row["property"])
+    for row in supported_properties(metadata).to_dict("records"):
+        lookup[normalize_label(row["label"])] = row["property"]  # labels win over aliases
+        lookup[row["property"].lower()] = row["property"]
+    return lookup
+
+
+def parse_person_facts(data: object, metadata: pd.DataFrame, covered: Iterable[str] = ()) -> PersonFacts:
+    """Validate a facts document (the YAML of `--facts`) against the property metadata.
+
+    ``covered``: the properties the reference data audits (listed in the error for an unknown
+    property). Raises IntakeError naming the field: ``name``, ``aliases[i]``, ``facts``,
+    ``facts.<property>``, ``facts.<property>[i]``.
+    """
+    if not isinstance(data, Mapping):
+        raise IntakeError("facts file", "expected a mapping with 'name' and 'facts'")
+    unknown_keys = sorted(set(map(str, data)) - {"name", "aliases", "facts"})
+    if unknown_keys:
+        raise IntakeError(unknown_keys[0], "unknown key (allowed: name, aliases, facts)")
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise IntakeError("name", "must be a non-empty string")
+    aliases = data.get("aliases") or []
+    if not isinstance(aliases, list):
+        raise IntakeError("aliases", "must be a list of strings")
+    for i, alias in enumerate(aliases):
+        if not isinstance(alias, str) or not alias.strip():
+            raise IntakeError(f"aliases[{i}]", f"must be a non-empty string, got {alias!r}")
+    facts = data.get("facts")
+    if not isinstance(facts, Mapping) or not facts:
+        raise IntakeError("facts", "must map at least one property (id such as P106, or label such as 'occupation') to values")
+    lookup = _property_lookup(metadata)
+    parsed: dict[str, list[FactValue]] = {}
+    for key, values in facts.items():
+        prop = lookup.get(normalize_label(str(key))) or lookup.get(str(key).strip().lower())
+        where = f"facts.{key}"
+        if prop is None:
+            labels = dict(zip(metadata["property"], metadata["label"]))
+            listed = ", ".join(f"{p} ({labels.get(p, p)})" for p in covered) or "see `wikimem request properties`"
+            raise IntakeError(where, f"unknown property {key!r}; supported: {listed}; or any Wikidata property id "
+                                     f"of datatype {', '.join(ALLOWED_DATATYPES)}")
+        items = values if isinstance(values, list) else [values]
+        if not items:
+            raise IntakeError(where, "give at least one value")
+        for i, item in enumerate(items):
+            parsed.setdefault(prop, []).append(_fact_value(item, f"{where}[{i}]" if isinstance(values, list) else where))
+    return PersonFacts(name.strip(), [a.strip() for a in aliases], parsed)
+
+
+def _fact_value(item: object, where: str) -> FactValue:
+    if isinstance(item, str):
+        if not item.strip():
+            raise IntakeError(where, "must be a non-empty string")
+        return FactValue(item.strip())
+    if isinstance(item, Mapping):
+        label, qid = item.get("label"), item.get("qid")
+        extra = sorted(set(map(str, item)) - {"label", "qid"})
+        if extra:
+            raise IntakeError(f"{where}.{extra[0]}", "unknown key (allowed: label, qid)")
+        if not isinstance(label, str) or not label.strip():
+            raise IntakeError(f"{where}.label", f"must be a non-empty string, got {label!r}")
+        if qid is not None and (not isinstance(qid, str) or not QID_PATTERN.match(qid)):
+            raise IntakeError(f"{where}.qid", f"must look like Q123, got {qid!r}")
+        return FactValue(label.strip(), qid)
+    raise IntakeError(where, f"must be a string label or {{label: ..., qid: Q...}}, got {type(item).__name__} {item!r}")
+
+
+def load_facts_file(path: str | Path, metadata: pd.DataFrame, covered: Iterable[str] = ()) -> PersonFacts:
+    path = Path(path)
+    if not path.is_file():
+        raise IntakeError("facts", f"file {path} does not exist")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as error:
+        raise IntakeError("facts", f"{path} is not valid YAML: {error}") from None
+    return parse_person_facts(data, metadata, covered)
+
+
+# --------------------------------------------------------------------------- naming the subject
+
+@dataclass(frozen=True)
+class ResolvedSubject:
+    key: str
+    label: str
+    qid: str | None = None
+    person: PersonFacts | None = None
+
+
+def resolve_qid(qid: str, humans: pd.DataFrame) -> ResolvedSubject:
+    qid = qid.strip().upper()
+    if not QID_PATTERN.match(qid):
+        raise IntakeError("qid", f"{qid!r} is not a Wikidata item id (Q followed by digits)")
+    row = humans[humans["qid"] == qid]
+    if row.empty:
+        raise IntakeError("qid", f"{qid} is not a human in the extract ({len(humans):,} humans); "
+                                 "for a person not in Wikidata use --facts")
+    return ResolvedSubject(qid, str(row.iloc[0]["label"]), qid)
+
+
+def resolve_name(name: str, humans: pd.DataFrame) -> ResolvedSubject:
+    """A unique label or alias match; several -> refuse and list them; none -> suggest --facts."""
+    if not name or not name.strip():
+        raise IntakeError("name", "must be a non-empty string")
+    matches = find_subjects(name, humans)
+    if matches.empty:
+        raise IntakeError("name", f"no human in the extract is called {name!r}; give their QID (--qid), "
+                                  "or describe the person with --facts person.yaml")
+    if len(matches) > 1:
+        lines = "; ".join(f"{r['qid']}: {r['label']} — {_description(r)}" for r in matches.to_dict("records"))
+        raise IntakeError("name", f"{len(matches)} people match {name!r} ({lines}): give the QID with --qid")
+    row = matches.iloc[0]
+    return ResolvedSubject(row["qid"], str(row["label"]), row["qid"])
+
+
+def _description(row: Mapping) -> str:
+    text = row.get("description")
+    return text if isinstance(text, str) and text else "no description"
+
+
+def resolve_person(person: PersonFacts) -> ResolvedSubject:
+    return ResolvedSubject(person.subject_key(), person.name, None, person)
+
+
+# --------------------------------------------------------------------------- the store
+
+class RequestStore:
+    """Add, list, get, update and remove requests (table `subject_requests` of the registry database)."""
+
+    def __init__(self, url: str | None = None):
+        self.url = url or default_registry_url()
+        self.engine = create_engine(self.url)
+        SQLModel.metadata.create_all(self.engine, tables=[SubjectRequest.__table__])
+
+    def add(self, subject: ResolvedSubject, kind: str, requester_reference: str | None = None,
+            received_at: datetime | None = None) -> SubjectRequest:
+        kinds = [k.value for k in RequestKind]
+        if kind not in kinds:
+            raise IntakeError("kind", f"{kind!r} is not a request kind (one of {', '.join(kinds)})")
+        if requester_reference is not None and (not isinstance(requester_reference, str) or len(requester_reference) > 200):
+            raise IntakeError("requester_reference", "must be a string of at most 200 characters")
+        received = _aware(received_at or datetime.now(UTC))
+        with Session(self.engine, expire_on_commit=False) as session:
+            clash = session.exec(select(SubjectRequest).where(
+                SubjectRequest.subject_key == subject.key, SubjectRequest.kind == kind,
+                SubjectRequest.status.in_(OPEN_STATUSES))).first()
+            if clash is not None:
+                raise IntakeError("subject", f"an open {kind} request for this person already exists: {clash.id} "
+                                             f"({clash.status}, due {_aware(clash.due_at):%Y-%m-%d})")
+            request = SubjectRequest(
+                id=new_request_id(received), kind=kind, subject_key=subject.key, subject_qid=subject.qid,
+                subject_label=subject.label, person_json=subject.person.to_json() if subject.person else None,
+                requester_reference=requester_reference, received_at=received, due_at=add_one_month(received),
+            )
+            session.add(request)
+            session.commit()
+            session.refresh(request)
+        return _normalized(request)
+
+    def list(self, status: str | None = None) -> list[SubjectRequest]:
+        with Session(self.engine, expire_on_commit=False) as session:
+            query = select(SubjectRequest).order_by(SubjectRequest.received_at, SubjectRequest.id)
+            if status:
+                query = query.where(SubjectRequest.status == status)
+            return [_normalized(r) for r in session.exec(query)]
+
+    def open(self) -> list[SubjectRequest]:
+        return [r for r in self.list() if r.is_open]
+
+    def get(self, request_id: str) -> SubjectRequest:
+        with Session(self.engine, expire_on_commit=False) as session:
+            request = session.get(SubjectRequest, request_id)
+        if request is None:
+            raise KeyError(f"no request {request_id!r}")
+        return _normalized(request)
+
+    def set_status(self, request_id: str, status: RequestStatus, error: str | None = None,
+                   when: datetime | None = None) -> SubjectRequest:
+        with Session(self.engine, expire_on_commit=False) as session:
+            request = session.get(SubjectRequest, request_id)
+            if request is None:
+                raise KeyError(f"no request {request_id!r}")
+            request.status = status.value
+            request.error = error
+            if status == RequestStatus.ANSWERED:
+                request.answered_at = _aware(when or datetime.now(UTC))
+            session.add(request)
+            session.commit()
+            session.refresh(request)
+        return _normalized(request)
+
+    def remove(self, request_id: str) -> SubjectRequest:
+        with Session(self.engine, expire_on_commit=False) as session:
+            request = session.get(SubjectRequest, request_id)
+            if request is None:
+                raise KeyError(f"no request {request_id!r}")
+            session.delete(request)
+            session.commit()
+        return _normalized(request)
+
+
+def _normalized(request: SubjectRequest) -> SubjectRequest:
+    for name in ("received_at", "due_at", "answered_at"):
+        value = getattr(request, name)
+        if value is not None:
+            setattr(request, name, _aware(value))
+    return request
+
+
+# --------------------------------------------------------------------------- the deadline
+
+@dataclass(frozen=True)
+class DeadlineState:
+    """passed / warn / fail, with the reason in plain words."""
+
+    state: str  # "ok" | "warn" | "fail"
+    message: str
+    days_left: float
+
+
+def deadline_state(request: SubjectRequest, now: datetime | None = None,
+                   warning_days: int = DEADLINE_WARNING_DAYS) -> DeadlineState:
+    """An open request warns within `warning_days` of its due date and fails past it; an answered
+    one fails only if it was answered late."""
+    now = _aware(now or datetime.now(UTC))
+    due = _aware(request.due_at)
+    days_left = (due - now).total_seconds() / 86400
+    if not request.is_open:
+        answered = _aware(request.answered_at) if request.answered_at else None
+        if answered and answered > due:
+            return DeadlineState("fail", f"answered {answered:%Y-%m-%d}, after the due date {due:%Y-%m-%d}", days_left)
+        return DeadlineState("ok", f"answered{f' {answered:%Y-%m-%d}' if answered else ''}, due {due:%Y-%m-%d}", days_left)
+    if now > due:
+        return DeadlineState("fail", f"open ({request.status}) and {-days_left:.1f} days past its due date {due:%Y-%m-%d}", days_left)
+    if days_left <= warning_days:
+        return DeadlineState("warn", f"open ({request.status}), due {due:%Y-%m-%d}: {days_left:.1f} days left", days_left)
+    return DeadlineState("ok", f"open ({request.status}), due {due:%Y-%m-%d}: {days_left:.1f} days left", days_left)
