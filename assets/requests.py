@@ -65,9 +65,12 @@ def throttled(log: Callable[[str], None], label: str, every: float = LOG_EVERY_S
     return progress
 
 
-class RequestAuditConfig(Config):
+class RequestPlanConfig(Config):
     properties: list[str] = []  # audit only these properties ([] = every fact of the person)
     on_demand: bool = True  # templates + counterfactual pools for properties the reference data lacks
+
+
+class RequestScoresConfig(Config):
     max_new_tokens: int = MAX_NEW_TOKENS  # greedy completion length
 
 
@@ -108,7 +111,7 @@ def request_subject(context: AssetExecutionContext, model_registry: RegistryReso
 )
 def request_canaries(
     context: AssetExecutionContext,
-    config: RequestAuditConfig,
+    config: RequestPlanConfig,
     request_subject: pd.DataFrame,
     request_facts: pd.DataFrame,
     humans: pd.DataFrame,
@@ -145,7 +148,7 @@ def _plan(subject, facts, canaries, candidates, coverage) -> PersonPlan:
 )
 def request_scores(
     context: AssetExecutionContext,
-    config: RequestAuditConfig,
+    config: RequestScoresConfig,
     scoring: ScoringResource,
     model_registry: RegistryResource,
     request_subject: pd.DataFrame,

@@ -159,7 +159,7 @@ def compose_answer(
     document = {
         "request": request.summary(),
         "subject": {"key": request.subject_key, "label": str(subject["label"]), "qid": request.subject_qid,
-                    "in_wikidata": request.subject_qid is not None, "aliases": list(subject.get("aliases") or [])},
+                    "in_wikidata": request.subject_qid is not None, "aliases": _names(subject.get("aliases"))},
         "generated_at": (now or datetime.now(UTC)).isoformat(timespec="seconds"),
         "method": {"m_threshold": m_threshold, "alpha": alpha, "cue_tau": cue_tau,
                    "verdicts": {MEMORIZED: f"M >= {m_threshold}", WEAK: f"0 < M < {m_threshold}", NOT_MEMORIZED: "M = 0"}},
@@ -172,6 +172,11 @@ def compose_answer(
         "lineage": dict(lineage),
     }
     return document, table
+
+
+def _names(value) -> list[str]:
+    """A list of names from a list, an array (Parquet) or nothing."""
+    return [] if value is None or (isinstance(value, float) and np.isnan(value)) else [str(v) for v in value]
 
 
 def _fact_cues(canaries: pd.DataFrame) -> pd.DataFrame:

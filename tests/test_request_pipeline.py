@@ -1,0 +1,181 @@
+"""Data-subject requests through the real Dagster assets on the bundled sample and a shipped model
+(SmolLM2-135M-Instruct, CPU): a private person end to end, h0 sentences shared across requests,
+a cohort subject answered without a forward pass, a release that fails to load."""
+
+import json
+from pathlib import Path
+
+import pytest
+from dagster import AssetSelection, DagsterEventType, DagsterInstance, materialize
+
+from assets import requests as request_assets
+from assets import scoring as scoring_assets
+from expectations.requests import REQUEST_CHECKS
+from expectations.scoring import SCORING_CHECKS
+from tests.scoring_setup import UPSTREAM, UPSTREAM_CONFIG, resources, scores_config
+from wikimem_platform.cli import main
+from wikimem_platform.inquiry import StoredResults
+from wikimem_platform.registry import Registry
+from wikimem_platform.scoring import expand_canaries
+from wikimem_platform.subject_requests import intake
+from wikimem_platform.subject_requests.answer import read_answer
+from wikimem_platform.subject_requests.reference import intake_reference
+
+MODEL = "smollm2-135m-instruct"
+KEY = f"{MODEL}@1"
+REQUEST_ASSETS = [request_assets.request_subject, request_assets.request_canaries, request_assets.request_scores,
+                  request_assets.request_answer]
+# UPSTREAM_CONFIG's property table keeps P106, P27, P19, P20 (>= 2000 humans); date of birth is then
+# not covered by the reference data and gets its templates on demand; religion has no value in the
+# sample to rank against.
+PERSON = {"name": "Ilse Marwitz", "aliases": ["I. Marwitz"],
+          "facts": {"occupation": ["journalist", "translator"], "P27": {"label": "Germany", "qid": "Q183"},
+                    "place of birth": "Tübingen", "date of birth": "12 May 1961", "religion": "Lutheranism"}}
+
+
+class World:
+    def __init__(self, tmp: Path):
+        self.tmp = tmp
+        self.url = f"sqlite:///{tmp / 'registry.db'}"
+        self.registry = Registry(self.url)
+        self.store = intake.RequestStore(self.url)
+        self.instance = DagsterInstance.ephemeral(tempdir=str(tmp / "home"))
+        self.storage = Path(self.instance.storage_directory())
+        self.resources = resources(tmp, self.url)
+
+    def stored(self) -> StoredResults:
+        return StoredResults(self.storage, parquet_dir=self.tmp / "parquet")
+
+    def add(self, subject, kind="access"):
+        request = self.store.add(subject, kind)
+        self.instance.add_dynamic_partitions("requests", [request.id])
+        return request
+
+    def run_request(self, request_id: str, properties=()):
+        result = materialize(
+            [*UPSTREAM, *REQUEST_ASSETS, *REQUEST_CHECKS], selection=AssetSelection.groups("requests"),
+            instance=self.instance, partition_key=request_id, resources=self.resources,
+            run_config={"ops": {"request_canaries": {"config": {"properties": list(properties)}}}},
+        )
+        assert result.success
+        return result
+
+    def table(self, asset: str, request_id: str):
+        return self.stored().partition(asset, request_id)
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory, smollm2):  # smollm2: loaded (and its GGUF dequantized) once per session
+    world = World(tmp_path_factory.mktemp("requests"))
+    world.registry.register_source(MODEL)
+    assert materialize(UPSTREAM, instance=world.instance, resources=world.resources, run_config=UPSTREAM_CONFIG).success
+    return world
+
+
+def person(world, document):
+    ref = intake_reference(world.stored())
+    return intake.resolve_person(intake.parse_person_facts(document, ref.metadata, ref.covered))
+
+
+@pytest.mark.slow
+def test_private_person_erasure_end_to_end(world, capsys):
+    request = world.add(person(world, PERSON), "erasure")
+    result = world.run_request(request.id)
+    checks = {e.check_name: e for e in result.get_asset_check_evaluations()}
+    assert checks["request_scores_check"].passed and checks["request_answer_check"].passed
+    deadline = [e.event_specific_data for e in result.all_events if e.event_type == DagsterEventType.ASSET_CHECK_EVALUATION
+                and e.event_specific_data.check_name == "request_deadline_check"]
+    assert deadline and deadline[0].passed  # received now: a month left
+
+    stored = world.store.get(request.id)
+    assert stored.status == "answered" and stored.answered_at is not None
+    answer = read_answer(world.storage, request.id)
+    coverage = {c["property"]: c for c in answer["coverage"]}
+    assert {p: c["coverage"] for p, c in coverage.items()} == {
+        "P106": "audited", "P27": "audited", "P19": "audited", "P569": "template built on demand", "P140": "not covered"}
+    assert "0 other values" in coverage["P140"]["reason"]
+    [model] = answer["models"]
+    assert model["model"] == KEY and model["audited"] and model["fingerprint"]
+    facts = {f["property"]: f for f in model["facts"]}
+    assert set(facts) == {"P106", "P27", "P19", "P569"}  # every audited property, on-demand included
+    for fact in facts.values():
+        assert fact["verdict"] in ("memorized", "weakly associated", "not memorized")
+        assert 0 <= fact["M"] <= 1 and fact["n_variants"] == 11
+        assert fact["completion"]["prompt"].startswith("Ilse Marwitz") and isinstance(fact["completion"]["output"], str)
+        assert fact["completion_hit"] in (True, False) and 0 <= fact["cue"] <= 1
+        assert 1 <= fact["truth_rank"] <= fact["n_candidates"]
+        assert fact["sentence"].startswith("The model")
+    assert facts["P106"]["values"] == ["journalist", "translator"] and facts["P27"]["values"] == ["Germany"]
+    # The requester's values that no counterfactual pool holds are the truths; pool values equal to one are dropped.
+    candidates = world.table("request_candidates", request.id)
+    p19 = candidates[candidates["property"] == "P19"]
+    assert p19["is_true"].sum() == 1 and (p19["value_label"] == "Tübingen").sum() == 1
+    # Erasure: the forget set holds every fact some wording ranks first (lenient), and only those.
+    lenient = {p for p, f in facts.items() if f["M"] > 0}
+    assert {e["property"] for e in answer["forget_set"]} == lenient
+    assert answer["lineage"]["code"]["git_commit"] and answer["lineage"]["config_hash"]
+    assert {a["asset"] for a in answer["lineage"]["data_assets"]} >= {"claims", "canary_templates", "counterfactuals"}
+    letter = (world.storage / "requests" / request.id / "answer.html").read_text()
+    assert "Ilse Marwitz" in letter and "What will be erased" in letter and "religion" in letter
+
+    # `wikimem inquiry` answers from the stored request answers too.
+    capsys.readouterr()
+    args = ["--registry-url", world.url, "--storage", str(world.storage)]
+    assert main([*args, "inquiry", "i. marwitz"]) == 0
+    out = capsys.readouterr().out
+    assert f"erasure request {request.id}" in out and "occupation" in out
+    assert main([*args, "request", "show", request.id]) == 0
+    assert "answer.html" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_h0_sentences_are_scored_once_across_requests(world):
+    first = world.add(person(world, {"name": "Karl Weissbach", "facts": {"P106": ["journalist"], "P27": ["Germany"]}}))
+    world.run_request(first.id)
+    second = world.add(person(world, {"name": "Jana Oltmanns", "facts": {"P106": ["journalist"], "P27": ["Germany"]}}))
+    world.run_request(second.id)
+    rows = expand_canaries(world.table("request_canaries", second.id), world.table("request_candidates", second.id))
+    own = {*rows["sentence_h"], *(s for group in rows["sentences_similar"] for s in group)}
+    h0 = set(rows["sentence_h0"])
+    audits = world.table("request_model_audits", second.id).set_index("model")
+    # Same properties and values: every h0 sentence came from the first request's cache.
+    assert audits.loc[KEY, "sentences_computed"] == len(own)
+    assert len(h0) > 0 and not own & h0
+
+
+@pytest.mark.slow
+def test_a_person_audited_in_a_cohort_costs_nothing(world):
+    world.instance.add_dynamic_partitions("models", [KEY])
+    cohort_audit = materialize(
+        [*UPSTREAM, scoring_assets.scores, scoring_assets.memorization, *SCORING_CHECKS],
+        selection=[scoring_assets.scores], instance=world.instance, partition_key=KEY, resources=world.resources,
+        run_config=scores_config(("P106",), per_cohort=1),
+    )
+    assert cohort_audit.success
+    subjects = world.stored().table("subjects")
+    qid = subjects.groupby("cohort").head(1)["qid"].iloc[0]
+    request = world.add(intake.resolve_qid(qid, world.stored().table("humans")))
+    world.run_request(request.id, properties=["P106"])
+    audits = world.table("request_model_audits", request.id).set_index("model")
+    assert audits.loc[KEY, "sentences_computed"] == 0
+    scores = world.table("request_scores", request.id)
+    assert len(scores) > 0 and set(scores["property"]) == {"P106"}
+
+
+@pytest.mark.slow
+def test_a_release_that_fails_to_load_fails_alone(world, tmp_path):
+    broken = tmp_path / "broken-model"
+    broken.mkdir()
+    (broken / "config.json").write_text(json.dumps({"model_type": "no-such-architecture"}))
+    world.registry.register_source(str(broken), name="broken")
+    try:
+        request = world.add(person(world, {"name": "Pia Lorenz", "facts": {"P27": ["Austria"]}}))
+        world.run_request(request.id)
+        answer = read_answer(world.storage, request.id)
+        by_model = {m["model"]: m for m in answer["models"]}
+        assert by_model[KEY]["audited"] and by_model[KEY]["facts"]
+        assert not by_model["broken@1"]["audited"] and by_model["broken@1"]["error"]
+        assert "could not be audited" in answer["headline"]
+        assert world.store.get(request.id).status == "answered"
+    finally:
+        world.registry.remove("broken@1")

@@ -1,0 +1,182 @@
+"""Data-subject request intake: validation naming the field (nothing written), name resolution on
+the real bundled extract, the one-month deadline and its states, the `wikimem request` CLI."""
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import yaml
+
+from expectations.requests import deadline_result
+from wikimem_platform.cli import main
+from wikimem_platform.inquiry import StoredResults
+from wikimem_platform.subject_requests import intake
+from wikimem_platform.subject_requests.intake import IntakeError, RequestStore, add_one_month, deadline_state
+from wikimem_platform.subject_requests.reference import intake_reference
+
+PERSON = {"name": "Ilse Marwitz", "aliases": ["I. Marwitz"],
+          "facts": {"occupation": ["journalist", {"label": "translator"}], "P27": {"label": "Germany", "qid": "Q183"}}}
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """Nothing materialized: the bundled sample is the extract."""
+    ref = intake_reference(StoredResults(tmp_path_factory.mktemp("empty-storage")))
+    assert ref.source == "bundled sample"
+    return ref
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request, tmp_path):
+    url = f"sqlite:///{tmp_path / 'registry.db'}" if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    return RequestStore(url)
+
+
+def test_facts_file_parses_labels_ids_and_qids(reference):
+    person = intake.parse_person_facts(PERSON, reference.metadata, reference.covered)
+    assert person.name == "Ilse Marwitz" and person.aliases == ["I. Marwitz"]
+    assert set(person.facts) == {"P106", "P27"}  # "occupation" named by label, P27 by id
+    assert [v.value for v in person.facts["P106"]] == ["journalist", "translator"]  # no QID: the label is the id
+    assert person.facts["P27"][0].value == "Q183"
+    assert person.subject_key().startswith("person-")
+    # The same person described in another order is the same subject.
+    reordered = {**PERSON, "facts": {"P27": PERSON["facts"]["P27"], "P106": ["translator", "journalist"]}}
+    assert intake.parse_person_facts(reordered, reference.metadata).subject_key() == person.subject_key()
+
+
+@pytest.mark.parametrize(
+    "document, field, words",
+    [
+        ({**PERSON, "facts": {"favourite colour": ["blue"]}}, "facts.favourite colour", ["unknown property", "P106 (occupation)"]),
+        ({**PERSON, "name": "  "}, "name", ["non-empty"]),
+        ({**PERSON, "name": 42}, "name", ["non-empty string"]),
+        ({**PERSON, "facts": {"occupation": [1952]}}, "facts.occupation[0]", ["string label", "int"]),
+        ({**PERSON, "facts": {"P27": {"label": "Germany", "qid": "Germany"}}}, "facts.P27.qid", ["Q123"]),
+        ({**PERSON, "facts": {}}, "facts", ["at least one property"]),
+        ({**PERSON, "aliases": [None]}, "aliases[0]", ["non-empty string"]),
+        ({**PERSON, "birthday": "1 May"}, "birthday", ["allowed: name, aliases, facts"]),
+        (["not", "a", "mapping"], "facts file", ["mapping"]),
+    ],
+)
+def test_bad_facts_are_refused_naming_the_field(reference, document, field, words):
+    with pytest.raises(IntakeError) as error:
+        intake.parse_person_facts(document, reference.metadata, reference.covered)
+    assert error.value.field == field
+    for word in words:
+        assert word in str(error.value)
+
+
+def test_name_resolution_unique_ambiguous_unknown(reference):
+    assert intake.resolve_name("Douglas Adams", reference.humans) == intake.ResolvedSubject("Q42", "Douglas Adams", "Q42")
+    assert intake.resolve_name("  douglas   ADAMS ", reference.humans).qid == "Q42"  # case and spacing folded
+    with pytest.raises(IntakeError) as ambiguous:
+        intake.resolve_name("Giovanni Dolfin", reference.humans)  # two people of that name in the sample
+    assert ambiguous.value.field == "name" and "Q1243594" in str(ambiguous.value) and "Q3107155" in str(ambiguous.value)
+    assert "--qid" in str(ambiguous.value)
+    with pytest.raises(IntakeError, match="--facts") as unknown:
+        intake.resolve_name("Nobody Ever Heard Of", reference.humans)
+    assert unknown.value.field == "name"
+    with pytest.raises(IntakeError) as missing:
+        intake.resolve_qid("Q999999999", reference.humans)
+    assert missing.value.field == "qid"
+    with pytest.raises(IntakeError) as malformed:
+        intake.resolve_qid("42", reference.humans)
+    assert malformed.value.field == "qid"
+
+
+def test_store_add_list_status_remove_and_duplicates(store, reference):
+    received = datetime(2026, 1, 31, 9, 30, tzinfo=UTC)
+    adams = intake.resolve_qid("Q42", reference.humans)
+    access = store.add(adams, "access", "letter 17", received_at=received)
+    assert access.id.startswith("dsr-20260131-") and access.status == "received"
+    assert access.due_at == datetime(2026, 2, 28, 9, 30, tzinfo=UTC)  # one month: the last day of a shorter month
+    store.add(adams, "erasure")  # another kind for the same person is another request
+    with pytest.raises(IntakeError) as duplicate:
+        store.add(adams, "access")
+    assert duplicate.value.field == "subject" and access.id in str(duplicate.value)
+    with pytest.raises(IntakeError) as kind:
+        store.add(adams, "rectification")
+    assert kind.value.field == "kind" and "access, erasure" in str(kind.value)
+    assert len(store.list()) == 2  # the refused ones wrote nothing
+
+    private = intake.resolve_person(intake.parse_person_facts(PERSON, reference.metadata))
+    stored = store.add(private, "erasure")
+    assert stored.subject_qid is None and stored.person().facts["P27"][0].qid == "Q183"
+    assert store.set_status(stored.id, intake.RequestStatus.AUDITING).status == "auditing"
+    answered = store.set_status(stored.id, intake.RequestStatus.ANSWERED, when=received + timedelta(days=3))
+    assert answered.answered_at == received + timedelta(days=3) and not answered.is_open
+    assert [r.id for r in store.open()] == [r.id for r in store.list() if r.id != stored.id]
+    store.add(private, "erasure")  # answered: no longer open, so a new request is accepted
+    assert store.remove(access.id).id == access.id
+    with pytest.raises(KeyError):
+        store.get(access.id)
+
+
+def test_one_month_is_calendar_months():
+    assert add_one_month(datetime(2026, 1, 31, tzinfo=UTC)) == datetime(2026, 2, 28, tzinfo=UTC)
+    assert add_one_month(datetime(2028, 1, 30, tzinfo=UTC)) == datetime(2028, 2, 29, tzinfo=UTC)  # leap year
+    assert add_one_month(datetime(2026, 12, 15, 8, tzinfo=UTC)) == datetime(2027, 1, 15, 8, tzinfo=UTC)
+    assert add_one_month(datetime(2026, 3, 31, tzinfo=UTC)) == datetime(2026, 4, 30, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    "days_after_receipt, status, state, passed, severity",
+    [
+        (10, "received", "ok", True, "WARN"),       # 20 days left
+        (24, "auditing", "warn", False, "WARN"),    # 6 days left: within 7
+        (31, "received", "fail", False, "ERROR"),   # past the due date (30 days in this month)
+        (31, "answered", "ok", True, "WARN"),       # answered on day 3: on time, closed
+    ],
+)
+def test_deadline_states_by_date(store, reference, days_after_receipt, status, state, passed, severity):
+    received = datetime(2026, 4, 1, 12, tzinfo=UTC)  # due 2026-05-01
+    request = store.add(intake.resolve_qid("Q42", reference.humans), "access", received_at=received)
+    if status != "received":
+        request = store.set_status(request.id, intake.RequestStatus(status), when=received + timedelta(days=3))
+    result = deadline_state(request, now=received + timedelta(days=days_after_receipt))
+    assert result.state == state
+    check = deadline_result(result)
+    assert check.passed is passed and check.severity.value == severity
+    assert check.metadata["state"].value == state
+
+
+def test_answered_late_fails(store, reference):
+    received = datetime(2026, 4, 1, tzinfo=UTC)
+    request = store.add(intake.resolve_qid("Q42", reference.humans), "access", received_at=received)
+    late = store.set_status(request.id, intake.RequestStatus.ANSWERED, when=received + timedelta(days=45))
+    assert deadline_state(late, now=received + timedelta(days=50)).state == "fail"
+
+
+def test_cli_request_add_list_show_remove(tmp_path, capsys):
+    home = tmp_path / "home"
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    base = ["--home", str(home), "--registry-url", url]
+    facts = tmp_path / "person.yaml"
+    facts.write_text(yaml.safe_dump(PERSON), encoding="utf-8")
+    assert main([*base, "request", "add", "--facts", str(facts), "--kind", "erasure", "--reference", "T-1"]) == 0
+    out = capsys.readouterr().out
+    assert "received dsr-" in out and "erasure request about Ilse Marwitz" in out and "No model is registered" in out
+    assert main([*base, "request", "add", "--name", "Douglas Adams"]) == 0
+    capsys.readouterr()
+
+    # Each bad input: exit 2, an error naming the field, nothing stored.
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({**PERSON, "facts": {"shoe size": ["42"]}}), encoding="utf-8")
+    for args, field in [(["--facts", str(bad)], "facts.shoe size"), (["--qid", "Q1"], "qid"),
+                        (["--name", "Giovanni Dolfin"], "name"), (["--name", "Douglas Adams"], "subject"),
+                        (["--facts", str(tmp_path / "missing.yaml")], "facts")]:
+        assert main([*base, "request", "add", *args]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {field}:") and "nothing was stored" in err
+    assert len(RequestStore(url).list()) == 2
+
+    assert main([*base, "request", "list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [r["kind"] for r in listed] == ["erasure", "access"] and listed[1]["subject_qid"] == "Q42"
+    request_id = listed[0]["id"]
+    assert main([*base, "request", "show", request_id]) == 0
+    out = capsys.readouterr().out
+    assert "no answer yet" in out and "days left" in out
+    assert main([*base, "request", "show", "dsr-nope"]) == 2
+    assert main([*base, "request", "remove", request_id, "--purge"]) == 0
+    assert [r.kind for r in RequestStore(url).list()] == ["access"]
