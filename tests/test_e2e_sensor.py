@@ -1,7 +1,11 @@
 """End to end: `dagster dev` (webserver + daemon) on loopback, a model registered through the CLI,
 the registry sensor's run observed over GraphQL until it succeeds, the report checked on disk
-and in headless Chromium. Every process started here is stopped (tests/dagster_process.py)."""
+and in headless Chromium; then a data-subject request taken in through the CLI, the request
+sensor's run observed until it succeeds, the answer on disk and the registry saying answered.
+Every process started here is stopped (tests/dagster_process.py)."""
 
+import json
+import re
 import subprocess
 import sys
 import time
@@ -25,9 +29,17 @@ ops:
   scores: {config: {properties: [P106], max_subjects_per_cohort: 1}}
   crm_summary: {config: {paradigms: [canary], max_examples: 4, max_new_tokens: 8}}
   mia_summary: {config: {max_per_class: 4, n_neighbours: 0, n_bootstrap: 50}}
+  request_canaries: {config: {properties: [P106, P27]}}
 """
-RUNS = """query($value: String!) {
-  runsOrError(filter: {tags: [{key: "wikimem/model", value: $value}]}) {
+# A person who is not in Wikidata, as a privacy officer would type them in.
+PERSON = """\
+name: Ilse Marwitz
+facts:
+  occupation: [journalist]
+  country of citizenship: {label: Germany, qid: Q183}
+"""
+RUNS = """query($key: String!, $value: String!) {
+  runsOrError(filter: {tags: [{key: $key, value: $value}]}) {
     __typename ... on Runs { results { runId status jobName tags { key value } } }
   }
 }"""
@@ -40,8 +52,19 @@ REPORT = """query($partition: String!) {
 }"""
 
 
-def runs_for(port: int, key: str) -> list[dict]:
-    return graphql(port, RUNS, {"value": key})["runsOrError"]["results"]
+def runs_for(port: int, key: str, tag: str = "wikimem/model") -> list[dict]:
+    return graphql(port, RUNS, {"key": tag, "value": key})["runsOrError"]["results"]
+
+
+def wait_for_run(port: int, key: str, tag: str) -> dict:
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while True:
+        runs = runs_for(port, key, tag)
+        if runs and runs[0]["status"] in ("SUCCESS", "FAILURE", "CANCELED"):
+            return runs
+        if time.monotonic() > deadline:
+            pytest.fail(f"no finished sensor run for {key} after {RUN_TIMEOUT}s: {runs}")
+        time.sleep(5)
 
 
 @pytest.mark.slow
@@ -56,15 +79,7 @@ def test_registering_a_model_launches_one_successful_audit_with_a_report(tmp_pat
         assert registered.returncode == 0, registered.stderr
         assert f"registered {KEY}" in registered.stdout
 
-        deadline = time.monotonic() + RUN_TIMEOUT
-        while True:
-            runs = runs_for(port, KEY)
-            if runs and runs[0]["status"] in ("SUCCESS", "FAILURE", "CANCELED"):
-                break
-            if time.monotonic() > deadline:
-                pytest.fail(f"no finished sensor run for {KEY} after {RUN_TIMEOUT}s: {runs}")
-            time.sleep(5)
-        [run] = runs
+        [run] = wait_for_run(port, KEY, "wikimem/model")
         tags = {t["key"]: t["value"] for t in run["tags"]}
         assert run["status"] == "SUCCESS", f"run {run['runId']} ended {run['status']}; see {home}/dagster-dev.log"
         assert tags["dagster/sensor_name"] == "model_registry_sensor" and tags["dagster/partition"] == KEY
@@ -78,8 +93,32 @@ def test_registering_a_model_launches_one_successful_audit_with_a_report(tmp_pat
         assert entries["pairs"]["intValue"] == 2  # P106 for one subject per cohort
         assert (report.parent / "forget_set.jsonl").is_file() and (report.parent / "lineage.json").is_file()
 
-        time.sleep(12)  # two more sensor ticks: the release is audited exactly once
+        # A data-subject request for a person not in Wikidata, taken in through the CLI.
+        facts = tmp_path / "person.yaml"
+        facts.write_text(PERSON, encoding="utf-8")
+        added = subprocess.run([str(wikimem), "--home", str(home), "request", "add", "--facts", str(facts),
+                                "--kind", "erasure"], capture_output=True, text=True, timeout=120)
+        assert added.returncode == 0, added.stderr
+        request_id = re.search(r"received (dsr-\S+):", added.stdout).group(1)
+        [request_run] = wait_for_run(port, request_id, "wikimem/request")
+        tags = {t["key"]: t["value"] for t in request_run["tags"]}
+        assert request_run["status"] == "SUCCESS", f"run {request_run['runId']} ended {request_run['status']}; see {home}/dagster-dev.log"
+        assert tags["dagster/sensor_name"] == "subject_request_sensor" and tags["dagster/partition"] == request_id
+        assert request_run["jobName"] == "request_audit"
+        shown = subprocess.run([str(wikimem), "--home", str(home), "request", "show", request_id, "--json"],
+                               capture_output=True, text=True, timeout=120)
+        assert shown.returncode == 0, shown.stderr
+        body = json.loads(shown.stdout)
+        assert body["request"]["status"] == "answered" and body["request"]["answered_at"]
+        [model] = body["answer"]["models"]
+        assert model["model"] == KEY and {f["property"] for f in model["facts"]} == {"P106", "P27"}
+        assert all(f["completion"]["output"] is not None for f in model["facts"])
+        answer_dir = home / "storage" / "requests" / request_id
+        assert (answer_dir / "answer.html").is_file() and (answer_dir / "answer.json").is_file()
+
+        time.sleep(12)  # two more sensor ticks: the release and the request are audited exactly once
         assert len(runs_for(port, KEY)) == 1
+        assert len(runs_for(port, request_id, "wikimem/request")) == 1
 
     page = report.read_text()
     assert "Lineage" in page and "Not computed" not in page  # CRM and MIA summaries ran in the same run
