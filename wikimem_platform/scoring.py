@@ -23,7 +23,8 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -170,8 +171,15 @@ class SentenceNllCache:
         ).hexdigest()[:20]
         return cls(Path(root) / f"{digest}.sqlite")
 
-    def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path, timeout=120)
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        """One connection per call, committed and closed (several processes share the file)."""
+        conn = sqlite3.connect(self.path, timeout=120)
+        try:
+            with conn:
+                yield conn
+        finally:
+            conn.close()
 
     @staticmethod
     def _key(sentence: str) -> bytes:
