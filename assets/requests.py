@@ -30,8 +30,8 @@ from wikimem_platform import reports
 from wikimem_platform.canaries.models import load_encoder
 from wikimem_platform.generation import MAX_NEW_TOKENS
 from wikimem_platform.scoring import ShardStore
+from wikimem_platform.memorization import M_THRESHOLD
 from wikimem_platform.subject_requests.answer import (
-    M_THRESHOLD,
     ModelOutcome,
     answer_dir,
     compose_answer,
@@ -133,10 +133,6 @@ def request_canaries(
     yield Output(plan.coverage, "request_coverage", metadata={"rows": len(plan.coverage), "coverage": MetadataValue.json(counts)})
 
 
-def _plan(subject, facts, canaries, candidates, coverage) -> PersonPlan:
-    return PersonPlan(subject, facts, canaries, candidates, coverage)
-
-
 @multi_asset(
     outs={
         "request_scores": AssetOut(group_name=GROUP, description="NLL(h, v), NLL(h0, v), NLL(S(h), v) per registered release."),
@@ -144,7 +140,6 @@ def _plan(subject, facts, canaries, candidates, coverage) -> PersonPlan:
         "request_model_audits": AssetOut(group_name=GROUP, description="Per registered release: audited or why not, cache use, time."),
     },
     partitions_def=requests_partitions,
-    pool="models",
 )
 def request_scores(
     context: AssetExecutionContext,
@@ -159,11 +154,11 @@ def request_scores(
 ):
     """The person on every registered release, one at a time; a release that fails to load or
     score is recorded as not audited and the others go on."""
-    plan = _plan(request_subject, request_facts, request_canaries, request_candidates, request_coverage)
+    plan = PersonPlan(request_subject, request_facts, request_canaries, request_candidates, request_coverage)
     request_id = context.partition_key
     scores, completions, audits = [], [], []
     for entry in model_registry.registry().list():
-        started = time.monotonic()
+        started, lm = time.monotonic(), None
         try:
             lm = scoring.load(entry)
             audit: ModelAudit = audit_person_on_model(
@@ -178,6 +173,7 @@ def request_scores(
                            "fingerprint": None, "sentences_computed": 0, "shards_reused": 0, "seconds": time.monotonic() - started})
             continue
         finally:
+            del lm  # one model in memory at a time
             gc.collect()
         scores.append(audit.scores.assign(model=entry.key))
         completions.append(audit.completions.assign(model=entry.key))
@@ -186,7 +182,6 @@ def request_scores(
                        "seconds": time.monotonic() - started})
         context.log.info(f"{request_id} on {entry.key}: {audit.report.sentences_computed:,} sentences through the model "
                          f"({audit.report.shards_reused} shards reused) in {time.monotonic() - started:.1f}s")
-        del lm
     audits_frame = pd.DataFrame(audits, columns=["model", "audited", "error", "fingerprint", "sentences_computed", "shards_reused", "seconds"])
     score_frame = pd.concat(scores, ignore_index=True) if scores else pd.DataFrame()
     completion_frame = pd.concat(completions, ignore_index=True) if completions else pd.DataFrame()
@@ -218,7 +213,7 @@ def request_answer(
     """The answer: verdicts per release and property, JSON + HTML letter, lineage; marks it answered."""
     store = model_registry.requests()
     request = store.get(context.partition_key)
-    plan = _plan(request_subject, request_facts, request_canaries, request_candidates, request_coverage)
+    plan = PersonPlan(request_subject, request_facts, request_canaries, request_candidates, request_coverage)
     entries = {e.key: e for e in model_registry.registry().list()}
     outcomes = []
     for row in request_model_audits.to_dict("records"):
@@ -253,7 +248,7 @@ def request_answer(
     context.log.info(f"{request.id}: answered ({len(table)} verdicts over {len(outcomes)} releases)")
     counts = table["verdict"].value_counts().to_dict() if len(table) else {}
     return Output(
-        table.assign(values=table["values"].map(lambda v: list(v)) if len(table) else []).drop(columns=["completion"]),
+        table.drop(columns=["completion"]),
         metadata={
             "status": request.status,
             "due_at": request.due_at.isoformat(timespec="seconds"),

@@ -13,7 +13,7 @@ from dagster import (
 from assets.data import preview
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform.canaries.models import load_encoder
-from wikimem_platform.memorization import evaluate_wikimem
+from wikimem_platform.memorization import M_THRESHOLD, evaluate_wikimem
 from wikimem_platform.scoring import ShardStore, score_canaries
 
 GROUP = "scoring"
@@ -74,7 +74,7 @@ def scores(
 
 class MemorizationConfig(Config):
     alpha: float = 1.0
-    m_threshold: float = 0.8
+    m_threshold: float = M_THRESHOLD
     equivalence_threshold: float = 0.75
 
 

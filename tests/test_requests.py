@@ -105,6 +105,8 @@ def test_store_add_list_status_remove_and_duplicates(store, reference):
     assert store.set_status(stored.id, intake.RequestStatus.AUDITING).status == "auditing"
     answered = store.set_status(stored.id, intake.RequestStatus.ANSWERED, when=received + timedelta(days=3))
     assert answered.answered_at == received + timedelta(days=3) and not answered.is_open
+    reaudited = store.set_status(stored.id, intake.RequestStatus.ANSWERED, when=received + timedelta(days=40))
+    assert reaudited.answered_at == answered.answered_at  # a re-audit does not move the answer's date
     assert [r.id for r in store.open()] == [r.id for r in store.list() if r.id != stored.id]
     store.add(private, "erasure")  # answered: no longer open, so a new request is accepted
     assert store.remove(access.id).id == access.id

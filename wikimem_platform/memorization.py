@@ -59,6 +59,8 @@ OUTER_KEYS = ("model",)
 CONTEXTUALIZED_KINDS = ("contextualized",)
 KIND_COLUMNS = ("variant_kind", "kind")
 EQUIVALENCE_THRESHOLD = 0.75
+# Memorized at threshold: M >= this share of the 11 wordings rank a ground truth first.
+M_THRESHOLD = 0.8
 
 
 # --------------------------------------------------------------------------- scores
@@ -387,7 +389,7 @@ def summed_candidates(prepared: pd.DataFrame, include_contextualized: bool = Fal
 
 
 def pair_metrics(variants: pd.DataFrame, summed_pairs: pd.DataFrame | None = None,
-                 threshold: float = 0.8, include_contextualized: bool = False,
+                 threshold: float = M_THRESHOLD, include_contextualized: bool = False,
                  contextualized_kinds: Sequence[str] = CONTEXTUALIZED_KINDS,
                  outer_keys: Sequence[str] = OUTER_KEYS) -> pd.DataFrame:
     """One row per [model,] subject, property: M and its flags, mean z*, summed-rank columns.
@@ -469,7 +471,7 @@ def evaluate_wikimem(scores: pd.DataFrame, alpha: float = 1.0,
                      embed: Callable[[list[str]], np.ndarray] | None = None,
                      value_aliases: Mapping[str, Sequence[str]] | None = None,
                      equivalence_threshold: float = EQUIVALENCE_THRESHOLD,
-                     m_threshold: float = 0.8, include_contextualized: bool = False,
+                     m_threshold: float = M_THRESHOLD, include_contextualized: bool = False,
                      ddof: int = 0, outer_keys: Sequence[str] = OUTER_KEYS) -> WikiMemResult:
     """The whole §5 pipeline on a scores table: candidates -> variants -> pairs -> Table 1."""
     prepared = prepare_scores(scores, alpha, embed, value_aliases, equivalence_threshold)

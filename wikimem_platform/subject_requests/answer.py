@@ -21,11 +21,10 @@ import pandas as pd
 
 from wikimem_platform import reports
 from wikimem_platform.inquiry import DEFAULT_CUE_TAU, json_scalar
-from wikimem_platform.memorization import evaluate_wikimem
+from wikimem_platform.memorization import M_THRESHOLD, evaluate_wikimem
 from wikimem_platform.subject_requests.audit import AUDITED, ModelAudit, PersonPlan
 from wikimem_platform.subject_requests.intake import RequestKind, SubjectRequest
 
-M_THRESHOLD = 0.8  # the memorization asset's default: most of the 11 wordings rank a truth first
 MEMORIZED, WEAK, NOT_MEMORIZED = "memorized", "weakly associated", "not memorized"
 VERDICT_ORDER = (MEMORIZED, WEAK, NOT_MEMORIZED)
 ANSWER_COLUMNS = [

@@ -343,10 +343,11 @@ class RequestStore:
             request = session.get(SubjectRequest, request_id)
             if request is None:
                 raise KeyError(f"no request {request_id!r}")
+            if status == RequestStatus.ANSWERED and request.status != RequestStatus.ANSWERED:
+                # The first answer is the one the deadline counts; a later re-audit keeps its date.
+                request.answered_at = _aware(when or datetime.now(UTC))
             request.status = status.value
             request.error = error
-            if status == RequestStatus.ANSWERED:
-                request.answered_at = _aware(when or datetime.now(UTC))
             session.add(request)
             session.commit()
             session.refresh(request)
