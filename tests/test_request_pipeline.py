@@ -13,6 +13,7 @@ from assets import scoring as scoring_assets
 from expectations.requests import REQUEST_CHECKS
 from expectations.scoring import SCORING_CHECKS
 from tests.scoring_setup import UPSTREAM, UPSTREAM_CONFIG, resources, scores_config
+from wikimem_platform import reports
 from wikimem_platform.cli import main
 from wikimem_platform.inquiry import StoredResults
 from wikimem_platform.registry import Registry
@@ -115,8 +116,10 @@ def test_private_person_erasure_end_to_end(world, capsys):
     assert {e["property"] for e in answer["forget_set"]} == lenient
     assert answer["lineage"]["code"]["git_commit"] and answer["lineage"]["config_hash"]
     assert {a["asset"] for a in answer["lineage"]["data_assets"]} >= {"claims", "canary_templates", "counterfactuals"}
-    letter = (world.storage / "requests" / request.id / "answer.html").read_text()
+    letter_path = world.storage / "requests" / request.id / "answer.html"
+    letter = letter_path.read_text()
     assert "Ilse Marwitz" in letter and "What will be erased" in letter and "religion" in letter
+    assert "<script" not in letter  # a letter: prints and archives as it is
 
     # `wikimem inquiry` answers from the stored request answers too.
     capsys.readouterr()
@@ -179,3 +182,13 @@ def test_a_release_that_fails_to_load_fails_alone(world, tmp_path):
         assert world.store.get(request.id).status == "answered"
     finally:
         world.registry.remove("broken@1")
+
+
+@pytest.mark.slow
+def test_the_letter_renders_in_a_browser(world, tmp_path):
+    if reports.find_chromium() is None:
+        pytest.skip("no Chromium (Debian package `chromium`; scripts/setup.sh installs it where apt works)")
+    request = world.add(person(world, {"name": "Mara Quist", "facts": {"P27": ["Germany"]}}), "access")
+    world.run_request(request.id)
+    check = reports.check_rendering(world.storage / "requests" / request.id / "answer.html", screenshot=tmp_path / "letter.png")
+    assert check.screenshot_nonblank, check

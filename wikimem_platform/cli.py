@@ -203,7 +203,7 @@ def _print_request_answer(document: dict) -> None:
             z = "" if fact["z_star"] is None else f" z*={fact['z_star']:.2f}"
             said = f" -> {answer.one_line(fact['completion']['output'])!r}" if fact["completion"] else ""
             print(f"  {model['model']}: {fact['property_label']} = {' / '.join(fact['values'])}: {fact['verdict']} "
-                  f"(M={fact['M']:.2f}{z}, rank {fact['truth_rank']} of {fact['n_candidates']}){said}")
+                  f"(M={fact['M']:.2f}{z}, rank {fact['truth_rank']:.0f} of {fact['n_candidates']}){said}")
     for item in document["not_covered"]:
         print(f"  not covered: {item['property_label']} ({item['property']}): {item['reason']}")
 

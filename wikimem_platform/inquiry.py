@@ -255,6 +255,12 @@ def inquiry_html(answer: dict) -> str:
     if answer["known_but_not_audited"]:
         names = ", ".join(f"{esc(str(p['label']))} ({esc(p['qid'])})" for p in answer["known_but_not_audited"])
         parts.append(f"<p>In the data but not among the audited subjects (no model was tested on them): {names}.</p>")
+    for requested in answer.get("request_answers", []):
+        req = requested["request"]
+        parts.append(f"<p>Data-subject request {esc(req['id'])} ({esc(req['kind'])}) about "
+                     f"{esc(requested['subject']['label'])}, answered {esc(requested['generated_at'][:10])}: "
+                     f"{esc(requested['headline'])}. Its letter: <code>requests/{esc(req['id'])}/answer.html</code> "
+                     "in the instance's storage.</p>")
     for model in answer["models"]:
         parts.append(f"<h2>{esc(model['model'])} <small>({esc(str(model['variant']))})</small></h2>")
         if not model["audited"]:

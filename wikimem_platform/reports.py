@@ -271,15 +271,22 @@ def _table(frame: pd.DataFrame, max_rows: int = 200) -> str:
     return shown.to_html(index=False, na_rep="", float_format=lambda x: f"{x:.3f}", border=0, classes="data") + note
 
 
-def _lineage_html(lineage: Mapping) -> str:
+def lineage_html(lineage: Mapping) -> str:
+    """The lineage section: the model (a report) or the models (a request's answer), the code,
+    every upstream materialization, the run and the configuration with its hash."""
     esc = html.escape
-    model = lineage.get("model", {})
     code = lineage.get("code", {})
-    parts = ["<h3>Model</h3><table class='data'>"]
-    for key in ("key", "source_kind", "source", "revision", "family", "variant", "parameter_count", "quantization",
-                "fingerprint", "registered_at"):
-        parts.append(f"<tr><th>{esc(key)}</th><td>{esc(str(model.get(key, '')))}</td></tr>")
-    parts.append("</table><h3>Code</h3><table class='data'>")
+    if "models" in lineage:
+        models = pd.DataFrame(lineage["models"])
+        parts = ["<h3>Models</h3>", _table(models) if len(models) else "<p>No registered model.</p>"]
+    else:
+        model = lineage.get("model", {})
+        parts = ["<h3>Model</h3><table class='data'>"]
+        for key in ("key", "source_kind", "source", "revision", "family", "variant", "parameter_count", "quantization",
+                    "fingerprint", "registered_at"):
+            parts.append(f"<tr><th>{esc(key)}</th><td>{esc(str(model.get(key, '')))}</td></tr>")
+        parts.append("</table>")
+    parts.append("<h3>Code</h3><table class='data'>")
     for key, value in code.items():
         parts.append(f"<tr><th>{esc(key)}</th><td>{esc(str(value))}</td></tr>")
     parts.append("</table><h3>Data assets</h3>")
@@ -345,7 +352,7 @@ def render_html(inputs: ReportInputs, summary: Mapping) -> str:
         f"<h2>Forget set ({len(inputs.forget)} facts)</h2>",
         "<p>Also written as <code>forget_set.jsonl</code> next to this file.</p>",
         _table(forget_view) if len(forget_view) else "<p>Empty: no fact memorized under this criterion.</p>",
-        "<h2>Lineage</h2>", _lineage_html(inputs.lineage),
+        "<h2>Lineage</h2>", lineage_html(inputs.lineage),
         "</body></html>",
     ])
 

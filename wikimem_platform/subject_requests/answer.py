@@ -85,7 +85,7 @@ def model_verdicts(
             "model": audit.model, "property": prop, "property_label": property_labels.get(prop, prop),
             "values": list(truths.get(prop, [])), "verdict": verdict(pair["M"], m_threshold), "M": float(pair["M"]),
             "n_memorized": int(pair["n_memorized"]), "n_variants": int(pair["n_variants"]),
-            "z_star": json_scalar(pair.get("z_star")), "truth_rank": json_scalar(pair.get("summed_truth_rank")),
+            "z_star": json_scalar(pair.get("z_star")), "truth_rank": _rank_value(pair.get("summed_truth_rank")),
             "n_candidates": int(n_candidates.get(prop, 0)),
             "completion": None if said is None else {"prompt": said["prompt"], "output": said["completion"]},
             "completion_hit": None if said is None else bool(said["hit"]),
@@ -227,7 +227,25 @@ _STYLE = ("body{font-family:Georgia,serif;max-width:52em;margin:2em auto;line-he
           "td,th{border:1px solid #ccc;padding:3px 7px;vertical-align:top}th{background:#f0f0f0}"
           ".memorized{color:#a00;font-weight:bold}.weakly{color:#b60}.not{color:#070}"
           ".bar{display:inline-block;height:0.7em;background:#a00}.muted{color:#666;font-size:90%}"
-          "code{font-size:85%}")
+          "code{font-size:85%}.lineage table{font-size:75%;word-break:break-all}")
+
+
+def _rank_value(value) -> int | None:
+    value = json_scalar(value)
+    return None if value is None else int(value)
+
+
+def _rank(value) -> str:
+    return "" if value is None else f"{int(value)}"
+
+
+def _candidate_span(document: Mapping) -> str:
+    """How many other values the facts were ranked against: "20", "20 to 101"."""
+    counts = [f["n_candidates"] - len(f["values"]) for m in document["models"] for f in m["facts"]]
+    if not counts:
+        return "about 100"
+    low, high = min(counts), max(counts)
+    return f"{low}" if low == high else f"{low} to {high}"
 
 
 def answer_html(document: Mapping) -> str:
@@ -246,9 +264,10 @@ def answer_html(document: Mapping) -> str:
         f"<p>You asked which facts about <b>{esc(subject['label'])}</b>"
         + (f" (Wikidata {esc(subject['qid'])})" if subject["qid"] else " (facts you supplied)")
         + " the language models we operate have memorized. We tested every registered model. For each fact, "
-          "we wrote it in 11 different ways and checked whether the model prefers the true value over about "
-          "100 other values that other people hold, after correcting for how likely the value is in general "
-          "(WikiMem's calibrated ranking). We also asked each model to complete the sentence itself.</p>",
+          "we wrote it in 11 different ways and checked whether the model prefers the true value over "
+          f"{_candidate_span(document)} other values that other people hold, after correcting for how likely the "
+          "value is in general (WikiMem's calibrated ranking). We also asked each model to complete the sentence "
+          "itself.</p>",
         f"<p><b>In short:</b> {esc(document['headline'])}</p>",
     ]
     for model in document["models"]:
@@ -269,15 +288,16 @@ def answer_html(document: Mapping) -> str:
                 f"<tr><td>{esc(f['property_label'])} = {esc(' / '.join(f['values']))}</td>"
                 f"<td class='{f['verdict'].split()[0]}'>{esc(f['verdict'])}</td><td>{f['M']:.2f}</td>"
                 f"<td><span class='bar' style='width:{f['M'] * 6:.1f}em'></span></td><td>{z}</td>"
-                f"<td>{esc(f['truth_rank'])} of {f['n_candidates']}</td><td>{esc(completion)}</td><td>{cue}</td></tr>")
+                f"<td>{_rank(f['truth_rank'])} of {f['n_candidates']}</td><td>{esc(completion)}</td><td>{cue}</td></tr>")
         parts.append("</table>")
     if document["not_covered"]:
         parts.append("<h2>Facts we could not test</h2><ul>" + "".join(
             f"<li>{esc(c['property_label'])} ({esc(c['property'])}): {esc(c['reason'])}</li>" for c in document["not_covered"]) + "</ul>")
     if document.get("forget_set") is not None:
-        parts.append(f"<h2>What will be erased</h2><p>{len(document['forget_set'])} memorized fact(s) enter the forget "
-                     f"set handed to unlearning (criterion: {esc(document['forget_criterion'])}, any wording ranking the "
-                     "truth first). After unlearning, the same audit is run on the new revision to verify the erasure.</p>")
+        parts.append(f"<h2>What will be erased</h2><p>{len(document['forget_set'])} fact(s) enter the forget set handed "
+                     f"to unlearning: every fact some model ranks first in at least one phrasing (criterion "
+                     f"<i>{esc(document['forget_criterion'])}</i>), not only those it has memorized. After unlearning, the "
+                     "same audit is run on the new revision to verify the erasure.</p>")
         if document["forget_set"]:
             parts.append("<table><tr><th>model</th><th>fact</th><th>value</th><th>M</th></tr>" + "".join(
                 f"<tr><td>{esc(e['model'])}</td><td>{esc(e['property_label'])}</td><td>{esc(e['value_label'])}</td>"
@@ -289,6 +309,6 @@ def answer_html(document: Mapping) -> str:
         "<i>not memorized</i>: none. z* measures how far the true value stands out (higher = stronger). The rank is that "
         "of the true value when all phrasings are added up. A completion is 'cued' when the prompt already contains "
         f"part of the value (cue &ge; {method['cue_tau']}).</p>")
-    parts.append("<h2>Lineage</h2><pre class='muted'>" + esc(json.dumps(document["lineage"], indent=2, default=str)) + "</pre>")
+    parts.append("<h2>Lineage</h2><div class='muted lineage'>" + reports.lineage_html(document["lineage"]) + "</div>")
     parts.append("</body></html>")
     return "\n".join(parts)
