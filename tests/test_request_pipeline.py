@@ -12,6 +12,7 @@ from assets import requests as request_assets
 from assets import scoring as scoring_assets
 from expectations.requests import REQUEST_CHECKS
 from expectations.scoring import SCORING_CHECKS
+from resources import ParquetIOManager
 from tests.scoring_setup import UPSTREAM, UPSTREAM_CONFIG, resources, scores_config
 from wikimem_platform import reports
 from wikimem_platform.cli import main
@@ -21,6 +22,7 @@ from wikimem_platform.scoring import expand_canaries
 from wikimem_platform.subject_requests import intake
 from wikimem_platform.subject_requests.answer import read_answer
 from wikimem_platform.subject_requests.reference import intake_reference
+from wikimem_platform.unlearning.export import read_export
 
 MODEL = "smollm2-135m-instruct"
 KEY = f"{MODEL}@1"
@@ -42,10 +44,11 @@ class World:
         self.store = intake.RequestStore(self.url)
         self.instance = DagsterInstance.ephemeral(tempdir=str(tmp / "home"))
         self.storage = Path(self.instance.storage_directory())
-        self.resources = resources(tmp, self.url)
+        # Tables where a real instance keeps them (<storage>/parquet), so the CLI finds them too.
+        self.resources = {**resources(tmp, self.url), "io_manager": ParquetIOManager(base_dir=str(self.storage / "parquet"))}
 
     def stored(self) -> StoredResults:
-        return StoredResults(self.storage, parquet_dir=self.tmp / "parquet")
+        return StoredResults(self.storage)
 
     def add(self, subject, kind="access"):
         request = self.store.add(subject, kind)
@@ -151,8 +154,8 @@ def test_a_person_audited_in_a_cohort_costs_nothing(world):
     world.instance.add_dynamic_partitions("models", [KEY])
     cohort_audit = materialize(
         [*UPSTREAM, scoring_assets.scores, scoring_assets.memorization, *SCORING_CHECKS],
-        selection=[scoring_assets.scores], instance=world.instance, partition_key=KEY, resources=world.resources,
-        run_config=scores_config(("P106",), per_cohort=1),
+        selection=[scoring_assets.scores, scoring_assets.memorization], instance=world.instance, partition_key=KEY,
+        resources=world.resources, run_config=scores_config(("P106",), per_cohort=1),
     )
     assert cohort_audit.success
     subjects = world.stored().table("subjects")
@@ -192,3 +195,23 @@ def test_the_letter_renders_in_a_browser(world, tmp_path):
     world.run_request(request.id)
     check = reports.check_rendering(world.storage / "requests" / request.id / "answer.html", screenshot=tmp_path / "letter.png")
     assert check.screenshot_nonblank, check
+
+
+@pytest.mark.slow
+def test_forget_and_retain_exports_from_stored_results(world, tmp_path, capsys):
+    """After the erasure request and the cohort audit above: both exports through the CLI."""
+    erasures = [r for r in world.store.list() if r.kind == "erasure" and r.status == "answered"]
+    assert erasures, "runs after test_private_person_erasure_end_to_end"
+    args = ["--registry-url", world.url, "--storage", str(world.storage)]
+    out = tmp_path / "request-tofu"
+    assert main([*args, "forget-set", "--request", erasures[0].id, "--format", "tofu", "--out", str(out)]) == 0
+    manifest, files = read_export(out)
+    answer = read_answer(world.storage, erasures[0].id)
+    assert manifest["forget_facts"] == len(answer["forget_set"]) == len(files["forget.jsonl"])
+    for row in files["forget.jsonl"]:
+        assert "Ilse Marwitz" in row["question"] and row["answer"].lower() not in row["question"].lower()
+        assert row["perturbed_answer"] and row["answer"] not in row["perturbed_answer"]
+    out = tmp_path / "release-rwku"
+    assert main([*args, "forget-set", KEY, "--format", "rwku", "--out", str(out)]) == 0
+    manifest, files = read_export(out)
+    assert manifest["source"]["model"] == KEY and len(files["forget_probes.jsonl"]) > 0

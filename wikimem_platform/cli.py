@@ -25,6 +25,8 @@ from wikimem_platform import reports
 from wikimem_platform.models import SHIPPED_MODELS
 from wikimem_platform.registry import Registry, RegistryError
 from wikimem_platform.subject_requests import answer, intake, reference
+from wikimem_platform.unlearning import export as unlearning_export
+from wikimem_platform.unlearning import stored as unlearning_stored
 
 # The demo: the bundled Wikidata sample with every data default (100 + 100 subjects, 100
 # counterfactuals per property), and a narrow audit so it ends within ~15 minutes on 2 CPU cores.
@@ -248,35 +250,39 @@ def cmd_request_remove(args) -> int:
     return 0
 
 
-def forget_set_frame(stored: inq.StoredResults, key: str, criterion: str, alpha: float = 1.0) -> pd.DataFrame:
-    """The forget set of a release computed from its stored scores and memorization."""
-    pairs = stored.memorization(key)
-    scores = stored.partition("scores", key)
-    if pairs is None or scores is None:
-        raise FileNotFoundError(f"no stored scores/memorization for {key}: audit it first")
-    properties = stored.table("property_table")
-    labels = dict(zip(properties["property"], properties["label"])) if properties is not None else {}
-    cues = inq.fact_cues(stored.table("canaries"), pairs["subject_qid"].unique())
-    return reports.forget_set(key, pairs, reports.best_true_values(scores, alpha), cues, labels, criterion)
-
-
 def cmd_forget_set(args) -> int:
+    stored = _stored(args)
+    if (args.model is None) == (args.request is None):
+        print("error: give a release (name@revision) or --request ID", file=sys.stderr)
+        return 2
+    key = None
+    if args.model:
+        try:
+            key = _registry(args).get(args.model).key
+        except KeyError:
+            key = args.model  # a release removed from the registry still has its stored results
     try:
-        key = _registry(args).get(args.model).key
-    except KeyError:
-        key = args.model  # a release removed from the registry still has its stored results
-    try:
-        frame = forget_set_frame(_stored(args), key, args.criterion)
-    except FileNotFoundError as error:
+        if args.format is None and key:  # the forget set alone, as one JSONL (stdout or --out FILE)
+            frame = unlearning_stored.release_forget_set(stored, key, args.criterion)
+        else:
+            sets = (unlearning_stored.release_export(stored, key, args.criterion) if key
+                    else unlearning_stored.request_export(stored, args.request, args.release))
+    except (FileNotFoundError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    out = Path(args.out) if args.out else None
-    if out:
-        reports.write_jsonl(frame, out)
-        print(f"{len(frame)} facts for {key} ({args.criterion}) written to {out}", file=sys.stderr)
-    else:
-        for row in frame.to_dict("records"):
-            print(json.dumps({k: (None if v is pd.NA else inq.json_scalar(v)) for k, v in row.items()}, ensure_ascii=False))
+    if args.format is None and key:
+        if args.out:
+            reports.write_jsonl(frame, Path(args.out))
+            print(f"{len(frame)} facts for {key} ({args.criterion}) written to {args.out}", file=sys.stderr)
+        else:
+            for row in frame.to_dict("records"):
+                print(json.dumps({k: (None if v is pd.NA else inq.json_scalar(v)) for k, v in row.items()}, ensure_ascii=False))
+        return 0
+    fmt = args.format or "jsonl"
+    out = Path(args.out or f"forget-{(key or args.request).replace('/', '_')}-{fmt}")
+    paths = unlearning_export.write_export(sets, fmt, out)
+    print(f"{len(sets.forget)} forget and {len(sets.retain)} retain facts ({fmt}) written to {out}: "
+          f"{', '.join(p.name for p in paths)}")
     return 0
 
 
@@ -447,11 +453,20 @@ def build_parser() -> argparse.ArgumentParser:
     remove.add_argument("--purge", action="store_true", help="also delete its stored answer")
     remove.set_defaults(func=cmd_request_remove)
 
-    forget = commands.add_parser("forget-set", help="Art. 17: the memorized facts of a release as JSONL")
-    forget.add_argument("model", help="name@revision, or name for its newest revision")
+    forget = commands.add_parser(
+        "forget-set", help="Art. 17: the memorized facts of a release or an erasure request, for unlearning tools",
+        description="Without --format: the release's forget set as one JSONL (stdout or --out FILE). With --format: "
+                    "a folder (--out DIR) with the forget set, a retain set of other people's memorized facts and a "
+                    "manifest, in the format an unlearning tool reads.")
+    forget.add_argument("model", nargs="?", help="name@revision, or name for its newest revision")
+    forget.add_argument("--request", help="an answered erasure request's id instead of a release")
+    forget.add_argument("--release", help="with --request: only this release's entries (default: every release)")
+    forget.add_argument("--format", choices=unlearning_export.FORMATS,
+                        help="jsonl (facts), tofu (QA with paraphrased questions and perturbed answers), "
+                             "openunlearning (question/answer and text corpora), rwku (probes)")
     forget.add_argument("--criterion", choices=inq.CRITERIA, default=reports.DEFAULT_FORGET_CRITERION,
-                        help="which pairs enter the forget set (default lenient: any wording memorized)")
-    forget.add_argument("--out", help="write JSONL here instead of stdout")
+                        help="which pairs of a release enter the forget set (default lenient: any wording memorized)")
+    forget.add_argument("--out", help="without --format: a JSONL file (default stdout); with --format: a folder")
     forget.set_defaults(func=cmd_forget_set)
 
     diff = commands.add_parser("diff", help="facts newly memorized and forgotten between two releases")

@@ -1,0 +1,1 @@
+"""Closing the erasure loop: forget/retain sets in the formats unlearning tools read (`export`)."""

@@ -1,0 +1,67 @@
+"""Export sets from what the platform stored: a release's audit, or a data-subject request's answer."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from wikimem_platform import inquiry as inq
+from wikimem_platform import reports
+from wikimem_platform.subject_requests.answer import read_answer
+from wikimem_platform.unlearning.export import FACT_COLUMNS, ExportSets, export_sets, known_facts
+
+# Retain candidates: facts the release memorized at threshold (clearly known, worth keeping).
+RETAIN_CRITERION = "at_threshold"
+
+
+def _property_labels(stored: inq.StoredResults) -> dict[str, str]:
+    table = stored.table("property_table")
+    return dict(zip(table["property"], table["label"])) if table is not None else {}
+
+
+def release_forget_set(stored: inq.StoredResults, key: str, criterion: str, alpha: float = 1.0) -> pd.DataFrame:
+    """The forget set of a release (`reports.forget_set` rows) from its stored scores and memorization."""
+    pairs, scores = stored.memorization(key), stored.partition("scores", key)
+    if pairs is None or scores is None:
+        raise FileNotFoundError(f"no stored scores/memorization for {key}: audit it first")
+    cues = inq.fact_cues(stored.table("canaries"), pairs["subject_qid"].unique())
+    return reports.forget_set(key, pairs, reports.best_true_values(scores, alpha), cues, _property_labels(stored), criterion)
+
+
+def release_known_facts(stored: inq.StoredResults, key: str, alpha: float = 1.0) -> pd.DataFrame:
+    """What a release memorized at threshold in its cohort audit (empty if it was never audited)."""
+    pairs, scores = stored.memorization(key), stored.partition("scores", key)
+    if pairs is None or scores is None:
+        return pd.DataFrame(columns=FACT_COLUMNS)
+    return known_facts(pairs, reports.best_true_values(scores, alpha), _property_labels(stored), RETAIN_CRITERION)
+
+
+def _templates(stored: inq.StoredResults) -> pd.DataFrame:
+    templates = stored.table("canary_templates")
+    if templates is None:
+        raise FileNotFoundError("no stored canary templates: materialize the canaries group first")
+    return templates
+
+
+def release_export(stored: inq.StoredResults, key: str, criterion: str, alpha: float = 1.0) -> ExportSets:
+    forget = release_forget_set(stored, key, criterion, alpha)
+    return export_sets(forget, release_known_facts(stored, key, alpha), _templates(stored), stored.partition("scores", key),
+                       source={"model": key, "criterion": criterion})
+
+
+def request_export(stored: inq.StoredResults, request_id: str, model_key: str | None = None) -> ExportSets:
+    """The forget set an erasure request's answer holds (one release, or every release), with the
+    release's memorized cohort facts as retain candidates."""
+    answer = read_answer(stored.storage_dir, request_id)
+    if answer is None:
+        raise FileNotFoundError(f"no stored answer for {request_id}: the request is not answered yet")
+    if answer.get("forget_set") is None:
+        raise ValueError(f"{request_id} is an {answer['request']['kind']} request: only erasure requests have a forget set")
+    entries = pd.DataFrame(answer["forget_set"], columns=[*reports.FORGET_COLUMNS])
+    models = sorted(set(entries["model"])) if model_key is None else [model_key]
+    forget = entries[entries["model"].isin(models)].drop_duplicates(["subject_qid", "property", "value_label"])
+    known = pd.concat([release_known_facts(stored, key) for key in models], ignore_index=True) if models else None
+    scores = stored.partition("request_scores", request_id)
+    if scores is not None and len(scores) and models:
+        scores = scores[scores["model"] == models[0]]
+    return export_sets(forget, known if known is not None else pd.DataFrame(columns=FACT_COLUMNS), _templates(stored),
+                       scores, source={"request": request_id, "models": models, "criterion": answer["forget_criterion"]})
