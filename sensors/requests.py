@@ -6,6 +6,8 @@
   model is registered or the reference data (groups data, canaries) was never materialized.
 - When a new release is registered, every open request (not yet answered) is audited again,
   on every release: the older releases' scores come back from the shards and sentence cache.
+  When it is a new revision of a model already registered (e.g. after unlearning), answered
+  erasure requests are audited again too: their answer then verifies the erasure.
 - `request_audit_failure_sensor` marks a request "failed" when its run fails; the answer asset
   marks it "answered".
 """
@@ -27,7 +29,8 @@ from dagster import (
 from assets.requests import GROUP, requests_partitions
 from resources.scoring import RegistryResource
 from sensors.registry import REQUEST_JOB_NAME, SENSOR_INTERVAL_SECONDS, reference_data_ready, run_config_for
-from wikimem_platform.subject_requests.intake import RequestStatus
+from wikimem_platform.registry import split_key
+from wikimem_platform.subject_requests.intake import RequestKind, RequestStatus
 
 request_audit_job = define_asset_job(
     REQUEST_JOB_NAME,
@@ -68,6 +71,11 @@ def subject_request_sensor(context: SensorEvaluationContext, model_registry: Reg
     runs = [_request_run(r.id, r.id, "request") for r in new]
     if new_models and seen_models:  # not the first tick: these releases were registered since
         again = [r for r in open_requests if r.id in handled]
+        # A new revision of a model already audited (e.g. after unlearning): answered erasure
+        # requests are audited again, and their answer compares the revisions fact by fact.
+        seen_names = {split_key(key)[0] for key in seen_models}
+        if any(split_key(key)[0] in seen_names for key in new_models):
+            again += [r for r in store.list(RequestStatus.ANSWERED.value) if r.kind == RequestKind.ERASURE and r.id in handled]
         runs += [_request_run(r.id, f"{r.id}+{'+'.join(new_models)}", "new release") for r in again]
         for r in again:
             context.log.info(f"{r.id}: re-audited on the new release(s) {', '.join(new_models)}")

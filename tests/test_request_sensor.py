@@ -115,3 +115,24 @@ def test_failed_run_marks_the_request_failed(setup):
         request_sensors.request_audit_failure_sensor(context)
     failed = store.get(request.id)
     assert failed.status == "failed" and result.run_id in failed.error and failed.is_open
+
+
+def test_answered_erasure_requests_are_verified_on_a_new_revision(setup):
+    registry, store, instance, resources = setup
+    mark_reference_data_ready(instance)
+    registry.register(name="smol", **SMOL)
+    erasure = store.add(subject("Q42", "Douglas Adams"), "erasure")
+    access = store.add(subject("Q1035", "Charles Darwin"), "access")
+    first = tick(instance, resources)
+    apply(instance, first)
+    for request in (erasure, access):
+        store.set_status(request.id, intake.RequestStatus.ANSWERED, when=datetime.now(UTC))
+
+    registry.register(name="other", **SMOL)  # another model: nothing answered is re-audited
+    other = tick(instance, resources, first.cursor)
+    assert not other.run_requests
+    registry.register(name="smol", revision="2-npo-abcdef12", **SMOL)  # a new revision of an audited model
+    revision = tick(instance, resources, other.cursor)
+    [run] = revision.run_requests  # the erasure request, not the access request
+    assert run.partition_key == erasure.id and run.run_key == f"{erasure.id}+smol@2-npo-abcdef12"
+    assert store.get(erasure.id).status == "answered"

@@ -182,3 +182,30 @@ def test_cli_request_add_list_show_remove(tmp_path, capsys):
     assert main([*base, "request", "show", "dsr-nope"]) == 2
     assert main([*base, "request", "remove", request_id, "--purge"]) == 0
     assert [r.kind for r in RequestStore(url).list()] == ["access"]
+
+
+def _model(key, verdicts):
+    return {"model": key, "audited": True, "facts": [
+        {"property": p, "property_label": p, "values": ["v"], "verdict": v, "M": m} for p, (v, m) in verdicts.items()]}
+
+
+def test_revisions_are_compared_fact_by_fact():
+    from wikimem_platform.subject_requests.answer import verify_revisions
+
+    models = [
+        _model("planted@1", {"P106": ("memorized", 1.0), "P27": ("memorized", 0.9), "P19": ("weakly associated", 0.3),
+                             "P108": ("not memorized", 0.0)}),
+        {"model": "broken@1", "audited": False, "facts": []},
+        _model("other@1", {"P106": ("memorized", 1.0)}),  # one revision only: nothing to compare
+        _model("planted@2-npo", {"P106": ("not memorized", 0.0), "P27": ("memorized", 0.8), "P19": ("weakly associated", 0.1),
+                                 "P108": ("memorized", 0.9)}),
+    ]
+    [check] = verify_revisions(models)
+    assert (check["before"], check["after"]) == ("planted@1", "planted@2-npo")
+    outcomes = {f["property"]: f["outcome"] for f in check["facts"]}
+    assert outcomes == {"P106": "forgotten", "P27": "still memorized", "P19": "not memorized", "P108": "newly memorized"}
+    assert check["counts"] == {"forgotten": 1, "still memorized": 1, "newly memorized": 1, "not memorized": 1}
+    assert not check["erased"]
+    models[3] = _model("planted@2-npo", {"P106": ("not memorized", 0.0), "P27": ("weakly associated", 0.5)})
+    [check] = verify_revisions(models)
+    assert check["erased"] and check["counts"]["forgotten"] == 2

@@ -286,6 +286,52 @@ def cmd_forget_set(args) -> int:
     return 0
 
 
+def cmd_unlearn(args) -> int:
+    """Reference unlearning on an export, registered as a new revision of the same model."""
+    from wikimem_platform.unlearning import methods
+
+    stored, registry = _stored(args), _registry(args)
+    if (args.model is None) == (args.request is None):
+        print("error: give a release (name@revision) or --request ID", file=sys.stderr)
+        return 2
+    try:
+        if args.request:
+            sets = unlearning_stored.request_export(stored, args.request, args.release)
+            keys = sets.source["models"]
+            if len(keys) != 1:
+                raise ValueError(f"the request's forget set spans {len(keys)} releases ({', '.join(keys)}): pick one with --release")
+            base = registry.get(keys[0])
+        else:
+            base = registry.get(args.model)
+            sets = unlearning_stored.release_export(stored, base.key, args.criterion)
+        if base.source_kind != "hf-dir":
+            raise ValueError(f"{base.key} is a {base.source_kind} release: reference unlearning runs on a Hugging Face model "
+                             "directory; export the sets with `wikimem forget-set --format ...` for your own tooling")
+    except (FileNotFoundError, ValueError, KeyError) as error:
+        print(f"error: {error.args[0] if isinstance(error, KeyError) else error}", file=sys.stderr)
+        return 2
+    forget_texts, retain_texts = unlearning_export.texts_for_training(sets)
+    revision = methods.unlearned_revision(base.revision, sets.forget_hash(), args.method)
+    out = Path(args.out) if args.out else Path(base.source).parent / f"{base.name}-{revision}"
+    config = methods.UnlearnConfig(method=args.method, steps=args.steps, learning_rate=args.learning_rate, seed=args.seed)
+    print(f"{base.key}: {args.method}, {args.steps} steps on {len(forget_texts)} forget and {len(retain_texts)} retain texts")
+    with tqdm(total=args.steps, desc="unlearning", unit="step") as bar:
+        result = methods.unlearn(base.source, forget_texts, retain_texts, out, config, sets.forget_hash(),
+                                 log=lambda message: bar.set_postfix_str(message.split(": ", 1)[-1]),
+                                 progress=lambda done, total: bar.update(done - bar.n))
+    print(f"written to {result.model_dir} in {result.manifest['seconds']} s")
+    if args.no_register:
+        return 0
+    try:
+        entry = registry.register(name=base.name, revision=revision, source_kind="hf-dir", source=str(result.model_dir),
+                                  family=base.family, parameter_count=base.parameter_count, variant=base.variant)
+    except RegistryError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"registered {entry.key}: the registry sensor audits it; answered erasure requests are verified on it")
+    return 0
+
+
 def cmd_diff(args) -> int:
     stored = _stored(args)
     frames = {}
@@ -468,6 +514,23 @@ def build_parser() -> argparse.ArgumentParser:
                         help="which pairs of a release enter the forget set (default lenient: any wording memorized)")
     forget.add_argument("--out", help="without --format: a JSONL file (default stdout); with --format: a folder")
     forget.set_defaults(func=cmd_forget_set)
+
+    unlearn = commands.add_parser(
+        "unlearn", help="reference unlearning (a verification aid) on a forget/retain export, registered as a new revision",
+        description="Gradient ascent or NPO with a retain loss, on the forget and retain sets of a release or an "
+                    "erasure request, for a Hugging Face model directory; the result is registered as a new revision "
+                    "of the same model (the registry sensor audits it). A verification aid, not a product guarantee.")
+    unlearn.add_argument("model", nargs="?", help="name@revision (its forget set under --criterion)")
+    unlearn.add_argument("--request", help="an answered erasure request's id instead of a release")
+    unlearn.add_argument("--release", help="with --request: the release to unlearn from")
+    unlearn.add_argument("--criterion", choices=inq.CRITERIA, default=reports.DEFAULT_FORGET_CRITERION)
+    unlearn.add_argument("--method", choices=["npo", "gradient_ascent"], default="npo")
+    unlearn.add_argument("--steps", type=int, default=60)
+    unlearn.add_argument("--learning-rate", type=float, default=1e-3)
+    unlearn.add_argument("--seed", type=int, default=0)
+    unlearn.add_argument("--out", help="the new model directory (default: beside the base model)")
+    unlearn.add_argument("--no-register", action="store_true", help="write the model, do not register it")
+    unlearn.set_defaults(func=cmd_unlearn)
 
     diff = commands.add_parser("diff", help="facts newly memorized and forgotten between two releases")
     diff.add_argument("old", help="name@revision")

@@ -155,6 +155,7 @@ def compose_answer(
                                          cues, property_labels, forget_criterion, cue_tau)
             forget += [{k: (None if v is pd.NA else json_scalar(v)) for k, v in r.items()} for r in entries.to_dict("records")]
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=ANSWER_COLUMNS)
+    verification = verify_revisions(models) if request.kind == RequestKind.ERASURE else []
     document = {
         "request": request.summary(),
         "subject": {"key": request.subject_key, "label": str(subject["label"]), "qid": request.subject_qid,
@@ -168,9 +169,45 @@ def compose_answer(
         "models": models,
         "forget_set": forget if request.kind == RequestKind.ERASURE else None,
         "forget_criterion": forget_criterion if request.kind == RequestKind.ERASURE else None,
+        "verification": verification,
         "lineage": dict(lineage),
     }
     return document, table
+
+
+FORGOTTEN, STILL, NEWLY, NEVER = "forgotten", "still memorized", "newly memorized", "not memorized"
+
+
+def erasure_outcome(before: str, after: str) -> str:
+    """A fact's fate between two revisions (memorized = at threshold)."""
+    was, now = before == MEMORIZED, after == MEMORIZED
+    return {(True, False): FORGOTTEN, (True, True): STILL, (False, True): NEWLY}.get((was, now), NEVER)
+
+
+def verify_revisions(models: Sequence[Mapping]) -> list[dict]:
+    """For every audited model with several revisions (in registration order): each revision
+    against the one before it, fact by fact — forgotten, still memorized, newly memorized."""
+    by_name: dict[str, list[Mapping]] = {}
+    for model in models:
+        if model["audited"]:
+            by_name.setdefault(model["model"].partition("@")[0], []).append(model)
+    out = []
+    for name, revisions in by_name.items():
+        for before, after in zip(revisions, revisions[1:]):
+            earlier = {f["property"]: f for f in before["facts"]}
+            facts = []
+            for fact in after["facts"]:
+                old = earlier.get(fact["property"])
+                if old is None:
+                    continue
+                facts.append({"property": fact["property"], "property_label": fact["property_label"],
+                              "values": fact["values"], "before": old["verdict"], "after": fact["verdict"],
+                              "M_before": old["M"], "M_after": fact["M"],
+                              "outcome": erasure_outcome(old["verdict"], fact["verdict"])})
+            counts = {k: sum(f["outcome"] == k for f in facts) for k in (FORGOTTEN, STILL, NEWLY, NEVER)}
+            out.append({"model": name, "before": before["model"], "after": after["model"], "facts": facts,
+                        "counts": counts, "erased": counts[STILL] == 0 and counts[NEWLY] == 0})
+    return out
 
 
 def _names(value) -> list[str]:
@@ -302,6 +339,16 @@ def answer_html(document: Mapping) -> str:
             parts.append("<table><tr><th>model</th><th>fact</th><th>value</th><th>M</th></tr>" + "".join(
                 f"<tr><td>{esc(e['model'])}</td><td>{esc(e['property_label'])}</td><td>{esc(e['value_label'])}</td>"
                 f"<td>{e['M']:.2f}</td></tr>" for e in document["forget_set"]) + "</table>")
+    for check in document.get("verification") or []:
+        verdict_text = ("every fact memorized before is gone" if check["erased"]
+                        else f"{check['counts'][STILL]} still memorized, {check['counts'][NEWLY]} newly memorized")
+        parts.append(f"<h2>Verified erasure: {esc(check['after'])}</h2><p>Audited again on {esc(check['after'])} and "
+                     f"compared with {esc(check['before'])}: {esc(verdict_text)} "
+                     f"({check['counts'][FORGOTTEN]} forgotten).</p>")
+        parts.append("<table><tr><th>fact</th><th>before</th><th>M</th><th>after</th><th>M</th><th>outcome</th></tr>" + "".join(
+            f"<tr><td>{esc(f['property_label'])} = {esc(' / '.join(f['values']))}</td><td>{esc(f['before'])}</td>"
+            f"<td>{f['M_before']:.2f}</td><td>{esc(f['after'])}</td><td>{f['M_after']:.2f}</td><td>{esc(f['outcome'])}</td></tr>"
+            for f in check["facts"]) + "</table>")
     method = document["method"]
     parts.append(
         "<h2>How to read this</h2><p class='muted'>M is the share of the 11 phrasings in which the model ranks a true "
