@@ -14,7 +14,9 @@ from pathlib import Path
 import dagster
 import pandas as pd
 from dagster import (
+    AllPartitionMapping,
     AssetExecutionContext,
+    AssetIn,
     AssetOut,
     Config,
     DynamicPartitionsDefinition,
@@ -46,6 +48,7 @@ from wikimem_platform.subject_requests.audit import (
 )
 from wikimem_platform.subject_requests.intake import RequestStatus
 from wikimem_platform.subject_requests.reference import property_metadata
+from wikimem_platform.unlearning.verify import unlearning_manifest
 
 GROUP = "requests"
 REPO = Path(__file__).resolve().parent.parent
@@ -194,12 +197,19 @@ def request_scores(
     })
 
 
-@asset(group_name=GROUP, partitions_def=requests_partitions)
+@asset(
+    group_name=GROUP,
+    partitions_def=requests_partitions,
+    # Every release's cohort memorization (the retain utility of an erasure's verification);
+    # releases never audited are simply missing.
+    ins={"memorization": AssetIn(partition_mapping=AllPartitionMapping(), metadata={"allow_missing_partitions": True})},
+)
 def request_answer(
     context: AssetExecutionContext,
     config: RequestAnswerConfig,
     scoring: ScoringResource,
     model_registry: RegistryResource,
+    memorization,  # dict of releases (a bare DataFrame when one exists, None when none)
     request_subject: pd.DataFrame,
     request_facts: pd.DataFrame,
     request_canaries: pd.DataFrame,
@@ -239,8 +249,13 @@ def request_answer(
         "config": settings,
         "config_hash": reports.config_hash(settings),
     }
+    if memorization is not None and not isinstance(memorization, dict):
+        memorization = {context.asset_partition_keys_for_input("memorization")[0]: memorization}
+    retain_by_model = {key: manifest["retain_facts"] for key, entry in entries.items()
+                       if (manifest := unlearning_manifest(entry.source if entry.source_kind == "hf-dir" else None))}
     document, table = compose_answer(request, plan, outcomes, labels, lineage, embed=load_encoder(),
-                                     m_threshold=config.m_threshold, alpha=config.alpha, forget_criterion=config.forget_criterion)
+                                     m_threshold=config.m_threshold, alpha=config.alpha, forget_criterion=config.forget_criterion,
+                                     release_pairs=memorization or {}, retain_by_model=retain_by_model)
     json_path, html_path = write_answer(document, answer_dir(context.instance.storage_directory(), request.id))
     request = store.set_status(request.id, RequestStatus.ANSWERED, when=datetime.now(UTC))
     document["request"] = request.summary()

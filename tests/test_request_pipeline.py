@@ -57,7 +57,8 @@ class World:
 
     def run_request(self, request_id: str, properties=()):
         result = materialize(
-            [*UPSTREAM, *REQUEST_ASSETS, *REQUEST_CHECKS], selection=AssetSelection.groups("requests"),
+            [*UPSTREAM, scoring_assets.scores, scoring_assets.memorization, *REQUEST_ASSETS, *REQUEST_CHECKS],
+            selection=AssetSelection.groups("requests"),
             instance=self.instance, partition_key=request_id, resources=self.resources,
             run_config={"ops": {"request_canaries": {"config": {"properties": list(properties)}}}},
         )

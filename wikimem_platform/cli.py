@@ -317,6 +317,7 @@ def cmd_unlearn(args) -> int:
     print(f"{base.key}: {args.method}, {args.steps} steps on {len(forget_texts)} forget and {len(retain_texts)} retain texts")
     with tqdm(total=args.steps, desc="unlearning", unit="step") as bar:
         result = methods.unlearn(base.source, forget_texts, retain_texts, out, config, sets.forget_hash(),
+                                 retain_facts=list(zip(sets.retain["subject_qid"], sets.retain["property"])),
                                  log=lambda message: bar.set_postfix_str(message.split(": ", 1)[-1]),
                                  progress=lambda done, total: bar.update(done - bar.n))
     print(f"written to {result.model_dir} in {result.manifest['seconds']} s")

@@ -24,6 +24,7 @@ from wikimem_platform.inquiry import DEFAULT_CUE_TAU, json_scalar
 from wikimem_platform.memorization import M_THRESHOLD, evaluate_wikimem
 from wikimem_platform.subject_requests.audit import AUDITED, ModelAudit, PersonPlan
 from wikimem_platform.subject_requests.intake import RequestKind, SubjectRequest
+from wikimem_platform.unlearning.verify import privleak_auroc, retain_utility
 
 MEMORIZED, WEAK, NOT_MEMORIZED = "memorized", "weakly associated", "not memorized"
 VERDICT_ORDER = (MEMORIZED, WEAK, NOT_MEMORIZED)
@@ -132,8 +133,13 @@ def compose_answer(
     cue_tau: float = DEFAULT_CUE_TAU,
     forget_criterion: str = reports.DEFAULT_FORGET_CRITERION,
     now: datetime | None = None,
+    release_pairs: Mapping[str, pd.DataFrame] | None = None,
+    retain_by_model: Mapping[str, Sequence] | None = None,
 ) -> tuple[dict, pd.DataFrame]:
-    """The answer document and its per (model, property) table."""
+    """The answer document and its per (model, property) table.
+
+    release_pairs (memorization of the releases' cohort audits) and retain_by_model (retain
+    facts of unlearned revisions) feed the erasure verification's utility figures."""
     subject = plan.subject.iloc[0]
     models, tables, forget = [], [], []
     for outcome in outcomes:
@@ -155,7 +161,10 @@ def compose_answer(
                                          cues, property_labels, forget_criterion, cue_tau)
             forget += [{k: (None if v is pd.NA else json_scalar(v)) for k, v in r.items()} for r in entries.to_dict("records")]
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=ANSWER_COLUMNS)
-    verification = verify_revisions(models) if request.kind == RequestKind.ERASURE else []
+    verification = verify_revisions(
+        models, request.subject_key, {o.key: o.audit.scores for o in outcomes if o.audit is not None},
+        release_pairs, retain_by_model,
+    ) if request.kind == RequestKind.ERASURE else []
     document = {
         "request": request.summary(),
         "subject": {"key": request.subject_key, "label": str(subject["label"]), "qid": request.subject_qid,
@@ -184,9 +193,19 @@ def erasure_outcome(before: str, after: str) -> str:
     return {(True, False): FORGOTTEN, (True, True): STILL, (False, True): NEWLY}.get((was, now), NEVER)
 
 
-def verify_revisions(models: Sequence[Mapping]) -> list[dict]:
+def verify_revisions(
+    models: Sequence[Mapping],
+    subject_key: str | None = None,
+    scores_by_model: Mapping[str, pd.DataFrame] | None = None,
+    release_pairs: Mapping[str, pd.DataFrame] | None = None,
+    retain_by_model: Mapping[str, Sequence] | None = None,
+) -> list[dict]:
     """For every audited model with several revisions (in registration order): each revision
-    against the one before it, fact by fact — forgotten, still memorized, newly memorized."""
+    against the one before it, fact by fact — forgotten, still memorized, newly memorized — with
+    the retain set's utility (from the releases' cohort audits, `release_pairs`; on the unlearning
+    manifest's retain facts where `retain_by_model` has them) and the PrivLeak-style AUROC of the
+    facts in the forget set (this person's scores, `scores_by_model`), before and after."""
+    scores_by_model, release_pairs, retain_by_model = scores_by_model or {}, release_pairs or {}, retain_by_model or {}
     by_name: dict[str, list[Mapping]] = {}
     for model in models:
         if model["audited"]:
@@ -205,8 +224,15 @@ def verify_revisions(models: Sequence[Mapping]) -> list[dict]:
                               "M_before": old["M"], "M_after": fact["M"],
                               "outcome": erasure_outcome(old["verdict"], fact["verdict"])})
             counts = {k: sum(f["outcome"] == k for f in facts) for k in (FORGOTTEN, STILL, NEWLY, NEVER)}
+            forget_keys = [(subject_key, f["property"]) for f in before["facts"] if f["verdict"] != NOT_MEMORIZED]
+            utility = (retain_utility(release_pairs[before["model"]], release_pairs.get(after["model"]),
+                                      retain_by_model.get(after["model"]), exclude=[subject_key])
+                       if before["model"] in release_pairs else {"retain_facts": None, "still_memorized": None, "utility": None})
             out.append({"model": name, "before": before["model"], "after": after["model"], "facts": facts,
-                        "counts": counts, "erased": counts[STILL] == 0 and counts[NEWLY] == 0})
+                        "counts": counts, "erased": counts[STILL] == 0 and counts[NEWLY] == 0,
+                        "retain": utility,
+                        "privleak_auroc_before": privleak_auroc(scores_by_model.get(before["model"]), forget_keys),
+                        "privleak_auroc_after": privleak_auroc(scores_by_model.get(after["model"]), forget_keys)})
     return out
 
 
@@ -342,9 +368,17 @@ def answer_html(document: Mapping) -> str:
     for check in document.get("verification") or []:
         verdict_text = ("every fact memorized before is gone" if check["erased"]
                         else f"{check['counts'][STILL]} still memorized, {check['counts'][NEWLY]} newly memorized")
+        retain = check["retain"]
+        utility = ("the other people's facts could not be compared yet (the new revision's audit has not finished)"
+                   if retain["utility"] is None else
+                   f"of {retain['retain_facts']} facts about other people it memorized before, it still memorizes "
+                   f"{retain['still_memorized']} ({retain['utility']:.0%}): the rest of the model still works")
+        leak = "" if check["privleak_auroc_after"] is None else (
+            f" Loss-attack AUROC of your facts' sentences against wrong values: {check['privleak_auroc_before']:.2f} "
+            f"before, {check['privleak_auroc_after']:.2f} after (0.5 = no trace left).")
         parts.append(f"<h2>Verified erasure: {esc(check['after'])}</h2><p>Audited again on {esc(check['after'])} and "
                      f"compared with {esc(check['before'])}: {esc(verdict_text)} "
-                     f"({check['counts'][FORGOTTEN]} forgotten).</p>")
+                     f"({check['counts'][FORGOTTEN]} forgotten); {esc(utility)}.{esc(leak)}</p>")
         parts.append("<table><tr><th>fact</th><th>before</th><th>M</th><th>after</th><th>M</th><th>outcome</th></tr>" + "".join(
             f"<tr><td>{esc(f['property_label'])} = {esc(' / '.join(f['values']))}</td><td>{esc(f['before'])}</td>"
             f"<td>{f['M_before']:.2f}</td><td>{esc(f['after'])}</td><td>{f['M_after']:.2f}</td><td>{esc(f['outcome'])}</td></tr>"

@@ -86,6 +86,7 @@ def unlearn(
     config: UnlearnConfig | None = None,
     forget_sha256: str | None = None,
     log: Callable[[str], None] = print,
+    retain_facts: Sequence[tuple[str, str]] = (),
     progress: Callable[[int, int], None] | None = None,
 ) -> UnlearnResult:
     """Unlearn `forget_texts` from the model in `model_dir` while keeping `retain_texts`; write the
@@ -143,6 +144,7 @@ def unlearn(
     manifest = {
         "base_model_dir": str(model_dir.resolve()), "forget_sha256": forget_sha256, "config": asdict(config),
         "forget_texts": len(forget_texts), "retain_texts": len(retain_texts),
+        "retain_facts": [list(key) for key in retain_facts],  # (subject, property): utility is measured on these
         "seconds": round(time.monotonic() - started, 1), "losses": losses,
         "note": "reference unlearning, a verification aid: run real unlearning with your own tooling",
     }
