@@ -15,6 +15,8 @@
 import json
 
 from dagster import (
+    AssetKey,
+    AssetRecordsFilter,
     AssetSelection,
     DefaultSensorStatus,
     RunFailureSensorContext,
@@ -40,6 +42,14 @@ request_audit_job = define_asset_job(
 )
 
 
+def cohort_audit_done(instance, release_key: str) -> bool:
+    """Whether the release's memorization (its cohort audit) has been materialized."""
+    records = instance.fetch_materializations(
+        AssetRecordsFilter(asset_key=AssetKey("memorization"), asset_partitions=[release_key]), limit=1
+    ).records
+    return bool(records)
+
+
 def _request_run(request_id: str, run_key: str, trigger: str) -> RunRequest:
     return RunRequest(
         run_key=run_key,
@@ -57,8 +67,8 @@ def _request_run(request_id: str, run_key: str, trigger: str) -> RunRequest:
     description="One `requests` partition and one audit run per new data-subject request; open requests again on each new release.",
 )
 def subject_request_sensor(context: SensorEvaluationContext, model_registry: RegistryResource):
-    state = json.loads(context.cursor) if context.cursor else {"requests": [], "models": []}
-    handled, seen_models = set(state["requests"]), set(state["models"])
+    state = {"requests": [], "models": [], "verified": [], **(json.loads(context.cursor) if context.cursor else {})}
+    handled, seen_models, verified = set(state["requests"]), set(state["models"]), set(state["verified"])
     store = model_registry.requests()
     models = [entry.key for entry in model_registry.registry().list()]
     open_requests = store.open()
@@ -67,21 +77,32 @@ def subject_request_sensor(context: SensorEvaluationContext, model_registry: Reg
     if not reference_data_ready(context.instance):
         return SensorResult(skip_reason="waiting for the reference data (groups data, canaries)", cursor=context.cursor)
     new = [r for r in open_requests if r.id not in handled and r.status == RequestStatus.RECEIVED]
-    new_models = sorted(set(models) - seen_models)
     runs = [_request_run(r.id, r.id, "request") for r in new]
+    new_models = sorted(set(models) - seen_models)
     if new_models and seen_models:  # not the first tick: these releases were registered since
         again = [r for r in open_requests if r.id in handled]
-        # A new revision of a model already audited (e.g. after unlearning): answered erasure
-        # requests are audited again, and their answer compares the revisions fact by fact.
-        seen_names = {split_key(key)[0] for key in seen_models}
-        if any(split_key(key)[0] in seen_names for key in new_models):
-            again += [r for r in store.list(RequestStatus.ANSWERED.value) if r.kind == RequestKind.ERASURE and r.id in handled]
         runs += [_request_run(r.id, f"{r.id}+{'+'.join(new_models)}", "new release") for r in again]
         for r in again:
             context.log.info(f"{r.id}: re-audited on the new release(s) {', '.join(new_models)}")
+    # A new revision of a model already audited (e.g. after unlearning): answered erasure requests
+    # are audited again once the revision's own audit has finished (the retain utility needs its
+    # memorization); their answer then verifies the erasure fact by fact.
+    earlier_names = {split_key(key)[0] for key in seen_models}
+    revisions = [key for key in new_models if seen_models and split_key(key)[0] in earlier_names]
+    pending = [key for key in dict.fromkeys([*state.get("pending", []), *revisions]) if key in models and key not in verified]
+    ready = [key for key in pending if cohort_audit_done(context.instance, key)]
+    if ready:
+        erasures = [r for r in store.list(RequestStatus.ANSWERED.value) if r.kind == RequestKind.ERASURE and r.id in handled]
+        runs += [_request_run(r.id, f"{r.id}+verify+{'+'.join(ready)}", "erasure verification") for r in erasures]
+        for r in erasures:
+            context.log.info(f"{r.id}: erasure verified on {', '.join(ready)}")
+    waiting = [key for key in pending if key not in ready]
+    if waiting:
+        context.log.info(f"verifying erasures on {', '.join(waiting)} once its audit has finished")
     for request in new:
         store.set_status(request.id, RequestStatus.AUDITING)
-    cursor = json.dumps({"requests": sorted(handled | {r.id for r in new}), "models": sorted(set(models))})
+    cursor = json.dumps({"requests": sorted(handled | {r.id for r in new}), "models": sorted(set(models)),
+                         "verified": sorted(verified | set(ready)), "pending": waiting})
     if not runs:
         return SensorResult(skip_reason="no new request and no new release", cursor=cursor)
     partitions = set(context.instance.get_dynamic_partitions(requests_partitions.name))

@@ -5,7 +5,7 @@ audited again when a release is registered; the failure sensor marks a request f
 from datetime import UTC, datetime
 
 import pytest
-from dagster import SensorResult, build_run_status_sensor_context, build_sensor_context, instance_for_test, job, op
+from dagster import AssetMaterialization, SensorResult, build_run_status_sensor_context, build_sensor_context, instance_for_test, job, op
 
 from resources import RegistryResource
 from sensors import requests as request_sensors
@@ -132,7 +132,12 @@ def test_answered_erasure_requests_are_verified_on_a_new_revision(setup):
     other = tick(instance, resources, first.cursor)
     assert not other.run_requests
     registry.register(name="smol", revision="2-npo-abcdef12", **SMOL)  # a new revision of an audited model
-    revision = tick(instance, resources, other.cursor)
+    waiting = tick(instance, resources, other.cursor)
+    assert not waiting.run_requests  # its own audit has not finished: the verification waits
+    instance.report_runless_asset_event(AssetMaterialization("memorization", partition="smol@2-npo-abcdef12"))
+    revision = tick(instance, resources, waiting.cursor)
     [run] = revision.run_requests  # the erasure request, not the access request
-    assert run.partition_key == erasure.id and run.run_key == f"{erasure.id}+smol@2-npo-abcdef12"
+    assert run.partition_key == erasure.id and run.run_key == f"{erasure.id}+verify+smol@2-npo-abcdef12"
+    assert run.tags["wikimem/trigger"] == "erasure verification"
     assert store.get(erasure.id).status == "answered"
+    assert not tick(instance, resources, revision.cursor).run_requests
