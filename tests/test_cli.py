@@ -29,6 +29,10 @@ def test_cli_inquiry_diff_and_models(storage, tmp_path, capsys):
     assert main([*base, "diff", "a@1", "a@2", "--json"]) == 0
     body = json.loads(capsys.readouterr().out)
     assert body["summary"]["newly memorized"] == 1 and body["summary"]["forgotten"] == 1
+    # Utility: of the facts memorized by the old release, the share the new one still memorizes.
+    still = body["summary"]["still memorized"]
+    assert body["utility"] == {"scope": "every fact both audited", "memorized_before": still + 1, "still_memorized": still,
+                               "utility": still / (still + 1)}
     assert main([*base, "inquiry", "Q1", "--json", "--html", str(tmp_path / "q1.html")]) == 0
     answer = json.loads(capsys.readouterr().out)
     assert [m["model"] for m in answer["models"]] == ["a@1", "a@2"]

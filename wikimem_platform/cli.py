@@ -27,6 +27,7 @@ from wikimem_platform.registry import Registry, RegistryError
 from wikimem_platform.subject_requests import answer, intake, reference
 from wikimem_platform.unlearning import export as unlearning_export
 from wikimem_platform.unlearning import stored as unlearning_stored
+from wikimem_platform.unlearning import verify as unlearning_verify
 
 # The demo: the bundled Wikidata sample with every data default (100 + 100 subjects, 100
 # counterfactuals per property), and a narrow audit so it ends within ~15 minutes on 2 CPU cores.
@@ -235,6 +236,38 @@ def cmd_request_show(args) -> int:
     return 0
 
 
+def cmd_request_verify(args) -> int:
+    registry = _registry(args)
+    sources = {e.key: e.source for e in registry.list() if e.source_kind == "hf-dir"}
+    try:
+        key = registry.get(args.release).key
+    except KeyError:
+        key = args.release
+    try:
+        check = unlearning_stored.request_verification(_stored(args), args.id, key, sources)
+    except (FileNotFoundError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        _print_json(check)
+        return 0 if check["erased"] else 1
+    print(f"{args.id}: {check['before']} -> {check['after']}: " + ", ".join(f"{k} {v}" for k, v in check["counts"].items()))
+    for fact in check["facts"]:
+        print(f"  {fact['property_label']} = {' / '.join(fact['values'])}: {fact['before']} (M={fact['M_before']:.2f}) -> "
+              f"{fact['after']} (M={fact['M_after']:.2f}): {fact['outcome']}")
+    retain = check["retain"]
+    if retain["utility"] is None:
+        print("retain utility: not measured (no cohort audit of both revisions)")
+    else:
+        print(f"retain utility: {retain['still_memorized']} of {retain['retain_facts']} other people's facts still memorized "
+              f"({retain['utility']:.0%})")
+    if check["privleak_auroc_after"] is not None:
+        print(f"loss-attack AUROC of the forget set: {check['privleak_auroc_before']:.2f} -> {check['privleak_auroc_after']:.2f} "
+              "(0.5 = no trace left)")
+    print("erased" if check["erased"] else "NOT erased: some facts are still (or newly) memorized")
+    return 0 if check["erased"] else 1
+
+
 def cmd_request_remove(args) -> int:
     try:
         request = _requests(args).remove(args.id)
@@ -346,12 +379,20 @@ def cmd_diff(args) -> int:
             return 2
     diff = inq.release_diff(frames[args.old], frames[args.new], args.criterion)
     summary = inq.diff_summary(diff)
+    try:  # an unlearned revision names its retain set: utility is measured on it
+        manifest = unlearning_verify.unlearning_manifest(_registry(args).get(args.new).source)
+    except KeyError:
+        manifest = None
+    utility = inq.diff_utility(diff, manifest["retain_facts"] if manifest else None)
     if args.json:
         _print_json({"old": args.old, "new": args.new, "criterion": args.criterion, "summary": summary,
-                     "pairs": inq.diff_records(diff)})
+                     "utility": utility, "pairs": inq.diff_records(diff)})
         return 0
     print(f"{args.old} -> {args.new} (memorized = {args.criterion})")
     print(", ".join(f"{k}: {v}" for k, v in summary.items()))
+    if utility["utility"] is not None:
+        print(f"utility ({utility['scope']}): {utility['still_memorized']} of {utility['memorized_before']} facts "
+              f"memorized before still are ({utility['utility']:.0%})")
     for kind in ("newly memorized", "forgotten"):
         block = diff[diff["change"] == kind]
         print(f"\n{kind} ({len(block)}):")
@@ -495,6 +536,11 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("id")
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=cmd_request_show)
+    verify = request.add_parser("verify", help="an erasure request on a new revision: forgotten, still and newly memorized, utility")
+    verify.add_argument("id")
+    verify.add_argument("--release", required=True, help="the new revision, name@revision")
+    verify.add_argument("--json", action="store_true")
+    verify.set_defaults(func=cmd_request_verify)
     remove = request.add_parser("remove", help="delete a request (its answer stays unless --purge)")
     remove.add_argument("id")
     remove.add_argument("--purge", action="store_true", help="also delete its stored answer")

@@ -332,6 +332,19 @@ def diff_summary(diff: pd.DataFrame) -> dict[str, int]:
     return {kind: int(counts.get(kind, 0)) for kind in kinds}
 
 
+def diff_utility(diff: pd.DataFrame, keys: Iterable[tuple[str, str]] | None = None) -> dict:
+    """Of the facts memorized by the old release (among `keys`, e.g. an unlearning run's retain
+    set, when given), how many the new release still memorizes: what unlearning must keep."""
+    rows = diff
+    if keys is not None:
+        wanted = set(map(tuple, keys))
+        rows = diff[[k in wanted for k in zip(diff["subject_qid"], diff["property"])]]
+    before = int(rows["change"].isin(["still memorized", "forgotten"]).sum())
+    still = int((rows["change"] == "still memorized").sum())
+    return {"scope": "retain set" if keys is not None else "every fact both audited",
+            "memorized_before": before, "still_memorized": still, "utility": still / before if before else None}
+
+
 def diff_records(diff: pd.DataFrame) -> list[dict]:
     return [{k: json_scalar(v) for k, v in row.items()} for row in diff.to_dict("records")]
 

@@ -65,3 +65,34 @@ def request_export(stored: inq.StoredResults, request_id: str, model_key: str | 
         scores = scores[scores["model"] == models[0]]
     return export_sets(forget, known if known is not None else pd.DataFrame(columns=FACT_COLUMNS), _templates(stored),
                        scores, source={"request": request_id, "models": models, "criterion": answer["forget_criterion"]})
+
+
+def request_verification(stored: inq.StoredResults, request_id: str, release_key: str,
+                         sources: dict[str, str] | None = None) -> dict:
+    """The erasure verification of an answered request on `release_key` against the revision of the
+    same model audited before it, from the stored answer, request scores and cohort audits.
+
+    sources: release key -> model directory (for an unlearned revision's retain set)."""
+    from wikimem_platform.subject_requests.answer import verify_revisions
+    from wikimem_platform.unlearning.verify import unlearning_manifest
+
+    answer = read_answer(stored.storage_dir, request_id)
+    if answer is None:
+        raise FileNotFoundError(f"no stored answer for {request_id}: the request is not answered yet")
+    name = release_key.partition("@")[0]
+    revisions = [m for m in answer["models"] if m["audited"] and m["model"].partition("@")[0] == name]
+    keys = [m["model"] for m in revisions]
+    if release_key not in keys:
+        raise FileNotFoundError(f"{release_key} has not audited {request_id} yet: the request sensor audits it once the "
+                                "release's own audit has finished (or materialize the request's partition in the UI)")
+    at = keys.index(release_key)
+    if at == 0:
+        raise ValueError(f"{release_key} is the first audited revision of {name} for {request_id}: nothing to compare with")
+    before, after = revisions[at - 1], revisions[at]
+    scores = stored.partition("request_scores", request_id)
+    by_model = {k: scores[scores["model"] == k] for k in (before["model"], after["model"])} if scores is not None else {}
+    pairs = {k: p for k in (before["model"], after["model"]) if (p := stored.memorization(k)) is not None}
+    manifest = unlearning_manifest((sources or {}).get(release_key))
+    retain = {release_key: manifest["retain_facts"]} if manifest else {}
+    [check] = verify_revisions([before, after], answer["subject"]["key"], by_model, pairs, retain)
+    return check
