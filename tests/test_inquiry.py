@@ -113,3 +113,17 @@ def test_release_diff_under_both_criteria():
     assert lenient.set_index(["subject_qid", "property"]).loc[("Q2", "P27"), "change"] == "still memorized"
     with pytest.raises(ValueError, match="criterion"):
         inq.release_diff(old, new, "sometimes")
+
+
+def test_diff_utility_hand_computed():
+    """Q1/P1 forgotten, Q1/P2 and Q2/P1 kept, Q3/P1 newly memorized: 2 of the 3 facts memorized
+    before still are; on a retain set of Q1/P1 and Q2/P1, 1 of 2."""
+    from wikimem_platform.inquiry import diff_utility, release_diff
+
+    old = pd.DataFrame({"subject_qid": ["Q1", "Q1", "Q2", "Q3"], "property": ["P1", "P2", "P1", "P1"],
+                        "M": [1.0, 0.9, 0.8, 0.1], "z_star": 1.0, "at_threshold": [True, True, True, False],
+                        "lenient": True, "strict": False})
+    diff = release_diff(old, old.assign(at_threshold=[False, True, True, True]))
+    assert diff_utility(diff) == {"scope": "every fact both audited", "memorized_before": 3, "still_memorized": 2,
+                                  "utility": 2 / 3}
+    assert diff_utility(diff, [("Q2", "P1"), ("Q1", "P1")])["utility"] == 0.5

@@ -28,6 +28,7 @@ from wikimem_platform.subject_requests import answer, intake, reference
 from wikimem_platform.unlearning import export as unlearning_export
 from wikimem_platform.unlearning import stored as unlearning_stored
 from wikimem_platform.unlearning import verify as unlearning_verify
+from wikimem_platform.unlearning.methods import UnlearnConfig
 
 # The demo: the bundled Wikidata sample with every data default (100 + 100 subjects, 100
 # counterfactuals per property), and a narrow audit so it ends within ~15 minutes on 2 CPU cores.
@@ -312,7 +313,7 @@ def cmd_forget_set(args) -> int:
                 print(json.dumps({k: (None if v is pd.NA else inq.json_scalar(v)) for k, v in row.items()}, ensure_ascii=False))
         return 0
     fmt = args.format or "jsonl"
-    out = Path(args.out or f"forget-{(key or args.request).replace('/', '_')}-{fmt}")
+    out = Path(args.out or f"forget-{(key or '+'.join(args.request)).replace('/', '_')}-{fmt}")
     paths = unlearning_export.write_export(sets, fmt, out)
     print(f"{len(sets.forget)} forget and {len(sets.retain)} retain facts ({fmt}) written to {out}: "
           f"{', '.join(p.name for p in paths)}")
@@ -346,7 +347,7 @@ def cmd_unlearn(args) -> int:
     forget_texts, retain_texts = unlearning_export.texts_for_training(sets)
     revision = methods.unlearned_revision(base.revision, sets.forget_hash(), args.method)
     out = Path(args.out) if args.out else Path(base.source).parent / f"{base.name}-{revision}"
-    config = methods.UnlearnConfig(method=args.method, steps=args.steps, learning_rate=args.learning_rate, seed=args.seed)
+    config = UnlearnConfig(method=args.method, steps=args.steps, learning_rate=args.learning_rate, seed=args.seed)
     print(f"{base.key}: {args.method}, {args.steps} steps on {len(forget_texts)} forget and {len(retain_texts)} retain texts")
     with tqdm(total=args.steps, desc="unlearning", unit="step") as bar:
         result = methods.unlearn(base.source, forget_texts, retain_texts, out, config, sets.forget_hash(),
@@ -552,7 +553,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "a folder (--out DIR) with the forget set, a retain set of other people's memorized facts and a "
                     "manifest, in the format an unlearning tool reads.")
     forget.add_argument("model", nargs="?", help="name@revision, or name for its newest revision")
-    forget.add_argument("--request", help="an answered erasure request's id instead of a release")
+    forget.add_argument("--request", nargs="+", help="answered erasure requests (one or several ids) instead of a release")
     forget.add_argument("--release", help="with --request: only this release's entries (default: every release)")
     forget.add_argument("--format", choices=unlearning_export.FORMATS,
                         help="jsonl (facts), tofu (QA with paraphrased questions and perturbed answers), "
@@ -568,12 +569,12 @@ def build_parser() -> argparse.ArgumentParser:
                     "erasure request, for a Hugging Face model directory; the result is registered as a new revision "
                     "of the same model (the registry sensor audits it). A verification aid, not a product guarantee.")
     unlearn.add_argument("model", nargs="?", help="name@revision (its forget set under --criterion)")
-    unlearn.add_argument("--request", help="an answered erasure request's id instead of a release")
+    unlearn.add_argument("--request", nargs="+", help="answered erasure requests (one or several ids) instead of a release")
     unlearn.add_argument("--release", help="with --request: the release to unlearn from")
     unlearn.add_argument("--criterion", choices=inq.CRITERIA, default=reports.DEFAULT_FORGET_CRITERION)
     unlearn.add_argument("--method", choices=["npo", "gradient_ascent"], default="npo")
-    unlearn.add_argument("--steps", type=int, default=60)
-    unlearn.add_argument("--learning-rate", type=float, default=1e-3)
+    unlearn.add_argument("--steps", type=int, default=UnlearnConfig.steps)
+    unlearn.add_argument("--learning-rate", type=float, default=UnlearnConfig.learning_rate)
     unlearn.add_argument("--seed", type=int, default=0)
     unlearn.add_argument("--out", help="the new model directory (default: beside the base model)")
     unlearn.add_argument("--no-register", action="store_true", help="write the model, do not register it")

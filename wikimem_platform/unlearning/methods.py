@@ -32,12 +32,15 @@ UNLEARNING_MANIFEST = "unlearning.json"
 
 @dataclass
 class UnlearnConfig:
+    # Tuned on the planted model (3 members, 12 facts, 48 retain facts): 150 steps at 5e-4 with
+    # the retain loss weighted 2 forgot all 12 and kept 47 of 48 retain facts; 60 steps at 1e-3
+    # (weight 1) kept 42, gradient ascent (40 steps) left 7 of the 12 facts memorized.
     method: str = "npo"
-    steps: int = 60
-    learning_rate: float = 1e-3
+    steps: int = 150
+    learning_rate: float = 5e-4
     batch_size: int = 16
     beta: float = 0.1  # NPO's inverse temperature
-    retain_weight: float = 1.0  # weight of the retain loss (gradient difference)
+    retain_weight: float = 2.0  # weight of the retain loss (gradient difference)
     seed: int = 0
 
     def validate(self) -> None:
@@ -128,7 +131,7 @@ def unlearn(
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        losses.append({"step": step, "forget": round(float(loss_forget), 5), "retain": round(float(loss_retain), 5)})
+        losses.append({"step": step, "forget": round(loss_forget.item(), 5), "retain": round(loss_retain.item(), 5)})
         if progress is not None:
             progress(step, config.steps)
         if step == 1 or step % 10 == 0 or step == config.steps:

@@ -48,23 +48,31 @@ def release_export(stored: inq.StoredResults, key: str, criterion: str, alpha: f
                        source={"model": key, "criterion": criterion})
 
 
-def request_export(stored: inq.StoredResults, request_id: str, model_key: str | None = None) -> ExportSets:
-    """The forget set an erasure request's answer holds (one release, or every release), with the
-    release's memorized cohort facts as retain candidates."""
-    answer = read_answer(stored.storage_dir, request_id)
-    if answer is None:
-        raise FileNotFoundError(f"no stored answer for {request_id}: the request is not answered yet")
-    if answer.get("forget_set") is None:
-        raise ValueError(f"{request_id} is an {answer['request']['kind']} request: only erasure requests have a forget set")
-    entries = pd.DataFrame(answer["forget_set"], columns=[*reports.FORGET_COLUMNS])
+def request_export(stored: inq.StoredResults, request_ids: str | list[str], model_key: str | None = None) -> ExportSets:
+    """The forget set of one or several answered erasure requests (one release, or every release
+    they name), with the release's memorized cohort facts as retain candidates."""
+    ids = [request_ids] if isinstance(request_ids, str) else list(request_ids)
+    frames, scores, criteria = [], [], set()
+    for request_id in ids:
+        answer = read_answer(stored.storage_dir, request_id)
+        if answer is None:
+            raise FileNotFoundError(f"no stored answer for {request_id}: the request is not answered yet")
+        if answer.get("forget_set") is None:
+            raise ValueError(f"{request_id} is an {answer['request']['kind']} request: only erasure requests have a forget set")
+        frames.append(pd.DataFrame(answer["forget_set"], columns=[*reports.FORGET_COLUMNS]))
+        criteria.add(answer["forget_criterion"])
+        request_scores = stored.partition("request_scores", request_id)
+        if request_scores is not None and len(request_scores):
+            scores.append(request_scores)
+    entries = pd.concat(frames, ignore_index=True)
     models = sorted(set(entries["model"])) if model_key is None else [model_key]
     forget = entries[entries["model"].isin(models)].drop_duplicates(["subject_qid", "property", "value_label"])
     known = pd.concat([release_known_facts(stored, key) for key in models], ignore_index=True) if models else None
-    scores = stored.partition("request_scores", request_id)
-    if scores is not None and len(scores) and models:
-        scores = scores[scores["model"] == models[0]]
+    all_scores = pd.concat(scores, ignore_index=True) if scores else None
+    if all_scores is not None and models:
+        all_scores = all_scores[all_scores["model"] == models[0]]
     return export_sets(forget, known if known is not None else pd.DataFrame(columns=FACT_COLUMNS), _templates(stored),
-                       scores, source={"request": request_id, "models": models, "criterion": answer["forget_criterion"]})
+                       all_scores, source={"requests": ids, "models": models, "criterion": "/".join(sorted(criteria))})
 
 
 def request_verification(stored: inq.StoredResults, request_id: str, release_key: str,
