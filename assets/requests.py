@@ -276,5 +276,20 @@ def request_answer(
             "answer_html": MetadataValue.path(str(html_path)),
             "answer_json": MetadataValue.path(str(json_path)),
             "config_hash": lineage["config_hash"][:16],
+            **verification_metadata(document.get("verification") or []),
         },
     )
+
+
+def verification_metadata(checks: list[dict]) -> dict:
+    """The latest erasure verification as numbers the UI plots per partition."""
+    if not checks:
+        return {}
+    check = checks[-1]
+    meta = {"verified_on": check["after"], "erased": bool(check["erased"]),
+            "facts_forgotten": int(check["counts"]["forgotten"]), "facts_still_memorized": int(check["counts"]["still memorized"])}
+    if check["retain"]["utility"] is not None:
+        meta["retain_utility"] = float(check["retain"]["utility"])
+    if check["privleak_auroc_after"] is not None:
+        meta["privleak_auroc_after"] = float(check["privleak_auroc_after"])
+    return meta
