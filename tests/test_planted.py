@@ -7,7 +7,6 @@ import json
 import re
 import unicodedata
 from dataclasses import replace
-from pathlib import Path
 
 import pandas as pd
 import pytest

@@ -14,7 +14,6 @@ from __future__ import annotations
 import calendar
 import hashlib
 import json
-import re
 import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
