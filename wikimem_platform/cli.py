@@ -28,7 +28,7 @@ from wikimem_platform.subject_requests import answer, intake, reference
 from wikimem_platform.unlearning import export as unlearning_export
 from wikimem_platform.unlearning import stored as unlearning_stored
 from wikimem_platform.unlearning import verify as unlearning_verify
-from wikimem_platform.unlearning.methods import UnlearnConfig
+from wikimem_platform.unlearning.methods import METHODS, UnlearnConfig
 
 # The demo: the bundled Wikidata sample with every data default (100 + 100 subjects, 100
 # counterfactuals per property), and a narrow audit so it ends within ~15 minutes on 2 CPU cores.
@@ -484,6 +484,15 @@ def check_reports(paths: list[Path]) -> int:
 
 # --------------------------------------------------------------------------- parser
 
+def _export_source_arguments(parser: argparse.ArgumentParser, release_help: str) -> None:
+    """Where a forget set comes from: a release, or answered erasure requests (forget-set, unlearn)."""
+    parser.add_argument("model", nargs="?", help="name@revision, or name for its newest revision")
+    parser.add_argument("--request", nargs="+", help="answered erasure requests (one or several ids) instead of a release")
+    parser.add_argument("--release", help=release_help)
+    parser.add_argument("--criterion", choices=inq.CRITERIA, default=reports.DEFAULT_FORGET_CRITERION,
+                        help="which pairs of a release enter the forget set (default lenient: any wording memorized)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="wikimem", description=__doc__.splitlines()[0])
     parser.add_argument("--home", help="DAGSTER_HOME (default: $DAGSTER_HOME, else ./.dagster_home)")
@@ -552,14 +561,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Without --format: the release's forget set as one JSONL (stdout or --out FILE). With --format: "
                     "a folder (--out DIR) with the forget set, a retain set of other people's memorized facts and a "
                     "manifest, in the format an unlearning tool reads.")
-    forget.add_argument("model", nargs="?", help="name@revision, or name for its newest revision")
-    forget.add_argument("--request", nargs="+", help="answered erasure requests (one or several ids) instead of a release")
-    forget.add_argument("--release", help="with --request: only this release's entries (default: every release)")
+    _export_source_arguments(forget, "with --request: only this release's entries (default: every release)")
     forget.add_argument("--format", choices=unlearning_export.FORMATS,
                         help="jsonl (facts), tofu (QA with paraphrased questions and perturbed answers), "
                              "openunlearning (question/answer and text corpora), rwku (probes)")
-    forget.add_argument("--criterion", choices=inq.CRITERIA, default=reports.DEFAULT_FORGET_CRITERION,
-                        help="which pairs of a release enter the forget set (default lenient: any wording memorized)")
     forget.add_argument("--out", help="without --format: a JSONL file (default stdout); with --format: a folder")
     forget.set_defaults(func=cmd_forget_set)
 
@@ -568,11 +573,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Gradient ascent or NPO with a retain loss, on the forget and retain sets of a release or an "
                     "erasure request, for a Hugging Face model directory; the result is registered as a new revision "
                     "of the same model (the registry sensor audits it). A verification aid, not a product guarantee.")
-    unlearn.add_argument("model", nargs="?", help="name@revision (its forget set under --criterion)")
-    unlearn.add_argument("--request", nargs="+", help="answered erasure requests (one or several ids) instead of a release")
-    unlearn.add_argument("--release", help="with --request: the release to unlearn from")
-    unlearn.add_argument("--criterion", choices=inq.CRITERIA, default=reports.DEFAULT_FORGET_CRITERION)
-    unlearn.add_argument("--method", choices=["npo", "gradient_ascent"], default="npo")
+    _export_source_arguments(unlearn, "with --request: the release to unlearn from")
+    unlearn.add_argument("--method", choices=list(METHODS), default=UnlearnConfig.method)
     unlearn.add_argument("--steps", type=int, default=UnlearnConfig.steps)
     unlearn.add_argument("--learning-rate", type=float, default=UnlearnConfig.learning_rate)
     unlearn.add_argument("--seed", type=int, default=0)

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from wikimem_platform import reports
-from wikimem_platform.inquiry import DEFAULT_CUE_TAU, json_scalar
+from wikimem_platform.inquiry import DEFAULT_CUE_TAU, fact_cues, json_scalar
 from wikimem_platform.memorization import M_THRESHOLD, evaluate_wikimem
 from wikimem_platform.subject_requests.audit import AUDITED, ModelAudit, PersonPlan
 from wikimem_platform.subject_requests.intake import RequestKind, SubjectRequest
@@ -156,7 +156,7 @@ def compose_answer(
                        "n_facts": len(facts), "n_memorized": sum(f["verdict"] == MEMORIZED for f in facts),
                        "n_weak": sum(f["verdict"] == WEAK for f in facts), "facts": facts})
         if request.kind == RequestKind.ERASURE and len(pairs):
-            cues = plan.canaries.pipe(_fact_cues)
+            cues = fact_cues(plan.canaries)
             entries = reports.forget_set(outcome.key, pairs, reports.best_true_values(outcome.audit.scores, alpha),
                                          cues, property_labels, forget_criterion, cue_tau)
             forget += [{k: (None if v is pd.NA else json_scalar(v)) for k, v in r.items()} for r in entries.to_dict("records")]
@@ -239,12 +239,6 @@ def verify_revisions(
 def _names(value) -> list[str]:
     """A list of names from a list, an array (Parquet) or nothing."""
     return [] if value is None or (isinstance(value, float) and np.isnan(value)) else [str(v) for v in value]
-
-
-def _fact_cues(canaries: pd.DataFrame) -> pd.DataFrame:
-    from wikimem_platform import crm
-
-    return crm.fact_cues(canaries)[["subject_qid", "property", "cue"]] if len(canaries) else None
 
 
 def headline(models: Sequence[Mapping]) -> str:

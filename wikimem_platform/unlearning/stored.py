@@ -8,9 +8,8 @@ from wikimem_platform import inquiry as inq
 from wikimem_platform import reports
 from wikimem_platform.subject_requests.answer import read_answer
 from wikimem_platform.unlearning.export import FACT_COLUMNS, ExportSets, export_sets, known_facts
+from wikimem_platform.unlearning.verify import RETAIN_CRITERION
 
-# Retain candidates: facts the release memorized at threshold (clearly known, worth keeping).
-RETAIN_CRITERION = "at_threshold"
 
 
 def _property_labels(stored: inq.StoredResults) -> dict[str, str]:

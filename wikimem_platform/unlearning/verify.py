@@ -18,6 +18,7 @@ from sklearn.metrics import roc_auc_score
 
 from wikimem_platform.unlearning.methods import UNLEARNING_MANIFEST
 
+# Retain facts: what a release memorized at threshold (clearly known, worth keeping).
 RETAIN_CRITERION = "at_threshold"
 
 
