@@ -3,18 +3,20 @@
 import pandas as pd
 from dagster import AssetExecutionContext, Config, MetadataValue, Output, asset
 
-from assets.data import preview
+from assets.metadata import preview
 from wikimem_platform.canaries import build_canaries, build_templates, render
+from wikimem_platform.versions import source_version
+from wikimem_platform.vocabulary import BASELINE
 
 GROUP = "canaries"
 
 
-@asset(group_name=GROUP)
+@asset(group_name=GROUP, kinds={"pandas"}, code_version=source_version("wikimem_platform.canaries"))
 def canary_templates(context: AssetExecutionContext, property_table: pd.DataFrame) -> Output[pd.DataFrame]:
     """Baseline from a spaCy parse of the label + 10 paraphrases ranked by MiniLM similarity and diversity."""
     templates = build_templates(property_table)
     context.log.info(f"{len(templates)} templates for {templates['property'].nunique()} properties")
-    baselines = templates[templates["kind"] == "baseline"]
+    baselines = templates[templates["kind"] == BASELINE]
     return Output(
         templates,
         metadata={
@@ -32,7 +34,7 @@ class CanaryConfig(Config):
     seed: int = 0
 
 
-@asset(group_name=GROUP)
+@asset(group_name=GROUP, kinds={"pandas", "pytorch"}, code_version=source_version("wikimem_platform.canaries"))
 def canaries(
     config: CanaryConfig,
     subjects: pd.DataFrame,
@@ -40,7 +42,7 @@ def canaries(
     property_table: pd.DataFrame,
     canary_templates: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
-    """Per (subject, property): 11 variants (+ a contextualized one) with h, h0, S(h) and ground truths."""
+    """Per (subject, property): the 11 scored variants (+ a contextualized one) with h, h0, S(h) and ground truths."""
     table = build_canaries(
         subjects, claims, property_table, canary_templates,
         n_context=config.n_context, seed=config.seed, n_similar=config.n_similar,

@@ -5,20 +5,30 @@ computation lives in the domain library.
 """
 
 import pandas as pd
-from dagster import AssetExecutionContext, AssetOut, Config, MetadataValue, Output, asset, multi_asset
+from dagster import (
+    AssetExecutionContext,
+    AssetOut,
+    Config,
+    MetadataValue,
+    Output,
+    asset,
+    multi_asset,
+)
 
+from assets.metadata import preview
 from wikimem_platform import bundled
 from wikimem_platform.cohorts import add_web_presence, draw_cohorts
 from wikimem_platform.counterfactuals import build_candidates, draw_counterfactuals
 from wikimem_platform.properties import DEFAULT_MIN_HUMANS, build_property_table
-from wikimem_platform.wikidata import ALLOWED_DATATYPES, ParseStats, load_property_metadata, read_dump
+from wikimem_platform.versions import source_version
+from wikimem_platform.wikidata import (
+    ALLOWED_DATATYPES,
+    ParseStats,
+    load_property_metadata,
+    read_dump,
+)
 
 GROUP = "data"
-
-def preview(frame: pd.DataFrame, rows: int = 10) -> MetadataValue:
-    """A markdown preview table for the UI (lists shown as comma-joined text)."""
-    head = frame.head(rows).map(lambda v: ", ".join(map(str, v)) if isinstance(v, (list, tuple)) else v)
-    return MetadataValue.md(head.to_markdown(index=False))
 
 class ExtractConfig(Config):
     dump_path: str = str(bundled.SAMPLE_DUMP)
@@ -28,9 +38,10 @@ class ExtractConfig(Config):
 
 @multi_asset(
     outs={
-        "humans": AssetOut(group_name=GROUP, description="Humans (P31 = Q5) with English label, aliases and web presence."),
-        "claims": AssetOut(group_name=GROUP, description="Their claims of the selected datatypes, values labelled in English."),
+        "humans": AssetOut(group_name=GROUP, kinds={"pandas"}, description="Humans (P31 = Q5) with English label, aliases and web presence."),
+        "claims": AssetOut(group_name=GROUP, kinds={"pandas"}, description="Their claims of the selected datatypes, values labelled in English."),
     },
+    code_version=source_version("wikimem_platform.wikidata"),
 )
 def wikidata_extract(context: AssetExecutionContext, config: ExtractConfig):
     """Stream the dump once (twice if value labels come after the humans citing them)."""
@@ -78,7 +89,7 @@ class PropertyTableConfig(Config):
     metadata_path: str = str(bundled.SAMPLE_PROPERTIES)
     min_humans: int = DEFAULT_MIN_HUMANS
 
-@asset(group_name=GROUP)
+@asset(group_name=GROUP, kinds={"pandas"}, code_version=source_version("wikimem_platform.properties"))
 def property_table(context: AssetExecutionContext, config: PropertyTableConfig, claims: pd.DataFrame) -> Output[pd.DataFrame]:
     """Person properties worth probing: allowed datatype, used by at least min_humans humans."""
     table = build_property_table(claims, load_property_metadata(config.metadata_path), min_humans=config.min_humans)
@@ -97,7 +108,7 @@ class CohortConfig(Config):
     seed: int = 0
     pool_factor: float = 1.0
 
-@asset(group_name=GROUP)
+@asset(group_name=GROUP, kinds={"pandas"}, code_version=source_version("wikimem_platform.cohorts"))
 def subjects(
     context: AssetExecutionContext, config: CohortConfig, humans: pd.DataFrame, claims: pd.DataFrame, property_table: pd.DataFrame
 ) -> Output[pd.DataFrame]:
@@ -120,7 +131,7 @@ class CounterfactualConfig(Config):
     per_property: int = 100
     seed: int = 0
 
-@asset(group_name=GROUP)
+@asset(group_name=GROUP, kinds={"pandas"}, code_version=source_version("wikimem_platform.counterfactuals"))
 def counterfactuals(
     config: CounterfactualConfig,
     humans: pd.DataFrame,
@@ -149,7 +160,7 @@ def counterfactuals(
         },
     )
 
-@asset(group_name=GROUP)
+@asset(group_name=GROUP, kinds={"pandas"}, code_version=source_version("wikimem_platform.counterfactuals"))
 def candidates(subjects: pd.DataFrame, claims: pd.DataFrame, counterfactuals: pd.DataFrame) -> Output[pd.DataFrame]:
     """Per (subject, property): ground truths plus counterfactual values that differ from them."""
     table = build_candidates(subjects, claims, counterfactuals)

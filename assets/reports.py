@@ -7,7 +7,7 @@ upstream table — and hands them over as plain dicts for the lineage section.
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Optional
+from typing import Literal, Optional
 
 import dagster
 import pandas as pd
@@ -22,13 +22,22 @@ from dagster import (
     Output,
     asset,
 )
+from pydantic import Field
 
-from assets.data import preview
-from assets.scoring import models_partitions
+from assets.metadata import preview
+from assets.partitions import models_partitions
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform import reports
-from wikimem_platform.inquiry import DEFAULT_CRITERION, DEFAULT_CUE_TAU, ModelRef, fact_cues, report_dir
+from wikimem_platform.inquiry import (
+    DEFAULT_CRITERION,
+    DEFAULT_CUE_TAU,
+    ModelRef,
+    fact_cues,
+    report_dir,
+)
 from wikimem_platform.registry import Status
+from wikimem_platform.versions import source_version
+from wikimem_platform.vocabulary import CRITERIA, M_THRESHOLD
 
 GROUP = "reports"
 REPO = Path(__file__).resolve().parent.parent
@@ -37,10 +46,12 @@ OPTIONAL = {"allow_missing_partitions": True}
 
 
 class ReportConfig(Config):
-    criterion: str = DEFAULT_CRITERION  # memorized = at_threshold (M >= 0.8) | lenient | strict
-    forget_criterion: str = reports.DEFAULT_FORGET_CRITERION  # which pairs enter the forget set
-    alpha: float = 1.0  # the memorization asset's alpha: picks the value the model prefers
-    cue_tau: float = DEFAULT_CUE_TAU  # cue flag: CRM cue of the canaries >= cue_tau
+    criterion: Literal[CRITERIA] = Field(
+        default=DEFAULT_CRITERION, description=f"Memorized = at_threshold (M >= {M_THRESHOLD}), lenient (any wording) or strict (all).")
+    forget_criterion: Literal[CRITERIA] = Field(
+        default=reports.DEFAULT_FORGET_CRITERION, description="Which pairs enter the forget set.")
+    alpha: float = Field(default=1.0, description="The memorization asset's alpha: picks the value the model prefers.")
+    cue_tau: float = Field(default=DEFAULT_CUE_TAU, description="A fact is flagged as cued when the CRM cue of its canaries >= cue_tau.")
 
 
 def upstream_lineage(context: AssetExecutionContext) -> list[dict]:
@@ -90,6 +101,8 @@ def scores_fingerprint(context: AssetExecutionContext) -> str | None:
         "crm_summary": AssetIn(metadata=OPTIONAL),
         "mia_summary": AssetIn(metadata=OPTIONAL),
     },
+    kinds={"html", "pandas"},
+    code_version=source_version("wikimem_platform.reports", "wikimem_platform.inquiry"),
 )
 def compliance_report(
     context: AssetExecutionContext,

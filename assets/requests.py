@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 import dagster
 import pandas as pd
@@ -19,20 +20,20 @@ from dagster import (
     AssetIn,
     AssetOut,
     Config,
-    DynamicPartitionsDefinition,
     MetadataValue,
     Output,
     asset,
     multi_asset,
 )
+from pydantic import Field
 
+from assets.partitions import requests_partitions
 from assets.reports import upstream_lineage
+from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform import reports
 from wikimem_platform.canaries.models import load_encoder
-from wikimem_platform.generation import MAX_NEW_TOKENS
 from wikimem_platform.scoring import ShardStore
-from wikimem_platform.memorization import M_THRESHOLD
 from wikimem_platform.subject_requests.answer import (
     ModelOutcome,
     answer_dir,
@@ -49,10 +50,11 @@ from wikimem_platform.subject_requests.audit import (
 from wikimem_platform.subject_requests.intake import RequestStatus
 from wikimem_platform.subject_requests.reference import property_metadata
 from wikimem_platform.unlearning.verify import unlearning_manifest
+from wikimem_platform.versions import source_version
+from wikimem_platform.vocabulary import CRITERIA, M_THRESHOLD, MAX_NEW_TOKENS
 
 GROUP = "requests"
 REPO = Path(__file__).resolve().parent.parent
-requests_partitions = DynamicPartitionsDefinition(name="requests")
 LOG_EVERY_SECONDS = 20  # run logs at least this often during scoring
 
 
@@ -69,26 +71,27 @@ def throttled(log: Callable[[str], None], label: str, every: float = LOG_EVERY_S
 
 
 class RequestPlanConfig(Config):
-    properties: list[str] = []  # audit only these properties ([] = every fact of the person)
-    on_demand: bool = True  # templates + counterfactual pools for properties the reference data lacks
+    properties: list[str] = Field(default=[], description="Audit only these properties (Wikidata ids); empty = every fact of the person.")
+    on_demand: bool = Field(default=True, description="Build templates and counterfactual pools for properties the reference data lacks.")
 
 
 class RequestScoresConfig(Config):
-    max_new_tokens: int = MAX_NEW_TOKENS  # greedy completion length
+    max_new_tokens: int = Field(default=MAX_NEW_TOKENS, description="Greedy completion length of the model's answers.")
 
 
 class RequestAnswerConfig(Config):
-    m_threshold: float = M_THRESHOLD
-    alpha: float = 1.0
-    forget_criterion: str = reports.DEFAULT_FORGET_CRITERION
+    m_threshold: float = Field(default=M_THRESHOLD, description="Memorized at threshold: M >= m_threshold.")
+    alpha: float = Field(default=1.0, description="Weight of the value the model prefers when a fact has several true values.")
+    forget_criterion: Literal[CRITERIA] = Field(default=reports.DEFAULT_FORGET_CRITERION, description="Which facts enter the forget set.")
 
 
 @multi_asset(
     outs={
-        "request_subject": AssetOut(group_name=GROUP, description="The person: QID or private key, name, aliases."),
-        "request_facts": AssetOut(group_name=GROUP, description="The person's facts, as rows of the claims table."),
+        "request_subject": AssetOut(group_name=GROUP, kinds={"sql", "pandas"}, description="The person: QID or private key, name, aliases."),
+        "request_facts": AssetOut(group_name=GROUP, kinds={"pandas"}, description="The person's facts, as rows of the claims table."),
     },
     partitions_def=requests_partitions,
+    code_version=source_version("wikimem_platform.subject_requests"),
 )
 def request_subject(context: AssetExecutionContext, model_registry: RegistryResource, humans: pd.DataFrame, claims: pd.DataFrame):
     """The request's subject and facts: from the extract (QID) or from the requester's facts file."""
@@ -106,11 +109,12 @@ def request_subject(context: AssetExecutionContext, model_registry: RegistryReso
 
 @multi_asset(
     outs={
-        "request_canaries": AssetOut(group_name=GROUP, description="The person's canaries (11 wordings + contextualized, h0, S(h))."),
-        "request_candidates": AssetOut(group_name=GROUP, description="Per property: the truths and the counterfactual values."),
-        "request_coverage": AssetOut(group_name=GROUP, description="Per property: audited, built on demand, or not covered and why."),
+        "request_canaries": AssetOut(group_name=GROUP, kinds={"pandas"}, description="The person's canaries (11 wordings + contextualized, h0, S(h))."),
+        "request_candidates": AssetOut(group_name=GROUP, kinds={"pandas"}, description="Per property: the truths and the counterfactual values."),
+        "request_coverage": AssetOut(group_name=GROUP, kinds={"pandas"}, description="Per property: audited, built on demand, or not covered and why."),
     },
     partitions_def=requests_partitions,
+    code_version=source_version("wikimem_platform.subject_requests", "wikimem_platform.canaries"),
 )
 def request_canaries(
     context: AssetExecutionContext,
@@ -138,11 +142,15 @@ def request_canaries(
 
 @multi_asset(
     outs={
-        "request_scores": AssetOut(group_name=GROUP, description="NLL(h, v), NLL(h0, v), NLL(S(h), v) per registered release."),
-        "request_completions": AssetOut(group_name=GROUP, description="Greedy completions of the canary prefixes per release."),
-        "request_model_audits": AssetOut(group_name=GROUP, description="Per registered release: audited or why not, cache use, time."),
+        "request_scores": AssetOut(group_name=GROUP, kinds={"pytorch", "pandas"}, description="NLL(h, v), NLL(h0, v), NLL(S(h), v) per registered release."),
+        "request_completions": AssetOut(group_name=GROUP, kinds={"pytorch", "pandas"}, description="Greedy completions of the canary prefixes per release."),
+        "request_model_audits": AssetOut(group_name=GROUP, kinds={"pandas"}, description="Per registered release: audited or why not, cache use, time."),
     },
     partitions_def=requests_partitions,
+    code_version=source_version("wikimem_platform.scoring", "wikimem_platform.nll", "wikimem_platform.batching",
+                                "wikimem_platform.generation", "wikimem_platform.subject_requests"),
+    pool=LM_POOL,
+    op_tags=LM_OP_TAGS,
 )
 def request_scores(
     context: AssetExecutionContext,
@@ -203,6 +211,8 @@ def request_scores(
     # Every release's cohort memorization (the retain utility of an erasure's verification);
     # releases never audited are simply missing.
     ins={"memorization": AssetIn(partition_mapping=AllPartitionMapping(), metadata={"allow_missing_partitions": True})},
+    kinds={"sql", "pandas"},
+    code_version=source_version("wikimem_platform.subject_requests", "wikimem_platform.unlearning"),
 )
 def request_answer(
     context: AssetExecutionContext,

@@ -4,25 +4,36 @@ import pandas as pd
 from dagster import (
     AssetExecutionContext,
     Config,
-    DynamicPartitionsDefinition,
+    ConfigMapping,
+    DynamicOut,
+    DynamicOutput,
     MetadataValue,
+    OpExecutionContext,
     Output,
     asset,
+    graph_asset,
+    op,
 )
+from pydantic import Field
 
-from assets.data import preview
+from assets.metadata import preview
+from assets.partitions import models_partitions
+from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform.canaries.models import load_encoder
-from wikimem_platform.memorization import M_THRESHOLD, evaluate_wikimem
-from wikimem_platform.scoring import ShardStore, score_canaries
+from wikimem_platform.memorization import EQUIVALENCE_THRESHOLD, evaluate_wikimem
+from wikimem_platform.scoring import SCORE_COLUMNS, SCORING_VERSION, ShardStore, plan_shards, score_canaries
+from wikimem_platform.versions import source_version
+from wikimem_platform.vocabulary import LENIENT, M_THRESHOLD
 
 GROUP = "scoring"
-models_partitions = DynamicPartitionsDefinition(name="models")
+# ScoringReport counters summed over the shard steps into the scores metadata.
+SHARD_REPORT_COUNTS = ("shards_total", "shards_reused", "shards_scored", "sentences_scored", "sentences_computed")
 
 
 class ScoresConfig(Config):
-    properties: list[str] = []  # score only these properties ([] = all in the canaries)
-    max_subjects_per_cohort: int = 0  # 0 = every subject; small numbers for quick audits
+    properties: list[str] = Field(default=[], description="Score only these properties (Wikidata ids); empty = every property of the canaries.")
+    max_subjects_per_cohort: int = Field(default=0, description="Subjects per cohort to score; 0 = every subject (small numbers for quick audits).")
 
 
 def select_canaries(canaries: pd.DataFrame, subjects: pd.DataFrame, config: ScoresConfig) -> pd.DataFrame:
@@ -36,49 +47,79 @@ def select_canaries(canaries: pd.DataFrame, subjects: pd.DataFrame, config: Scor
     return chosen
 
 
-@asset(group_name=GROUP, partitions_def=models_partitions)
-def scores(
-    context: AssetExecutionContext,
-    config: ScoresConfig,
+@op(out=DynamicOut(pd.DataFrame), description="The canaries to score, one dynamic output per property shard.")
+def plan_score_shards(context: OpExecutionContext, config: ScoresConfig, canaries: pd.DataFrame, subjects: pd.DataFrame):
+    chosen = select_canaries(canaries, subjects, config)
+    properties = sorted(chosen["property"].unique())
+    context.log.info(f"{len(chosen):,} canaries in {len(properties)} property shard(s): {', '.join(properties)}")
+    for prop in properties:
+        yield DynamicOutput(chosen[chosen["property"] == prop], mapping_key=prop)
+
+
+@op(pool=LM_POOL, tags=LM_OP_TAGS, description="Score one property shard (reused when already in the shard store).")
+def score_shard(
+    context: OpExecutionContext,
     scoring: ScoringResource,
     model_registry: RegistryResource,
-    canaries: pd.DataFrame,
+    shard_canaries: pd.DataFrame,
     candidates: pd.DataFrame,
-    subjects: pd.DataFrame,
-) -> Output[pd.DataFrame]:
-    """NLL(h, v), NLL(h0, v), NLL(S(h), v) for every canary and candidate, sharded per property."""
+) -> pd.DataFrame:
+    """Score one shard; returns where its scores are (the shard store keeps the numbers, so a
+    re-run or a retried step reads them instead of scoring again) and what it cost."""
     entry = model_registry.registry().get(context.partition_key)
-    context.log.info(f"Loading {entry.key} ({entry.source_kind}: {entry.source}) on {scoring.device}")
     lm = scoring.load(entry)
-    context.log.info(f"Loaded in {lm.load_seconds:.1f}s (fingerprint {lm.fingerprint})")
-    chosen = select_canaries(canaries, subjects, config)
-    table, report = score_canaries(
-        lm, chosen, candidates, ShardStore(scoring.shards_for(context.partition_key)), scoring.settings(),
-        log=context.log.info, sentence_cache=scoring.sentence_cache(lm),
-    )
+    context.log.info(f"{entry.key} ({entry.source_kind}) on {scoring.device}, fingerprint {lm.fingerprint}")
+    store = ShardStore(scoring.shards_for(context.partition_key))
+    planned = plan_shards(shard_canaries, candidates, lm.fingerprint, scoring.settings())
+    _, report = score_canaries(lm, shard_canaries, candidates, store, scoring.settings(),
+                               log=context.log.info, sentence_cache=scoring.sentence_cache(lm))
+    return pd.DataFrame([{
+        "shard_path": str(store.path(shard)), "model_fingerprint": lm.fingerprint,
+        **{name: getattr(report, name) for name in SHARD_REPORT_COUNTS}, "seconds": report.seconds,
+    } for shard in planned])
+
+
+@op(description="Gather the scored shards into the scores table.")
+def collect_scores(context: OpExecutionContext, shard_reports: list[pd.DataFrame]) -> Output[pd.DataFrame]:
+    reports = pd.concat(shard_reports, ignore_index=True) if shard_reports else pd.DataFrame()
+    frames = [pd.read_parquet(path) for path in reports.get("shard_path", [])]
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCORE_COLUMNS)
+    counts = {name: int(reports[name].sum()) if len(reports) else 0 for name in SHARD_REPORT_COUNTS}
+    seconds = float(reports["seconds"].sum()) if len(reports) else 0.0
     return Output(
         table,
         metadata={
             "rows": len(table),
-            "model": entry.key,
-            "model_fingerprint": lm.fingerprint,
-            "shards_total": report.shards_total,
-            "shards_reused": report.shards_reused,
-            "shards_scored": report.shards_scored,
-            "sentences_scored": report.sentences_scored,
-            "sentences_computed": report.sentences_computed,
-            "sentences_per_second": round(report.sentences_per_second, 1),
+            "model": context.partition_key,
+            "model_fingerprint": reports["model_fingerprint"].iloc[0] if len(reports) else "",
+            **counts,
+            "sentences_per_second": round(counts["sentences_scored"] / seconds, 1) if seconds else 0.0,
         },
     )
 
 
+def _scores_run_config(config: dict) -> dict:
+    """`ops: scores: config:` (what audits have always set) goes to the planning step."""
+    return {"plan_score_shards": {"config": config}}
+
+
+@graph_asset(group_name=GROUP, partitions_def=models_partitions, kinds={"pytorch", "pandas"}, code_version=SCORING_VERSION,
+             config=ConfigMapping(config_fn=_scores_run_config, config_schema=ScoresConfig.to_config_schema()))
+def scores(canaries: pd.DataFrame, candidates: pd.DataFrame, subjects: pd.DataFrame):
+    """NLL(h, v), NLL(h0, v), NLL(S(h), v) for every canary and candidate. One step per property
+    shard (pool "lm"), so the multiprocess, Celery or Kubernetes executors run them in parallel."""
+    shards = plan_score_shards(canaries, subjects)
+    return collect_scores(shards.map(lambda shard: score_shard(shard, candidates)).collect())
+
+
 class MemorizationConfig(Config):
-    alpha: float = 1.0
-    m_threshold: float = M_THRESHOLD
-    equivalence_threshold: float = 0.75
+    alpha: float = Field(default=1.0, description="Weight of the value the model prefers when a pair has several true values.")
+    m_threshold: float = Field(default=M_THRESHOLD, description="Memorized at threshold: M >= m_threshold.")
+    equivalence_threshold: float = Field(default=EQUIVALENCE_THRESHOLD, description="Counterfactuals this similar to the truth (encoder cosine) count as equivalent.")
 
 
-@asset(group_name=GROUP, partitions_def=models_partitions)
+@asset(group_name=GROUP, partitions_def=models_partitions, kinds={"pandas", "pytorch"},
+       code_version=source_version("wikimem_platform.memorization"))
 def memorization(
     context: AssetExecutionContext, config: MemorizationConfig, scores: pd.DataFrame, subjects: pd.DataFrame
 ) -> Output[pd.DataFrame]:
@@ -109,7 +150,7 @@ def memorization(
         metadata={
             "rows": len(pairs),
             **numbers,
-            "lenient_pairs": int(pairs["lenient"].sum()),
+            f"{LENIENT}_pairs": int(pairs[LENIENT].sum()),
             "table_1": MetadataValue.md(table1.round(3).to_markdown(index=False)),
             "top_memorized": preview(pairs.sort_values(["M", "z_star"], ascending=False)[["subject", "property", "M", "z_star", "cohort"]]),
         },

@@ -4,27 +4,22 @@ Wiring only: the generation paradigms, CRM rates and attacks live in wikimem_pla
 wikimem_platform.generation, wikimem_platform.mia and wikimem_platform.membership.
 """
 
-from pathlib import Path
+from typing import Literal
 
 import pandas as pd
 from dagster import AssetExecutionContext, Config, MetadataValue, Output, asset
+from pydantic import Field
 
-from assets.data import preview
-from assets.scoring import models_partitions
+from assets.metadata import plot_path, preview
+from assets.partitions import models_partitions
+from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform import crm, membership
 from wikimem_platform.mia import auroc_figure
+from wikimem_platform.versions import source_version
+from wikimem_platform.vocabulary import BASELINE, CANARY_KINDS, DEFAULT_CRITERION, DEFAULT_CUE_TAU, MAX_NEW_TOKENS, MEMORIZED_COLUMNS
 
 GROUP = "summaries"
-
-
-def _plot_path(context: AssetExecutionContext, name: str, figure) -> str:
-    """Write a self-contained plotly HTML next to the instance's storage; returns its path."""
-    directory = Path(context.instance.storage_directory()) / "summaries" / context.partition_key.replace("/", "_")
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{name}.html"
-    figure.write_html(path, include_plotlyjs=True)
-    return str(path)
 
 
 def _metric_key(value) -> str:
@@ -32,16 +27,18 @@ def _metric_key(value) -> str:
 
 
 class CrmSummaryConfig(Config):
-    paradigms: list[str] = list(crm.PARADIGMS)  # canary, twin, triplet, extraction
-    max_examples: int = 200  # per paradigm (seeded sample); 0 = every example
-    taus: list[float] = list(crm.TAUS)
-    flag_tau: float = crm.DEFAULT_TAU  # memorized_and_cue_resistant: cue < flag_tau
-    memorized_column: str = crm.DEFAULT_MEMORIZED_COLUMN  # at_threshold | lenient | strict | summed_memorized
-    max_new_tokens: int = 15
+    paradigms: list[str] = Field(default=list(crm.PARADIGMS), description=f"CRM paradigms to run, of {', '.join(crm.PARADIGMS)}.")
+    max_examples: int = Field(default=200, description="Examples per paradigm (seeded sample); 0 = every example.")
+    taus: list[float] = Field(default=list(crm.TAUS), description="Cue thresholds tau the CRM rates are reported at.")
+    flag_tau: float = Field(default=DEFAULT_CUE_TAU, description="A memorized fact is cue-resistant when its cue < flag_tau.")
+    memorized_column: Literal[MEMORIZED_COLUMNS] = Field(
+        default=DEFAULT_CRITERION, description="Which verdict of the memorization table counts as memorized.")
+    max_new_tokens: int = Field(default=MAX_NEW_TOKENS, description="Greedy completion length of the generation paradigms.")
     seed: int = 0
 
 
-@asset(group_name=GROUP, partitions_def=models_partitions)
+@asset(group_name=GROUP, partitions_def=models_partitions, kinds={"pytorch", "pandas"},
+       code_version=source_version("wikimem_platform.crm", "wikimem_platform.generation", "wikimem_platform.batching"), pool=LM_POOL, op_tags=LM_OP_TAGS)
 def crm_summary(
     context: AssetExecutionContext,
     config: CrmSummaryConfig,
@@ -79,7 +76,7 @@ def crm_summary(
             "memorized": int(flagged[config.memorized_column].sum()),
             **numbers,
             "rates": MetadataValue.md(rates.round(4).to_markdown(index=False)),
-            "plot": MetadataValue.path(_plot_path(context, "crm_hit_rate", crm.rates_figure(rates))),
+            "plot": MetadataValue.path(plot_path(context, GROUP, "crm_hit_rate", crm.rates_figure(rates))),
             "cue_resistant_facts": preview(flagged[flagged["memorized_and_cue_resistant"]][["subject_qid", "property", "M", "cue"]]),
             "sample_outputs": preview(audit.examples[["paradigm", "prompt", "output", "hit", "cue"]]),
         },
@@ -87,19 +84,22 @@ def crm_summary(
 
 
 class MiaSummaryConfig(Config):
-    set_kind: str = "auto"  # auto | planted | jsonl | association (auto: planted model dir, else jsonl_path, else association)
-    jsonl_path: str = ""  # {text, label} lines, for set_kind jsonl (or auto)
-    planted_members_from: str = "training"  # training | held_out (planted sets)
-    association_kinds: list[str] = ["baseline"]  # canary kinds in the association set
-    max_per_class: int = 100  # texts per class (seeded sample); 0 = all
-    k: float = 0.2  # min-k% and min-k%++
-    n_neighbours: int = 5  # per text, for the neighbourhood attacks; 0 = none
-    reference_model: str = ""  # registry key (name@revision) of a reference model; "" = no reference attack
-    n_bootstrap: int = 1000
+    set_kind: Literal[membership.SET_KINDS] = Field(
+        default="auto", description="Member/non-member set: auto = planted model dir, else jsonl_path, else association.")
+    jsonl_path: str = Field(default="", description="{text, label} JSON lines, for set_kind jsonl (or auto).")
+    planted_members_from: Literal["training", "held_out"] = Field(
+        default="training", description="Planted sets: members are the training texts or fresh held-out biographies.")
+    association_kinds: list[str] = Field(default=[BASELINE], description=f"Canary kinds in the association set, of {', '.join(CANARY_KINDS)}.")
+    max_per_class: int = Field(default=100, description="Texts per class (seeded sample); 0 = all.")
+    k: float = Field(default=0.2, description="Share of lowest-probability tokens for min-k% and min-k%++.")
+    n_neighbours: int = Field(default=5, description="Neighbours per text for the neighbourhood attack; 0 = none.")
+    reference_model: str = Field(default="", description="Registry key (name@revision) of a reference model; empty = no reference attack.")
+    n_bootstrap: int = Field(default=1000, description="Bootstrap resamples for the AUROC confidence interval.")
     seed: int = 0
 
 
-@asset(group_name=GROUP, partitions_def=models_partitions)
+@asset(group_name=GROUP, partitions_def=models_partitions, kinds={"pytorch", "pandas"},
+       code_version=source_version("wikimem_platform.mia", "wikimem_platform.membership", "wikimem_platform.batching"), pool=LM_POOL, op_tags=LM_OP_TAGS)
 def mia_summary(
     context: AssetExecutionContext,
     config: MiaSummaryConfig,
@@ -137,6 +137,6 @@ def mia_summary(
             "reference_model": config.reference_model or "none",
             **{f"auroc_{row['attack']}": float(row["auroc"]) for row in table.to_dict("records")},
             "attacks": MetadataValue.md(table.drop(columns=["set_description"]).round(4).to_markdown(index=False)),
-            "plot": MetadataValue.path(_plot_path(context, "mia_auroc", figure)),
+            "plot": MetadataValue.path(plot_path(context, GROUP, "mia_auroc", figure)),
         },
     )

@@ -11,8 +11,9 @@ from typing import Iterator
 import pandas as pd
 from dagster import AssetExecutionContext, Config, MetadataValue, Output, asset
 
-from assets.data import preview
-from assets.scoring import models_partitions
+from assets.metadata import preview
+from assets.partitions import models_partitions
+from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform.membership import is_planted_model, planted_membership
 from wikimem_platform.mia import mean_nlls
@@ -26,6 +27,8 @@ from wikimem_platform.planted.validation import (
     loss_membership,
     threshold_sweep,
 )
+from wikimem_platform.versions import source_version
+from wikimem_platform.vocabulary import AT_THRESHOLD
 
 GROUP = "validation"
 
@@ -35,7 +38,8 @@ class PlantedValidationConfig(Config):
     n_bootstrap: int = 1000
 
 
-@asset(group_name=GROUP, partitions_def=models_partitions, output_required=False)
+@asset(group_name=GROUP, partitions_def=models_partitions, output_required=False, kinds={"pytorch", "pandas"},
+       code_version=source_version("wikimem_platform.planted"), pool=LM_POOL, op_tags=LM_OP_TAGS)
 def planted_validation(
     context: AssetExecutionContext,
     config: PlantedValidationConfig,
@@ -82,7 +86,7 @@ def planted_validation(
                                                 .to_markdown(index=False)),
             "membership_loss_attack": MetadataValue.json(membership),
             "missed_planted_facts": preview(
-                joined[joined["member"] & ~joined["at_threshold"]].sort_values("repetitions", ascending=False)[
+                joined[joined["member"] & ~joined[AT_THRESHOLD]].sort_values("repetitions", ascending=False)[
                     ["subject_qid", "property", "repetitions", "M"]
                 ]
             ),

@@ -6,8 +6,8 @@ from dagster import AssetCheckResult, asset_check
 
 from assets.canaries import canaries
 from expectations.gx import check_result
-from wikimem_platform.canaries.build import N_PARAPHRASES
 from wikimem_platform.canaries.checks import canary_rows_for_checks, variants_per_pair
+from wikimem_platform.vocabulary import CANARY_KINDS, N_PARAPHRASES, N_SCORED_VARIANTS
 
 NON_EMPTY = r"\S"
 
@@ -17,7 +17,7 @@ def canary_rows_suite() -> list:
         gxe.ExpectColumnValuesToBeInSet(column="subject_placeholders", value_set=[1]),
         gxe.ExpectColumnValuesToBeInSet(column="value_placeholders", value_set=[1]),
         *[gxe.ExpectColumnValuesToMatchRegex(column=c, regex=NON_EMPTY) for c in ("template", "subject", "subject_generic", "sentence")],
-        gxe.ExpectColumnValuesToBeInSet(column="kind", value_set=["baseline", "paraphrase", "contextualized"]),
+        gxe.ExpectColumnValuesToBeInSet(column="kind", value_set=list(CANARY_KINDS)),
         gxe.ExpectColumnValuesToBeBetween(column="n_similar", min_value=2),
         gxe.ExpectColumnValuesToBeInSet(column="similar_equals_subject", value_set=[False]),
         gxe.ExpectColumnValuesToBeBetween(column="n_ground_truth", min_value=1),
@@ -27,8 +27,7 @@ def canary_rows_suite() -> list:
 
 
 def variants_suite() -> list:
-    n = 1 + N_PARAPHRASES
-    return [gxe.ExpectColumnValuesToBeBetween(column="n_variants", min_value=n, max_value=n)]
+    return [gxe.ExpectColumnValuesToBeBetween(column="n_variants", min_value=N_SCORED_VARIANTS, max_value=N_SCORED_VARIANTS)]
 
 
 @asset_check(asset=canaries, blocking=True, description="Each placeholder exactly once; rendered sentences hold subject and value; no empty strings.")
@@ -36,9 +35,6 @@ def canaries_check(canaries: pd.DataFrame) -> AssetCheckResult:
     return check_result(canary_rows_for_checks(canaries), "canaries", canary_rows_suite())
 
 
-@asset_check(asset=canaries, blocking=True, description="Every (subject, property) has 11 variants (baseline + 10 paraphrases).")
+@asset_check(asset=canaries, blocking=True, description=f"Every (subject, property) has {N_SCORED_VARIANTS} variants (baseline + {N_PARAPHRASES} paraphrases).")
 def canary_variants_check(canaries: pd.DataFrame) -> AssetCheckResult:
     return check_result(variants_per_pair(canaries), "canary_variants", variants_suite())
-
-
-CANARY_CHECKS = [canaries_check, canary_variants_check]

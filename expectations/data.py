@@ -139,14 +139,3 @@ def counterfactual_counts_check(counterfactuals: pd.DataFrame, property_table: p
 @asset_check(asset=candidates, blocking=True, description="No counterfactual equals a ground truth of its (subject, property).")
 def candidates_check(candidates: pd.DataFrame) -> AssetCheckResult:
     return check_result(flag_truth_clashes(candidates), "candidates", candidates_suite())
-
-
-DATA_CHECKS = [
-    humans_check,
-    claims_check,
-    property_table_check,
-    subjects_check,
-    counterfactuals_check,
-    counterfactual_counts_check,
-    candidates_check,
-]

@@ -6,7 +6,7 @@ import great_expectations.expectations as gxe
 import pandas as pd
 from dagster import AssetCheckExecutionContext, AssetCheckResult, AssetCheckSeverity, asset_check
 
-from assets.requests import requests_partitions
+from assets.partitions import requests_partitions
 from expectations.gx import check_result
 from expectations.scoring import scores_for_checks, scores_suite
 from resources.scoring import RegistryResource
@@ -60,6 +60,3 @@ def request_answer_check(request_answer: pd.DataFrame) -> AssetCheckResult:
     if request_answer.empty:
         return AssetCheckResult(passed=True, metadata={"rows_checked": 0})
     return check_result(request_answer[["model", "property", "verdict", "M", "n_candidates"]], "request_answer", answer_suite())
-
-
-REQUEST_CHECKS = [request_deadline_check, request_scores_check, request_answer_check]

@@ -5,8 +5,10 @@ import numpy as np
 import pandas as pd
 from dagster import AssetCheckResult, asset_check
 
-from assets.scoring import memorization, models_partitions, scores
+from assets.partitions import models_partitions
+from assets.scoring import memorization, scores
 from expectations.gx import check_result
+from wikimem_platform.vocabulary import N_SCORED_VARIANTS
 
 NLL_COLUMNS = ("nll_h", "nll_h0", "nll_similar_mean")
 
@@ -31,7 +33,7 @@ def memorization_suite() -> list:
     return [
         gxe.ExpectColumnValuesToBeBetween(column="M", min_value=0, max_value=1),
         gxe.ExpectColumnValuesToBeBetween(column="rank_within_candidates", min_value=1, max_value=1),
-        gxe.ExpectColumnValuesToBeInSet(column="n_variants", value_set=[11]),
+        gxe.ExpectColumnValuesToBeInSet(column="n_variants", value_set=[N_SCORED_VARIANTS]),
         gxe.ExpectCompoundColumnsToBeUnique(column_list=["subject_qid", "property"]),
     ]
 
@@ -48,9 +50,6 @@ def scores_check(scores: pd.DataFrame) -> AssetCheckResult:
     return check_result(scores_for_checks(scores), "scores", scores_suite())
 
 
-@asset_check(asset=memorization, blocking=True, partitions_def=models_partitions, description="M in [0, 1], ranks within 1..n, 11 variants per pair.")
+@asset_check(asset=memorization, blocking=True, partitions_def=models_partitions, description=f"M in [0, 1], ranks within 1..n, {N_SCORED_VARIANTS} variants per pair.")
 def memorization_check(memorization: pd.DataFrame) -> AssetCheckResult:
     return check_result(memorization_for_checks(memorization), "memorization", memorization_suite())
-
-
-SCORING_CHECKS = [scores_check, memorization_check]

@@ -4,11 +4,11 @@ import great_expectations.expectations as gxe
 import pandas as pd
 from dagster import AssetCheckResult, asset_check
 
-from assets.scoring import models_partitions
+from assets.partitions import models_partitions
 from assets.summaries import crm_summary, mia_summary
 from expectations.gx import check_result
+from wikimem_platform.mia import RATE_COLUMNS
 
-MIA_RATE_COLUMNS = ("auroc", "auroc_ci_low", "auroc_ci_high", "tpr_at_fpr_0.001", "tpr_at_fpr_0.01")
 
 
 def crm_summary_suite() -> list:
@@ -29,7 +29,7 @@ def crm_summary_for_checks(rates: pd.DataFrame) -> pd.DataFrame:
 
 def mia_summary_suite() -> list:
     return [
-        *[gxe.ExpectColumnValuesToBeBetween(column=c, min_value=0, max_value=1) for c in MIA_RATE_COLUMNS],
+        *[gxe.ExpectColumnValuesToBeBetween(column=c, min_value=0, max_value=1) for c in RATE_COLUMNS],
         *[gxe.ExpectColumnValuesToNotBeNull(column=c) for c in ("auroc", "set_kind", "set_description")],
         gxe.ExpectColumnValuesToBeUnique(column="attack"),  # one row per attack
         gxe.ExpectColumnValuesToBeBetween(column="n_members", min_value=1),
@@ -46,6 +46,3 @@ def crm_summary_check(crm_summary: pd.DataFrame) -> AssetCheckResult:
 @asset_check(asset=mia_summary, blocking=True, partitions_def=models_partitions, description="AUROC, its CI and TPRs in [0, 1]; one row per attack; set kind named.")
 def mia_summary_check(mia_summary: pd.DataFrame) -> AssetCheckResult:
     return check_result(mia_summary, "mia_summary", mia_summary_suite())
-
-
-SUMMARY_CHECKS = [crm_summary_check, mia_summary_check]

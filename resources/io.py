@@ -7,8 +7,16 @@ Scores run to millions of rows per model: Parquet on disk, not SQL and not pickl
 import os
 
 import pandas as pd
-from dagster import ConfigurableIOManagerFactory, InitResourceContext, InputContext, OutputContext, UPathIOManager
+from dagster import (
+    ConfigurableIOManagerFactory,
+    InitResourceContext,
+    InputContext,
+    OutputContext,
+    UPathIOManager,
+)
 from upath import UPath
+
+from wikimem_platform.storage import write_atomically
 
 
 class _PandasParquetIOManager(UPathIOManager):
@@ -18,9 +26,7 @@ class _PandasParquetIOManager(UPathIOManager):
         if not isinstance(obj, pd.DataFrame):
             raise TypeError(f"{context.asset_key.to_user_string()} returned {type(obj).__name__}, expected a DataFrame")
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        obj.to_parquet(tmp, index=False)
-        os.replace(tmp, path)  # a killed run never leaves a half-written table behind
+        write_atomically(path, lambda tmp: obj.to_parquet(tmp, index=False))  # never a half-written table
 
     def load_from_path(self, context: InputContext, path: UPath) -> pd.DataFrame:
         return pd.read_parquet(path)

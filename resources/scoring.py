@@ -1,11 +1,13 @@
 """The scoring resource (where and how models run) and the model-registry resource."""
 
+import gc
 import os
 from pathlib import Path
 
 from dagster import ConfigurableResource, InitResourceContext
 from pydantic import PrivateAttr
 
+from wikimem_platform.storage import path_safe_key
 from wikimem_platform.models import LoadedModel, ModelLoadError, load_model, resolve_device
 from wikimem_platform.registry import ModelEntry, Registry
 from wikimem_platform.scoring import SentenceNllCache
@@ -28,6 +30,7 @@ class ScoringResource(ConfigurableResource):
     shard_dir: str | None = None  # finished scoring shards (default <DAGSTER_HOME>/storage/score_shards)
     nll_cache_dir: str | None = None  # per-model sentence NLLs shared by audits and requests (default <storage>/nll_cache)
     _storage: str = PrivateAttr(default="")
+    _loaded: dict = PrivateAttr(default_factory=dict)  # {registry key: LoadedModel}: at most one, per process
 
     def setup_for_execution(self, context: InitResourceContext) -> None:
         resolve_device(self.device)  # fail fast: CUDA requested without a GPU
@@ -37,6 +40,15 @@ class ScoringResource(ConfigurableResource):
             self._storage = context.instance.storage_directory()
 
     def load(self, entry: ModelEntry) -> LoadedModel:
+        """The release's model, loaded once per process (the shard steps of an in-process run share
+        it); loading another release first lets go of this one, so one model is in memory at a time."""
+        if entry.key not in self._loaded:
+            self._loaded.clear()
+            gc.collect()
+            self._loaded[entry.key] = self._load(entry)
+        return self._loaded[entry.key]
+
+    def _load(self, entry: ModelEntry) -> LoadedModel:
         return load_model(
             entry.source,
             device=self.device,
@@ -50,7 +62,7 @@ class ScoringResource(ConfigurableResource):
 
     def shards_for(self, partition_key: str) -> Path:
         base = self.shard_dir or os.path.join(self._storage or ".", "score_shards")
-        return Path(base) / partition_key.replace("/", "_")
+        return Path(base) / path_safe_key(partition_key)
 
     def sentence_cache(self, lm: LoadedModel) -> SentenceNllCache:
         """The persistent sentence cache of this model (fingerprint) and these settings."""

@@ -9,4 +9,4 @@ export DAGSTER_HOME="${DAGSTER_HOME:-$PWD/.dagster_home}"
 mkdir -p "$DAGSTER_HOME"
 [ -f "$DAGSTER_HOME/dagster.yaml" ] || cp dagster.yaml "$DAGSTER_HOME/dagster.yaml"
 if [ "$#" -eq 0 ]; then exec .venv/bin/wikimem demo; fi
-exec .venv/bin/dagster asset materialize -f definitions.py "$@"
+exec .venv/bin/dagster asset materialize -m definitions "$@"

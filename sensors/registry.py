@@ -23,11 +23,12 @@ $DAGSTER_HOME/wikimem_audit.yaml if it exists, else every asset's defaults (a fu
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import yaml
 from dagster import (
+    AssetChecksDefinition,
+    AssetsDefinition,
     AssetSelection,
     DagsterInstance,
     DagsterRunStatus,
@@ -41,7 +42,6 @@ from dagster import (
     SensorResult,
     SkipReason,
     define_asset_job,
-    load_assets_from_modules,
     run_failure_sensor,
     schedule,
     sensor,
@@ -50,7 +50,8 @@ from dagster import (
 from assets import canaries as canary_assets
 from assets import data as data_assets
 from assets import requests as request_assets
-from assets.scoring import models_partitions
+from assets.partitions import models_partitions
+from resources.placement import default_execution
 from resources.scoring import RegistryResource
 from wikimem_platform.registry import Status
 
@@ -77,10 +78,19 @@ model_audit_with_reference_data_job = define_asset_job(
 AUDIT_JOBS = [model_audit_job, model_audit_with_reference_data_job]
 SENSOR_INTERVAL_SECONDS = int(os.environ.get(SENSOR_INTERVAL_ENV, "10"))
 
-_REFERENCE_ASSETS = load_assets_from_modules([data_assets, canary_assets])
-REFERENCE_KEYS = sorted({key for a in _REFERENCE_ASSETS for key in a.keys}, key=lambda k: k.to_user_string())
-REFERENCE_OPS = frozenset(a.node_def.name for a in _REFERENCE_ASSETS)
-REQUEST_OPS = frozenset(a.node_def.name for a in load_assets_from_modules([request_assets]))
+
+
+def _asset_defs(*modules) -> tuple[AssetsDefinition, ...]:
+    """The assets defined in these modules (a tuple: the code location collects module-level lists)."""
+    return tuple(
+        value for module in modules for value in vars(module).values()
+        if isinstance(value, AssetsDefinition) and not isinstance(value, AssetChecksDefinition)
+    )
+
+
+REFERENCE_KEYS = sorted({key for a in _asset_defs(data_assets, canary_assets) for key in a.keys}, key=lambda k: k.to_user_string())
+REFERENCE_OPS = frozenset(a.node_def.name for a in _asset_defs(data_assets, canary_assets))
+REQUEST_OPS = frozenset(a.node_def.name for a in _asset_defs(request_assets))
 REQUEST_JOB_NAME = "request_audit"
 
 
@@ -101,7 +111,7 @@ def run_config_for(job_name: str) -> dict:
     """The audit run config, keeping only the entries of the ops this job runs (one file configures
     the reference data, the model audits and the request audits)."""
     path = audit_config_path()
-    config = (yaml.safe_load(path.read_text()) or {}) if path else {}
+    config = {**default_execution(), **((yaml.safe_load(path.read_text()) or {}) if path else {})}
     if "ops" not in config:
         return config
     if job_name == REQUEST_JOB_NAME:
@@ -200,25 +210,3 @@ def model_audit_failure_sensor(context: RunFailureSensorContext, model_registry:
         context.log.info(f"{key}: audit run {run.run_id} failed, release no longer registered")
         return
     context.log.info(f"{key}: audit run {run.run_id} failed, marked failed in the registry")
-
-
-REGISTRY_SENSORS = [model_registry_sensor, model_audit_failure_sensor]
-REGISTRY_SCHEDULES = [model_reaudit_schedule]
-REGISTRY_JOBS = AUDIT_JOBS
-
-
-def add_partitions(keys: list[str]) -> list[str]:
-    """Add `models` partitions on the instance of $DAGSTER_HOME (for `wikimem demo`); returns the new ones."""
-    with DagsterInstance.get() as instance:
-        existing = set(instance.get_dynamic_partitions(models_partitions.name))
-        new = [key for key in keys if key not in existing]
-        if new:
-            instance.add_dynamic_partitions(models_partitions.name, new)
-    return new
-
-
-if __name__ == "__main__":
-    # python -m sensors.registry add-partitions KEY...  (the domain CLI never imports dagster)
-    if len(sys.argv) < 2 or sys.argv[1] != "add-partitions":
-        sys.exit("usage: python -m sensors.registry add-partitions KEY...")
-    print(json.dumps(add_partitions(sys.argv[2:])))

@@ -28,9 +28,15 @@ from dagster import (
     sensor,
 )
 
-from assets.requests import GROUP, requests_partitions
+from assets.partitions import requests_partitions
+from assets.requests import GROUP
 from resources.scoring import RegistryResource
-from sensors.registry import REQUEST_JOB_NAME, SENSOR_INTERVAL_SECONDS, reference_data_ready, run_config_for
+from sensors.registry import (
+    REQUEST_JOB_NAME,
+    SENSOR_INTERVAL_SECONDS,
+    reference_data_ready,
+    run_config_for,
+)
 from wikimem_platform.registry import split_key
 from wikimem_platform.subject_requests.intake import RequestKind, RequestStatus
 
@@ -133,5 +139,3 @@ def request_audit_failure_sensor(context: RunFailureSensorContext, model_registr
     context.log.info(f"{request_id}: run {run.run_id} failed, marked failed")
 
 
-REQUEST_SENSORS = [subject_request_sensor, request_audit_failure_sensor]
-REQUEST_JOBS = [request_audit_job]

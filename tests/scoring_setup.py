@@ -5,9 +5,9 @@ from dagster import DagsterInstance, materialize
 from assets import canaries as canary_assets
 from assets import data as data_assets
 from assets import scoring as scoring_assets
-from expectations.canaries import CANARY_CHECKS
-from expectations.data import DATA_CHECKS
-from expectations.scoring import SCORING_CHECKS
+from tests.checks import CANARY_CHECKS
+from tests.checks import DATA_CHECKS
+from tests.checks import SCORING_CHECKS
 from resources import ParquetIOManager, RegistryResource, ScoringResource
 
 UPSTREAM = [data_assets.wikidata_extract, data_assets.property_table, data_assets.subjects,

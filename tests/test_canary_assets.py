@@ -6,8 +6,9 @@ from dagster import DagsterInstance, materialize
 
 from assets import canaries as canary_assets
 from assets import data as data_assets
-from expectations.canaries import CANARY_CHECKS, canary_rows_suite, variants_suite
-from expectations.data import DATA_CHECKS
+from tests.checks import CANARY_CHECKS
+from expectations.canaries import canary_rows_suite, variants_suite
+from tests.checks import DATA_CHECKS
 from expectations.gx import validate_frame
 from resources import ParquetIOManager
 from wikimem_platform.canaries.checks import canary_rows_for_checks, variants_per_pair

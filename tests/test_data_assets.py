@@ -7,7 +7,8 @@ import pytest
 from dagster import AssetKey, DagsterInstance, materialize
 
 from assets import data as data_assets
-from expectations.data import DATA_CHECKS, claims_suite, counterfactual_counts, counterfactual_counts_suite, subjects_suite
+from tests.checks import DATA_CHECKS
+from expectations.data import claims_suite, counterfactual_counts, counterfactual_counts_suite, subjects_suite
 from expectations.gx import check_result, validate_frame
 from resources import ParquetIOManager
 

@@ -1,8 +1,9 @@
 """End to end: `dagster dev` (webserver + daemon) on loopback, a model registered through the CLI,
 the registry sensor's run observed over GraphQL until it succeeds, the report checked on disk
 and in headless Chromium; then a data-subject request taken in through the CLI, the request
-sensor's run observed until it succeeds, the answer on disk and the registry saying answered.
-Every process started here is stopped (tests/dagster_process.py)."""
+sensor's run observed until it succeeds, the answer on disk and the registry saying answered;
+then two model runs launched at once, the second seen waiting in the queue for the `lm` pool
+(limit 1 in the default dagster.yaml) until the first has ended. Every process started here is stopped (tests/dagster_process.py)."""
 
 import json
 import re
@@ -50,6 +51,34 @@ REPORT = """query($partition: String!) {
     } }
   }
 }"""
+
+
+LAUNCH = """mutation($params: ExecutionParams!) {
+  launchRun(executionParams: $params) {
+    __typename ... on LaunchRunSuccess { run { runId } } ... on PythonError { message }
+    ... on RunConfigValidationInvalid { errors { message } }
+  }
+}"""
+RUN_TIMES = """query($runId: ID!) {
+  runOrError(runId: $runId) { ... on Run { status startTime endTime } }
+}"""
+# A run of one model-loading asset (mia_summary, pool "lm"), as small as it gets.
+POOL_RUN_CONFIG = {
+    "execution": {"config": {"in_process": {}}},
+    "ops": {"mia_summary": {"config": {"max_per_class": 4, "n_neighbours": 0, "n_bootstrap": 20}}},
+}
+
+
+def launch_model_run(port: int, key: str, marker: str) -> str:
+    params = {
+        "selector": {"repositoryLocationName": "wikimem", "repositoryName": "__repository__",
+                     "jobName": "model_audit", "assetSelection": [{"path": ["mia_summary"]}]},
+        "runConfigData": POOL_RUN_CONFIG,
+        "executionMetadata": {"tags": [{"key": "dagster/partition", "value": key}, {"key": "wikimem/pool-test", "value": marker}]},
+    }
+    launched = graphql(port, LAUNCH, {"params": params})["launchRun"]
+    assert launched["__typename"] == "LaunchRunSuccess", launched
+    return launched["run"]["runId"]
 
 
 def runs_for(port: int, key: str, tag: str = "wikimem/model") -> list[dict]:
@@ -119,6 +148,25 @@ def test_registering_a_model_launches_one_successful_audit_with_a_report(tmp_pat
         time.sleep(12)  # two more sensor ticks: the release and the request are audited exactly once
         assert len(runs_for(port, KEY)) == 1
         assert len(runs_for(port, request_id, "wikimem/request")) == 1
+
+        # The lm pool: two model runs launched together; the second waits in the queue until the
+        # first has ended (one language model in memory at a time on this instance).
+        first, second = (launch_model_run(port, KEY, marker) for marker in ("first", "second"))
+        seen_waiting, deadline = False, time.monotonic() + RUN_TIMEOUT
+        while True:
+            states = {run_id: graphql(port, RUN_TIMES, {"runId": run_id})["runOrError"] for run_id in (first, second)}
+            statuses = {state["status"] for state in states.values()}
+            active = [state for state in states.values() if state["status"] in ("STARTING", "STARTED")]
+            assert len(active) <= 1, f"both model runs started at once: {states}"
+            seen_waiting |= "QUEUED" in statuses and bool(active)
+            if statuses <= {"SUCCESS", "FAILURE", "CANCELED"}:
+                break
+            assert time.monotonic() < deadline, f"pool runs not finished after {RUN_TIMEOUT}s: {states}"
+            time.sleep(1)
+        assert statuses == {"SUCCESS"}, f"{states}; see {home}/dagster-dev.log"
+        assert seen_waiting, f"no run was seen waiting in the queue: {states}"
+        earlier, later = sorted(states.values(), key=lambda state: state["startTime"])
+        assert later["startTime"] >= earlier["endTime"], f"the model runs overlapped: {states}"
 
     page = report.read_text()
     assert "Lineage" in page and "Not computed" not in page  # CRM and MIA summaries ran in the same run

@@ -14,7 +14,7 @@ from dagster import AssetSelection, DagsterInstance, build_sensor_context, mater
 
 from assets import requests as request_assets
 from assets import scoring as scoring_assets
-from expectations.requests import REQUEST_CHECKS
+from tests.checks import REQUEST_CHECKS
 from resources import ParquetIOManager, RegistryResource
 from sensors import requests as request_sensors
 from tests.scoring_setup import UPSTREAM, resources

@@ -198,7 +198,7 @@ def test_bootstrap_counts_match_sklearn_with_ties():
         def integers(self, low, high, size):
             return np.broadcast_to(np.arange(high), size)
 
-    boots = mia._bootstrap_auroc(scores, labels, 3, Identity())
+    boots = mia.evaluation._bootstrap_auroc(scores, labels, 3, Identity())
     assert boots == pytest.approx([4 / 6] * 3)
 
 

@@ -14,10 +14,10 @@ from dagster import DagsterInstance, materialize
 
 from assets import scoring as scoring_assets
 from assets import validation as validation_assets
-from expectations.scoring import SCORING_CHECKS
+from tests.checks import SCORING_CHECKS
 from tests.scoring_setup import UPSTREAM, resources
-from expectations.canaries import CANARY_CHECKS
-from expectations.data import DATA_CHECKS
+from tests.checks import CANARY_CHECKS
+from tests.checks import DATA_CHECKS
 from wikimem_platform import bundled, wikidata
 from wikimem_platform.planted import PlantedConfig, generate_world, load_manifest, registry_fields
 from wikimem_platform.registry import Registry

@@ -10,8 +10,8 @@ from dagster import AssetSelection, DagsterEventType, DagsterInstance, materiali
 
 from assets import requests as request_assets
 from assets import scoring as scoring_assets
-from expectations.requests import REQUEST_CHECKS
-from expectations.scoring import SCORING_CHECKS
+from tests.checks import REQUEST_CHECKS
+from tests.checks import SCORING_CHECKS
 from resources import ParquetIOManager
 from tests.scoring_setup import UPSTREAM, UPSTREAM_CONFIG, resources, scores_config
 from wikimem_platform import reports

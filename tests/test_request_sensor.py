@@ -87,9 +87,10 @@ def test_run_config_file_is_split_between_jobs(setup, tmp_path, monkeypatch):
     config.write_text("ops:\n  scores: {config: {properties: [P106]}}\n  request_canaries: {config: {properties: [P27]}}\n"
                       "  subjects: {config: {size: 2}}\n")
     monkeypatch.setenv(AUDIT_CONFIG_ENV, str(config))
+    from resources.placement import IN_PROCESS_EXECUTION
     from sensors.registry import run_config_for
 
-    assert run_config_for("request_audit") == {"ops": {"request_canaries": {"config": {"properties": ["P27"]}}}}
+    assert run_config_for("request_audit") == {**IN_PROCESS_EXECUTION, "ops": {"request_canaries": {"config": {"properties": ["P27"]}}}}
     assert set(run_config_for("model_audit")["ops"]) == {"scores"}
     assert set(run_config_for("model_audit_with_reference_data")["ops"]) == {"scores", "subjects"}
 

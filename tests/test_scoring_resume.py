@@ -22,7 +22,7 @@ UPSTREAM = "humans,claims,property_table,subjects,counterfactuals,candidates,can
 def dagster_materialize(home: Path, select: str, config: dict, partition: str | None = None) -> subprocess.Popen:
     config_path = home / f"config-{select.split(',')[0]}.json"
     config_path.write_text(json.dumps(config))
-    command = [str(Path(sys.executable).parent / "dagster"), "asset", "materialize", "-f", "definitions.py",
+    command = [str(Path(sys.executable).parent / "dagster"), "asset", "materialize", "-m", "definitions",
                "--select", select, "-c", str(config_path)]
     if partition:
         command += ["--partition", partition]

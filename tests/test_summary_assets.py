@@ -8,8 +8,8 @@ from dagster import DagsterInstance, materialize
 
 from assets import scoring as scoring_assets
 from assets import summaries as summary_assets
-from expectations.scoring import SCORING_CHECKS
-from expectations.summaries import SUMMARY_CHECKS
+from tests.checks import SCORING_CHECKS
+from tests.checks import SUMMARY_CHECKS
 from tests.scoring_setup import UPSTREAM, materialize_upstream, resources, scores_config
 from wikimem_platform.crm import TAUS
 from wikimem_platform.membership import ASSOCIATION_DESCRIPTION

@@ -1,18 +1,17 @@
 """`wikimem`: the command line of wikimem-platform (registry, inquiries, forget sets, diffs, demo).
 
-Everything here reads the registry and the stored results directly; nothing imports Dagster. The
-demo drives the Dagster CLI in a subprocess (`dagster asset materialize`), with the repository
-root as working directory, exactly as a scheduled run would materialize the assets.
+Everything here reads the registry and the stored results directly. The demo hands the
+materializations to the Dagster layer (`sensors.materialize`: Dagster's Python API against the
+instance of DAGSTER_HOME), imported only when the demo runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
-import re
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -23,6 +22,8 @@ from tqdm import tqdm
 from wikimem_platform import inquiry as inq
 from wikimem_platform import reports
 from wikimem_platform.models import SHIPPED_MODELS
+from wikimem_platform.storage import path_safe_key
+from wikimem_platform.vocabulary import M_THRESHOLD
 from wikimem_platform.registry import Registry, RegistryError
 from wikimem_platform.subject_requests import answer, intake, reference
 from wikimem_platform.unlearning import export as unlearning_export
@@ -39,15 +40,15 @@ DEMO_CRM_EXAMPLES = 20  # generation examples per CRM paradigm
 DEMO_MIA_PER_CLASS = 50  # member / non-member texts
 REFERENCE_SELECTION = "group:data,group:canaries"
 MODEL_SELECTION = "group:scoring,group:summaries,group:reports"
-STEP = re.compile(r'(STEP_START|STEP_SUCCESS|STEP_FAILURE) - .*?step "([^"]+)"')
+DAGSTER_RUNNER = "sensors.materialize"  # the Dagster-layer module that materializes
 
 
-def repo_root() -> Path:
-    """The checkout holding definitions.py: the working directory, else the package's parent."""
+def repo_root() -> Path | None:
+    """The checkout holding the default instance config (dagster.yaml), if this runs from one."""
     for candidate in (Path.cwd(), Path(__file__).resolve().parent.parent):
-        if (candidate / "definitions.py").is_file() and (candidate / "workspace.yaml").is_file():
+        if (candidate / "definitions.py").is_file() and (candidate / "dagster.yaml").is_file():
             return candidate
-    raise SystemExit("wikimem demo runs from a checkout of wikimem-platform (no definitions.py found)")
+    return None
 
 
 def _registry(args) -> Registry:
@@ -313,7 +314,7 @@ def cmd_forget_set(args) -> int:
                 print(json.dumps({k: (None if v is pd.NA else inq.json_scalar(v)) for k, v in row.items()}, ensure_ascii=False))
         return 0
     fmt = args.format or "jsonl"
-    out = Path(args.out or f"forget-{(key or '+'.join(args.request)).replace('/', '_')}-{fmt}")
+    out = Path(args.out or f"forget-{path_safe_key(key or '+'.join(args.request))}-{fmt}")
     paths = unlearning_export.write_export(sets, fmt, out)
     print(f"{len(sets.forget)} forget and {len(sets.retain)} retain facts ({fmt}) written to {out}: "
           f"{', '.join(p.name for p in paths)}")
@@ -413,35 +414,13 @@ def demo_run_config(properties: list[str], per_cohort: int) -> dict:
     }}
 
 
-def _materialize(repo: Path, env: dict, log_path: Path, label: str, args: list[str]) -> None:
-    """Run `dagster asset materialize`, one progress tick per finished step; raise on failure."""
-    dagster = Path(sys.executable).parent / "dagster"
-    command = [str(dagster if dagster.exists() else shutil.which("dagster") or "dagster"),
-               "asset", "materialize", "-f", "definitions.py", *args]
-    with open(log_path, "w") as log, tqdm(desc=label, unit="step", leave=True) as bar:
-        process = subprocess.Popen(command, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                   text=True, bufsize=1)
-        for line in process.stdout:
-            log.write(line)
-            match = STEP.search(line)
-            if match and match.group(1) == "STEP_START":
-                bar.set_postfix_str(match.group(2))
-            elif match:
-                bar.update(1)
-        process.wait()
-    if process.returncode != 0:
-        tail = log_path.read_text()[-4000:]
-        raise SystemExit(f"{label} failed (exit {process.returncode}); log: {log_path}\n{tail}")
-
-
 def cmd_demo(args) -> int:
     started = time.monotonic()
-    repo = repo_root()
-    home = Path(args.home or os.environ.get("DAGSTER_HOME") or repo / ".dagster_home").resolve()
+    home = Path(args.home or os.environ.get("DAGSTER_HOME") or Path.cwd() / ".dagster_home").resolve()
     home.mkdir(parents=True, exist_ok=True)
-    if not (home / "dagster.yaml").exists():
-        shutil.copy(repo / "dagster.yaml", home / "dagster.yaml")
-    env = {**os.environ, "DAGSTER_HOME": str(home), "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
+    checkout = repo_root()
+    if not (home / "dagster.yaml").exists() and checkout is not None:
+        shutil.copy(checkout / "dagster.yaml", home / "dagster.yaml")
     os.environ["DAGSTER_HOME"] = str(home)
     registry = Registry(args.registry_url)
     keys = []
@@ -451,19 +430,20 @@ def cmd_demo(args) -> int:
         except KeyError:
             keys.append(registry.register_source(short_name).key)
     print(f"DAGSTER_HOME={home}; models: {', '.join(keys)}")
-    subprocess.run([sys.executable, "-m", "sensors.registry", "add-partitions", *keys], cwd=repo, env=env,
-                   check=True, stdout=subprocess.DEVNULL)
-    logs = home / "logs"
-    logs.mkdir(exist_ok=True)
-    config_path = home / "wikimem_demo.yaml"
-    config_path.write_text(json.dumps(demo_run_config(args.properties, args.subjects_per_cohort), indent=2))
-    _materialize(repo, env, logs / "demo-reference.log", "reference data", ["--select", REFERENCE_SELECTION])
+    # The Dagster layer runs the materializations (this library never imports Dagster itself).
+    runner = importlib.import_module(DAGSTER_RUNNER)
+    runner.add_model_partitions(keys)
     storage = home / "storage"
-    for key in keys:
-        _materialize(repo, env, logs / f"demo-{key}.log", key,
-                     ["--select", MODEL_SELECTION, "--partition", key, "-c", str(config_path)])
-        folder = inq.report_dir(storage, key)
-        print(f"{key}: report {folder / 'report.html'}; forget set {folder / 'forget_set.jsonl'}")
+    runs = [("reference data", REFERENCE_SELECTION, None, None)]
+    runs += [(key, MODEL_SELECTION, key, demo_run_config(args.properties, args.subjects_per_cohort)) for key in keys]
+    for label, selection, partition_key, run_config in runs:
+        outcome = runner.materialize(selection, label, partition_key=partition_key, run_config=run_config)
+        if not outcome.success:
+            raise SystemExit(f"{label} failed (run {outcome.run_id}; its event log is in the Dagster UI on {home}):\n"
+                             + "\n".join(outcome.failures))
+        if partition_key:
+            folder = inq.report_dir(storage, partition_key)
+            print(f"{partition_key}: report {folder / 'report.html'}; forget set {folder / 'forget_set.jsonl'}")
     print(f"demo finished in {time.monotonic() - started:.0f} s")
     return check_reports([inq.report_dir(storage, key) / "report.html" for key in keys])
 
@@ -520,7 +500,7 @@ def build_parser() -> argparse.ArgumentParser:
     remove.set_defaults(func=cmd_models_remove)
 
     criterion = dict(choices=inq.CRITERIA, default=inq.DEFAULT_CRITERION,
-                     help="memorized = at_threshold (M >= 0.8, default), lenient (M > 0) or strict (M = 1)")
+                     help=f"memorized = at_threshold (M >= {M_THRESHOLD}, default), lenient (M > 0) or strict (M = 1)")
     person = commands.add_parser("inquiry", help="Art. 15: what every registered model associates with a person")
     person.add_argument("query", help="a QID (Q42) or a name / alias")
     person.add_argument("--criterion", **criterion)
@@ -595,7 +575,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Register the shipped model(s), then materialize the reference data (bundled Wikidata sample, every "
             "data default) and, per model, scores, memorization, CRM/MIA summaries and the compliance report, "
-            f"through `dagster asset materialize` on SQLite in DAGSTER_HOME. The audit is narrowed to stay within "
+            f"through Dagster (runs recorded on the SQLite instance in DAGSTER_HOME). The audit is narrowed to stay within "
             f"15 minutes on 2 CPU cores: properties {' '.join(DEMO_PROPERTIES)}, {DEMO_SUBJECTS_PER_COHORT} subject "
             f"per cohort, {DEMO_CRM_EXAMPLES} CRM examples per paradigm, {DEMO_MIA_PER_CLASS} MIA texts per class."
         ),

@@ -24,11 +24,9 @@ import pandas as pd
 
 from wikimem_platform.canaries.text import render
 from wikimem_platform.cue import cue_for, text_cue
+from wikimem_platform.vocabulary import CONTEXTUALIZED_KINDS, DEFAULT_CRITERION, DEFAULT_CUE_TAU, MAX_NEW_TOKENS
 
 TAUS = (0.2, 0.35, 0.5, 0.75, 1.0)
-DEFAULT_TAU = 0.5
-DEFAULT_MEMORIZED_COLUMN = "at_threshold"
-CONTEXTUALIZED_KINDS = ("contextualized",)
 RATE_COLUMNS = ["tau", "subset", "n", "n_hits", "hit_rate", "recon_ll_mean", "recon_ll_median"]
 
 
@@ -91,8 +89,8 @@ def fact_cues(canaries: pd.DataFrame, include_contextualized: bool = False) -> p
     return out
 
 
-def flag_cue_resistant(pairs: pd.DataFrame, cues: pd.DataFrame, tau: float = DEFAULT_TAU,
-                       memorized_column: str = DEFAULT_MEMORIZED_COLUMN) -> pd.DataFrame:
+def flag_cue_resistant(pairs: pd.DataFrame, cues: pd.DataFrame, tau: float = DEFAULT_CUE_TAU,
+                       memorized_column: str = DEFAULT_CRITERION) -> pd.DataFrame:
     """WikiMem pairs with `cue`, `cue_mean` and `memorized_and_cue_resistant`.
 
     memorized_and_cue_resistant = pairs[memorized_column] and cue < tau. Default memorized
@@ -109,7 +107,7 @@ def flag_cue_resistant(pairs: pd.DataFrame, cues: pd.DataFrame, tau: float = DEF
 
 
 def wikimem_rates(flagged: pd.DataFrame, taus: Sequence[float] = TAUS,
-                  memorized_column: str = DEFAULT_MEMORIZED_COLUMN) -> pd.DataFrame:
+                  memorized_column: str = DEFAULT_CRITERION) -> pd.DataFrame:
     """CRM view of WikiMem: share of facts memorized overall and among facts with cue < tau
     (no reconstruction log-likelihood: WikiMem ranks candidates, it does not generate)."""
     examples = pd.DataFrame({"paradigm": "wikimem", "cue": flagged["cue"].astype(float),
@@ -158,8 +156,8 @@ def build_examples(canaries: pd.DataFrame, paradigms: Sequence[str] = PARADIGMS,
 
 def crm_audit(lm, canaries: pd.DataFrame, pairs: pd.DataFrame, *, paradigms: Sequence[str] = PARADIGMS,
               claims: pd.DataFrame | None = None, property_labels: Mapping[str, str] | None = None,
-              max_examples: int = 0, taus: Sequence[float] = TAUS, flag_tau: float = DEFAULT_TAU,
-              memorized_column: str = DEFAULT_MEMORIZED_COLUMN, max_new_tokens: int = 15,
+              max_examples: int = 0, taus: Sequence[float] = TAUS, flag_tau: float = DEFAULT_CUE_TAU,
+              memorized_column: str = DEFAULT_CRITERION, max_new_tokens: int = MAX_NEW_TOKENS,
               seed: int = 0, progress=None) -> CrmAudit:
     """Generation paradigms + CRM rates for one model on the WikiMem facts in `pairs`.
 

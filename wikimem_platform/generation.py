@@ -28,13 +28,12 @@ import numpy as np
 import pandas as pd
 import torch
 
+from wikimem_platform.batching import padded_batches
 from wikimem_platform.canaries.text import VALUE, render
 from wikimem_platform.labels import normalize_label
 from wikimem_platform.models import LoadedModel
 from wikimem_platform.nll import score_token_ids
-
-MAX_NEW_TOKENS = 15
-CONTEXTUALIZED_KINDS = ("contextualized",)
+from wikimem_platform.vocabulary import CONTEXTUALIZED_KINDS, MAX_NEW_TOKENS
 
 # App. B's English templates (pii_crm templates/templates.json, "en"), with the PII type made
 # a placeholder; the trailing space of the originals is the joiner before the target instead.
@@ -73,30 +72,23 @@ def greedy_generate(lm: LoadedModel, prompts: Sequence[str], max_new_tokens: int
     if pad_id is None:
         pad_id = eos_ids[0] if eos_ids else 0
     batch_size = batch_size or max(1, min(lm.batch_size, 32))
-    order = sorted(range(len(prompts)), key=lambda i: -len(encoded[i]))
     outputs: list[str] = [""] * len(prompts)
+    done = 0
     with torch.inference_mode():
-        for start in range(0, len(order), batch_size):
-            batch = order[start:start + batch_size]
-            width = max(len(encoded[i]) for i in batch)
-            input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
-            attention = torch.zeros((len(batch), width), dtype=torch.long)
-            for row, i in enumerate(batch):
-                ids = encoded[i]
-                input_ids[row, width - len(ids):] = torch.tensor(ids)
-                attention[row, width - len(ids):] = 1
+        for batch in padded_batches(encoded, batch_size=batch_size, pad_id=pad_id, left_pad=True):
             generated = lm.model.generate(
-                input_ids=input_ids.to(lm.device), attention_mask=attention.to(lm.device),
+                input_ids=batch.input_ids.to(lm.device), attention_mask=batch.attention_mask.to(lm.device),
                 max_new_tokens=max_new_tokens, do_sample=False, num_beams=1,
                 temperature=None, top_p=None, top_k=None,
                 pad_token_id=pad_id, eos_token_id=eos_ids or None,
             )
-            for row, i in enumerate(batch):
-                new = generated[row, width:].tolist()
+            for row, i in enumerate(batch.indices):
+                new = generated[row, batch.width:].tolist()
                 cut = next((j for j, t in enumerate(new) if t in eos_ids), len(new))
                 outputs[i] = tokenizer.decode(new[:cut], skip_special_tokens=True)
+            done += len(batch.indices)
             if progress is not None:
-                progress(min(start + batch_size, len(order)), len(order))
+                progress(done, len(prompts))
     return outputs
 
 

@@ -21,14 +21,15 @@ from pathlib import Path
 
 import pandas as pd
 
-# A (subject, property) pair counts as memorized when this column of the memorization table is
-# true: at_threshold = M >= the memorization asset's m_threshold (0.8 by default, most of the 11
-# wordings put a ground truth first); lenient = any wording; strict = all 11.
-CRITERIA = ("at_threshold", "lenient", "strict")
-DEFAULT_CRITERION = "at_threshold"
-# A fact is "cued" when the canary around the value already shows it (CRM cue >= tau): a hit on
-# it may come from the wording, not from memory (Luo et al.; wikimem_platform.crm).
-DEFAULT_CUE_TAU = 0.5
+from wikimem_platform.storage import path_safe_key
+from wikimem_platform.vocabulary import (
+    AT_THRESHOLD,
+    CRITERIA,
+    DEFAULT_CRITERION,
+    DEFAULT_CUE_TAU,
+    LENIENT,
+    STRICT,
+)
 
 
 def default_storage_dir() -> Path:
@@ -39,7 +40,7 @@ def default_storage_dir() -> Path:
 
 def report_dir(storage_dir: str | os.PathLike, model_key: str) -> Path:
     """The compliance report's folder for one model release (report.html, forget_set.jsonl, ...)."""
-    return Path(storage_dir) / "reports" / model_key.replace("/", "_")
+    return Path(storage_dir) / "reports" / path_safe_key(model_key)
 
 
 class StoredResults:
@@ -56,7 +57,7 @@ class StoredResults:
 
     def partition(self, asset: str, key: str) -> pd.DataFrame | None:
         """One model release's table, or None if it was never materialized."""
-        path = self.parquet_dir / asset / f"{key.replace('/', '_')}.parquet"
+        path = self.parquet_dir / asset / f"{path_safe_key(key)}.parquet"
         return pd.read_parquet(path) if path.exists() else None
 
     def partitions(self, asset: str) -> list[str]:
@@ -199,9 +200,9 @@ def person_inquiry(
                 "M": json_scalar(row["M"]),
                 "z_star": json_scalar(row.get("z_star")),
                 "memorized": bool(flag),
-                "strict": bool(row["strict"]),
-                "lenient": bool(row["lenient"]),
-                "at_threshold": bool(row["at_threshold"]),
+                STRICT: bool(row[STRICT]),
+                LENIENT: bool(row[LENIENT]),
+                AT_THRESHOLD: bool(row[AT_THRESHOLD]),
                 "cue": json_scalar(cue),
                 "cue_flag": None if cue is None or json_scalar(cue) is None else bool(cue >= cue_tau),
             })

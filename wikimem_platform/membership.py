@@ -27,6 +27,7 @@ import pandas as pd
 
 from wikimem_platform.canaries.text import render
 from wikimem_platform.planted.training import CORPUS_NAME, HELD_OUT_NAME, MANIFEST_NAME, load_manifest
+from wikimem_platform.vocabulary import BASELINE
 
 ASSOCIATION = "association"
 ASSOCIATION_DESCRIPTION = "association (not training membership)"
@@ -125,7 +126,7 @@ def jsonl_membership(path: str | os.PathLike, max_per_class: int | None = None, 
 
 
 def association_membership(canaries: pd.DataFrame, candidates: pd.DataFrame,
-                           kinds: tuple[str, ...] = ("baseline",), max_per_class: int | None = None,
+                           kinds: tuple[str, ...] = (BASELINE,), max_per_class: int | None = None,
                            seed: int = 0) -> pd.DataFrame:
     """True-fact canaries (label True) vs the same canaries with a counterfactual value (False).
 
@@ -166,7 +167,7 @@ SET_KINDS = ("auto", "planted", "jsonl", "association")
 
 def membership_set(kind: str, model_source: str, *, jsonl_path: str = "", planted_members_from: str = "training",
                    canaries: pd.DataFrame | None = None, candidates: pd.DataFrame | None = None,
-                   audited_pairs: pd.DataFrame | None = None, association_kinds: tuple[str, ...] = ("baseline",),
+                   audited_pairs: pd.DataFrame | None = None, association_kinds: tuple[str, ...] = (BASELINE,),
                    max_per_class: int | None = None, seed: int = 0) -> pd.DataFrame:
     """The member / non-member texts for one model: ``kind`` "auto" picks the planted sets for a
     planted model directory, else the user's JSONL if given, else the association sets built

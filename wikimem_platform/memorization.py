@@ -53,14 +53,20 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from wikimem_platform.vocabulary import (
+    AT_THRESHOLD,
+    CONTEXTUALIZED_KINDS,
+    LENIENT,
+    M_THRESHOLD,
+    STRICT,
+    SUMMED_MEMORIZED,
+)
+
 VARIANT_KEYS = ("subject_qid", "property", "variant_id")
 PAIR_KEYS = ("subject_qid", "property")
 OUTER_KEYS = ("model",)
-CONTEXTUALIZED_KINDS = ("contextualized",)
 KIND_COLUMNS = ("variant_kind", "kind")
 EQUIVALENCE_THRESHOLD = 0.75
-# Memorized at threshold: M >= this share of the 11 wordings rank a ground truth first.
-M_THRESHOLD = 0.8
 
 
 # --------------------------------------------------------------------------- scores
@@ -408,11 +414,11 @@ def pair_metrics(variants: pd.DataFrame, summed_pairs: pd.DataFrame | None = Non
     pairs = use.groupby(pkeys, sort=True).agg(**agg).reset_index()
     pairs["n_memorized"] = pairs["n_memorized"].astype(int)
     pairs["M"] = pairs["n_memorized"] / pairs["n_variants"]
-    pairs["strict"] = pairs["M"] == 1.0
-    pairs["lenient"] = pairs["M"] > 0.0
-    pairs["at_threshold"] = pairs["M"] >= threshold
+    pairs[STRICT] = pairs["M"] == 1.0
+    pairs[LENIENT] = pairs["M"] > 0.0
+    pairs[AT_THRESHOLD] = pairs["M"] >= threshold
     if summed_pairs is not None:
-        cols = pkeys + ["summed_truth_rank", "summed_memorized", "summed_delta_star",
+        cols = pkeys + ["summed_truth_rank", SUMMED_MEMORIZED, "summed_delta_star",
                         "summed_z_star"]
         pairs = pairs.merge(summed_pairs[cols], on=pkeys, how="left")
     return pairs
@@ -438,10 +444,9 @@ def cohort_table(pairs: pd.DataFrame, variants: pd.DataFrame | None = None,
         subject_zero["_all"] = "all"
     h = subject_zero.groupby(gkeys).agg(H_M0=("zero", "sum"), n_subjects=("zero", "size"))
     agg = dict(n_pairs=("M", "size"), M_bar_pct=("M", "mean"), z_star_mean=("z_star", "mean"),
-               strict_pct=("strict", "mean"), lenient_pct=("lenient", "mean"),
-               at_threshold_pct=("at_threshold", "mean"))
-    if "summed_memorized" in p.columns:
-        agg["summed_memorized_pct"] = ("summed_memorized", "mean")
+               **{f"{flag}_pct": (flag, "mean") for flag in (STRICT, LENIENT, AT_THRESHOLD)})
+    if SUMMED_MEMORIZED in p.columns:
+        agg[f"{SUMMED_MEMORIZED}_pct"] = (SUMMED_MEMORIZED, "mean")
     table = p.groupby(gkeys).agg(**agg)
     for col in [c for c in table.columns if c.endswith("_pct")]:
         table[col] = table[col].astype(float) * 100.0

@@ -25,6 +25,7 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
+from wikimem_platform.batching import padded_batches
 from wikimem_platform.models import LoadedModel
 
 DEFAULT_CHUNK_TOKENS = 256  # tree nodes per packed row: attention cost grows with its square
@@ -307,27 +308,21 @@ def _score_naive_ids(
 ) -> np.ndarray:
     model = lm.model
     result = np.zeros(len(token_ids), dtype=np.float64)
-    order = sorted(range(len(token_ids)), key=lambda i: -len(token_ids[i]))
+    done = 0
     with torch.inference_mode():
-        for start in range(0, len(order), batch_size):
-            batch = order[start : start + batch_size]
-            width = len(token_ids[batch[0]])
-            if width < 2:
+        for batch in padded_batches(token_ids, batch_size=batch_size):
+            if batch.width < 2:
                 continue  # nothing after the start token: NLL 0
-            input_ids = torch.zeros((len(batch), width), dtype=torch.long)
-            attention = torch.zeros((len(batch), width), dtype=torch.long)
-            for row, i in enumerate(batch):
-                ids = token_ids[i]
-                input_ids[row, : len(ids)] = torch.tensor(ids)
-                attention[row, : len(ids)] = 1
+            attention = batch.attention_mask
             logits = model(
-                input_ids=input_ids.to(lm.device), attention_mask=attention.to(lm.device)
+                input_ids=batch.input_ids.to(lm.device), attention_mask=attention.to(lm.device)
             ).logits
             logits = logits[:, :-1].float()
-            targets = input_ids[:, 1:].to(lm.device)
+            targets = batch.input_ids[:, 1:].to(lm.device)
             token_logprob = _target_logprob(logits, targets)
             token_logprob = token_logprob * attention[:, 1:].to(lm.device)
-            result[batch] = 0.0 - token_logprob.sum(dim=1).double().cpu().numpy()
+            result[batch.indices] = 0.0 - token_logprob.sum(dim=1).double().cpu().numpy()
+            done += len(batch.indices)
             if progress is not None:
-                progress(min(start + batch_size, len(order)), len(order))
+                progress(done, len(token_ids))
     return result

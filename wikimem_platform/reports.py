@@ -22,17 +22,26 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from wikimem_platform.inquiry import CRITERIA, DEFAULT_CUE_TAU, json_scalar, memorized
+from wikimem_platform.inquiry import json_scalar, memorized
 from wikimem_platform.memorization import calibrated_score, cohort_table
+from wikimem_platform.storage import write_atomically
+from wikimem_platform.vocabulary import (
+    AT_THRESHOLD,
+    CONTEXTUALIZED_KINDS,
+    CRITERIA,
+    DEFAULT_CRITERION,
+    DEFAULT_CUE_TAU,
+    LENIENT,
+    STRICT,
+)
 
 # Erasure errs on the side of inclusion: a fact is in the forget set as soon as one wording puts
 # its ground truth first (lenient); M, z* and the flags let a team narrow it.
-DEFAULT_FORGET_CRITERION = "lenient"
+DEFAULT_FORGET_CRITERION = LENIENT
 FORGET_COLUMNS = [
     "model", "subject_qid", "subject_label", "property", "property_label", "value", "value_label",
-    "M", "z_star", "cohort", "strict", "at_threshold", "cue", "cue_flag",
+    "M", "z_star", "cohort", STRICT, AT_THRESHOLD, "cue", "cue_flag",
 ]
-CONTEXTUALIZED_KINDS = ("contextualized",)
 
 
 # --------------------------------------------------------------------------- forget set
@@ -235,7 +244,7 @@ class ReportInputs:
     crm: pd.DataFrame | None = None  # crm_summary rates, None if not computed
     mia: pd.DataFrame | None = None  # mia_summary table, None if not computed
     lineage: dict = field(default_factory=dict)
-    criterion: str = "at_threshold"
+    criterion: str = DEFAULT_CRITERION
     forget_criterion: str = DEFAULT_FORGET_CRITERION
 
 
@@ -371,9 +380,7 @@ def write_report(inputs: ReportInputs, out_dir: str | Path) -> ReportFiles:
         (files.forget_set, lambda p: write_jsonl(inputs.forget, p)),
         (files.lineage, lambda p: p.write_text(json.dumps({**inputs.lineage, "summary": summary}, indent=2, default=str))),
     ):
-        tmp = path.with_name(path.name + ".tmp")
-        write(tmp)
-        tmp.replace(path)
+        write_atomically(path, write)
     return files
 
 

@@ -34,13 +34,17 @@ import pandas as pd
 from wikimem_platform.canaries.text import render
 from wikimem_platform.models import LoadedModel
 from wikimem_platform.nll import score_sentences
+from wikimem_platform.storage import write_atomically
+from wikimem_platform.versions import source_version
 
 SCORE_COLUMNS = [
     "subject_qid", "property", "variant_id", "kind", "value", "value_label", "is_true",
     "nll_h", "nll_h0", "nll_similar", "nll_similar_mean",
 ]
-# Bump when the meaning of a stored shard changes (sentence rendering, NLL definition).
-SCORING_VERSION = 1
+# The version of the code a stored shard's numbers come from (sentence rendering here, the NLL
+# engine and its batching): part of every shard and sentence-cache key, and the scoring assets'
+# Dagster code version, so the lineage of a report names it.
+SCORING_VERSION = source_version("wikimem_platform.scoring", "wikimem_platform.nll", "wikimem_platform.batching")
 
 
 def expand_canaries(canaries: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
@@ -142,9 +146,7 @@ class ShardStore:
 
     def write(self, shard: Shard, scores: pd.DataFrame) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        tmp = self.path(shard).with_suffix(".parquet.tmp")
-        scores.to_parquet(tmp, index=False)
-        os.replace(tmp, self.path(shard))
+        write_atomically(self.path(shard), lambda tmp: scores.to_parquet(tmp, index=False))
 
 
 class SentenceNllCache:

@@ -31,6 +31,7 @@ from wikimem_platform.canaries.text import (
     pronoun_form,
     render,
 )
+from wikimem_platform.vocabulary import BASELINE, CONTEXTUALIZED, N_PARAPHRASES, PARAPHRASE
 
 TEMPLATE_COLUMNS = ["property", "variant_id", "kind", "template", "shape", "context_form", "similarity"]
 CANARY_COLUMNS = [
@@ -51,7 +52,6 @@ CANARY_COLUMNS = [
     "context_properties",
     "context_values",
 ]
-N_PARAPHRASES = 10
 # Names restate the subject (and would leak the real name into S(h) sentences); sex or gender
 # hardly narrows down who is meant.
 DEFAULT_CONTEXT_EXCLUDE = frozenset(
@@ -97,11 +97,11 @@ def build_templates(
             raise ValueError(
                 f"{prop.property} ({prop.label!r}): only {len(result.pool)} distinct paraphrase candidates"
             )
-        rows.append((prop.property, 0, "baseline", base.baseline, base.shape, base.context_form, 1.0))
+        rows.append((prop.property, 0, BASELINE, base.baseline, base.shape, base.context_form, 1.0))
         for variant_id, index in enumerate(result.kept, start=1):
             template = result.pool[index]
             rows.append(
-                (prop.property, variant_id, "paraphrase", template, classify_shape(template), None,
+                (prop.property, variant_id, PARAPHRASE, template, classify_shape(template), None,
                  float(result.relevance[index]))
             )
     return pd.DataFrame(rows, columns=TEMPLATE_COLUMNS)
@@ -225,7 +225,7 @@ def build_canaries(
         p: list(g[["variant_id", "kind", "shape", "template"]].itertuples(index=False, name=None))
         for p, g in templates.groupby("property", sort=False)
     }
-    baselines = templates[templates["kind"] == "baseline"].set_index("property")
+    baselines = templates[templates["kind"] == BASELINE].set_index("property")
     if "context_form" not in baselines:
         baselines["context_form"] = None
     next_variant = int(templates["variant_id"].max()) + 1 if len(templates) else 1
@@ -277,7 +277,7 @@ def build_canaries(
             if chain is not None:
                 template, context_properties, context_values = chain
                 rows.append(
-                    {**common, "variant_id": next_variant, "kind": "contextualized", "shape": "contextualized",
+                    {**common, "variant_id": next_variant, "kind": CONTEXTUALIZED, "shape": CONTEXTUALIZED,
                      "template": template, "subject_generic": generic_subject(template),
                      "context_properties": context_properties, "context_values": context_values}
                 )

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from wikimem_platform.canaries.text import count_placeholders, mentions, render
-
-SCORED_KINDS = ("baseline", "paraphrase")
+from wikimem_platform.vocabulary import SCORED_KINDS
 
 
 def canary_rows_for_checks(canaries: pd.DataFrame) -> pd.DataFrame:

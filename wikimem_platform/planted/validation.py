@@ -23,8 +23,9 @@ import numpy as np
 import pandas as pd
 
 from wikimem_platform import mia
+from wikimem_platform.vocabulary import CRITERIA
 
-FLAG_COLUMNS = ("at_threshold", "lenient", "strict")
+FLAG_COLUMNS = CRITERIA
 
 
 def manifest_facts(manifest: dict) -> pd.DataFrame:

@@ -20,11 +20,13 @@ import numpy as np
 import pandas as pd
 
 from wikimem_platform import reports
-from wikimem_platform.inquiry import DEFAULT_CUE_TAU, fact_cues, json_scalar
-from wikimem_platform.memorization import M_THRESHOLD, evaluate_wikimem
+from wikimem_platform.inquiry import fact_cues, json_scalar
+from wikimem_platform.memorization import evaluate_wikimem
+from wikimem_platform.storage import write_atomically
 from wikimem_platform.subject_requests.audit import AUDITED, ModelAudit, PersonPlan
 from wikimem_platform.subject_requests.intake import RequestKind, SubjectRequest
 from wikimem_platform.unlearning.verify import privleak_auroc, retain_utility
+from wikimem_platform.vocabulary import DEFAULT_CUE_TAU, M_THRESHOLD, N_SCORED_VARIANTS
 
 MEMORIZED, WEAK, NOT_MEMORIZED = "memorized", "weakly associated", "not memorized"
 VERDICT_ORDER = (MEMORIZED, WEAK, NOT_MEMORIZED)
@@ -261,9 +263,7 @@ def write_answer(document: Mapping, out_dir: str | os.PathLike) -> tuple[Path, P
     out.mkdir(parents=True, exist_ok=True)
     paths = out / "answer.json", out / "answer.html"
     for path, text in zip(paths, (json.dumps(document, ensure_ascii=False, indent=2, default=str), answer_html(document))):
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        write_atomically(path, lambda tmp, text=text: tmp.write_text(text, encoding="utf-8"))
     return paths
 
 
@@ -321,7 +321,7 @@ def answer_html(document: Mapping) -> str:
         f"<p>You asked which facts about <b>{esc(subject['label'])}</b>"
         + (f" (Wikidata {esc(subject['qid'])})" if subject["qid"] else " (facts you supplied)")
         + " the language models we operate have memorized. We tested every registered model. For each fact, "
-          "we wrote it in 11 different ways and checked whether the model prefers the true value over "
+          f"we wrote it in {N_SCORED_VARIANTS} different ways and checked whether the model prefers the true value over "
           f"{_candidate_span(document)} other values that other people hold, after correcting for how likely the "
           "value is in general (WikiMem's calibrated ranking). We also asked each model to complete the sentence "
           "itself.</p>",
@@ -379,7 +379,7 @@ def answer_html(document: Mapping) -> str:
             for f in check["facts"]) + "</table>")
     method = document["method"]
     parts.append(
-        "<h2>How to read this</h2><p class='muted'>M is the share of the 11 phrasings in which the model ranks a true "
+        f"<h2>How to read this</h2><p class='muted'>M is the share of the {N_SCORED_VARIANTS} phrasings in which the model ranks a true "
         f"value first. <i>Memorized</i>: M &ge; {method['m_threshold']}; <i>weakly associated</i>: at least one phrasing; "
         "<i>not memorized</i>: none. z* measures how far the true value stands out (higher = stronger). The rank is that "
         "of the true value when all phrasings are added up. A completion is 'cued' when the prompt already contains "

@@ -24,6 +24,7 @@ from wikimem_platform.generation import MAX_NEW_TOKENS, canary_examples, greedy_
 from wikimem_platform.models import LoadedModel
 from wikimem_platform.scoring import ScoringReport, SentenceNllCache, ShardStore, score_canaries
 from wikimem_platform.subject_requests.intake import SubjectRequest
+from wikimem_platform.vocabulary import N_SCORED_VARIANTS
 from wikimem_platform.wikidata import ALLOWED_DATATYPES
 
 # A property built on demand needs at least this many other values to rank the truth against.
@@ -156,7 +157,7 @@ def _templates_on_demand(table: pd.DataFrame, build: Callable[[pd.DataFrame], pd
         try:
             frames.append(build(table.iloc[[row]]))
         except ValueError as error:  # too few paraphrases for the label
-            failed[table.iloc[row]["property"]] = f"no 11 canary wordings could be written for it ({error})"
+            failed[table.iloc[row]["property"]] = f"no {N_SCORED_VARIANTS} canary wordings could be written for it ({error})"
     return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()), failed
 
 

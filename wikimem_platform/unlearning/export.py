@@ -37,6 +37,7 @@ from wikimem_platform.canaries.text import SUBJECT, VALUE, render
 from wikimem_platform.inquiry import json_scalar
 from wikimem_platform.labels import normalize_label
 from wikimem_platform.memorization import calibrated_score
+from wikimem_platform.vocabulary import AT_THRESHOLD, CONTEXTUALIZED_KINDS, SCORED_KINDS
 
 FORMATS = ("jsonl", "tofu", "openunlearning", "rwku")
 FACT_COLUMNS = ["subject_qid", "subject_label", "property", "property_label", "value", "value_label", "M"]
@@ -86,7 +87,7 @@ class PropertyQuestions:
 def property_questions(templates: pd.DataFrame) -> dict[str, PropertyQuestions]:
     """Per property: the question shapes, from its baseline and paraphrase templates."""
     out = {}
-    plain = templates[templates["kind"].isin(["baseline", "paraphrase"])].sort_values(["property", "variant_id"])
+    plain = templates[templates["kind"].isin(SCORED_KINDS)].sort_values(["property", "variant_id"])
     for prop, rows in plain.groupby("property", sort=True):
         wordings = tuple(rows["template"])
         questions = [q for q in (question_for(t, SUBJECT) for t in wordings) if q]
@@ -103,7 +104,7 @@ def top_counterfactuals(scores: pd.DataFrame, n: int = N_PERTURBED, alpha: float
     summed over the plain wordings — the wrong answers this model finds most plausible."""
     rows = scores[~scores["is_true"].astype(bool)]
     if "kind" in rows:
-        rows = rows[rows["kind"] != "contextualized"]
+        rows = rows[~rows["kind"].isin(CONTEXTUALIZED_KINDS)]
     rows = rows.assign(s=calibrated_score(rows["nll_h"], rows["nll_h0"], rows["nll_similar_mean"], alpha))
     summed = rows.groupby(["subject_qid", "property", "value_label"], sort=False)["s"].sum().reset_index()
     summed = summed.sort_values(["subject_qid", "property", "s"], ascending=[True, True, False], kind="stable")
@@ -265,7 +266,7 @@ def texts_for_training(sets: ExportSets) -> tuple[list[str], list[str]]:
 
 
 def known_facts(pairs: pd.DataFrame, best_values: pd.DataFrame, property_labels: Mapping[str, str],
-                criterion: str = "at_threshold", subject_labels: Mapping[str, str] | None = None) -> pd.DataFrame:
+                criterion: str = AT_THRESHOLD, subject_labels: Mapping[str, str] | None = None) -> pd.DataFrame:
     """FACT_COLUMNS rows of the facts a release memorized under `criterion` (retain candidates)."""
     chosen = pairs[pairs[criterion].astype(bool)]
     out = chosen.merge(best_values[["subject_qid", "property", "value", "value_label"]], on=["subject_qid", "property"], how="inner")

@@ -17,9 +17,10 @@ import pandas as pd
 from sklearn.metrics import roc_auc_score
 
 from wikimem_platform.unlearning.methods import UNLEARNING_MANIFEST
+from wikimem_platform.vocabulary import AT_THRESHOLD, CONTEXTUALIZED_KINDS
 
 # Retain facts: what a release memorized at threshold (clearly known, worth keeping).
-RETAIN_CRITERION = "at_threshold"
+RETAIN_CRITERION = AT_THRESHOLD
 
 
 def memorized_keys(pairs: pd.DataFrame, criterion: str = RETAIN_CRITERION, exclude: Iterable[str] = ()) -> set[tuple[str, str]]:
@@ -50,7 +51,7 @@ def privleak_auroc(scores: pd.DataFrame, facts: Iterable[tuple[str, str]]) -> fl
     keys = list(zip(scores["subject_qid"], scores["property"]))
     rows = scores[[k in wanted for k in keys]]
     if "kind" in rows:
-        rows = rows[rows["kind"] != "contextualized"]
+        rows = rows[~rows["kind"].isin(CONTEXTUALIZED_KINDS)]
     labels = rows["is_true"].astype(bool)
     if labels.nunique() < 2:
         return None

@@ -1,0 +1,27 @@
+"""What the assets show in the Dagster UI: markdown previews of frames and plotly plots saved as
+self-contained HTML under the instance's storage (linked from the materialization's metadata)."""
+
+from pathlib import Path
+
+import pandas as pd
+from dagster import AssetExecutionContext, MetadataValue
+
+from wikimem_platform.storage import path_safe_key
+
+PREVIEW_ROWS = 10
+
+
+def preview(frame: pd.DataFrame, rows: int = PREVIEW_ROWS) -> MetadataValue:
+    """A markdown preview table for the UI (lists shown as comma-joined text)."""
+    head = frame.head(rows).map(lambda v: ", ".join(map(str, v)) if isinstance(v, (list, tuple)) else v)
+    return MetadataValue.md(head.to_markdown(index=False))
+
+
+def plot_path(context: AssetExecutionContext, area: str, name: str, figure) -> str:
+    """Write a self-contained plotly HTML under the instance's storage (one folder per partition);
+    returns its path."""
+    directory = Path(context.instance.storage_directory()) / area / path_safe_key(context.partition_key)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.html"
+    figure.write_html(path, include_plotlyjs=True)
+    return str(path)

@@ -1,0 +1,95 @@
+"""Where model-loading steps run when the platform is scaled out on Dagster's own executors.
+
+Every asset that loads a language model carries `pool=LM_POOL` (the instance limits that pool:
+`concurrency.pools.default_limit`, or `dagster instance concurrency set lm N` for N GPUs) and
+`op_tags=LM_OP_TAGS`. The tags are only read by the executors they name:
+
+* `"dagster-k8s/config"` by `dagster_k8s.k8s_job_executor` (and the K8sRunLauncher for the run
+  pod): the step's pod asks for one `nvidia.com/gpu` and a CPU/memory floor, so Kubernetes
+  schedules it onto a GPU node.
+* `"dagster-celery/queue"` by `dagster_celery.celery_executor`: the step is sent to the `gpu`
+  queue, which only workers started with `-q gpu` consume; other steps go to the default
+  queue (`dagster`).
+
+The in-process and multiprocess executors (the local default) ignore both tags, so nothing changes
+on a laptop. On a CPU-only cluster, override the GPU request per step in the executor's run config
+(`k8s_job_executor`: `per_step_k8s_config: {<step>: {container_config: {resources: ...}}}` with
+`merge_behavior: SHALLOW`, or `step_k8s_config` for every step); for Celery, start a worker with
+`-q gpu` on a CPU host.
+
+The tag keys are written out instead of imported: dagster-k8s and dagster-celery are optional
+deployment dependencies, not needed to load the code location. tests/test_deploy_configs.py
+checks they equal `dagster_k8s.job.USER_DEFINED_K8S_CONFIG_KEY` and
+`dagster_celery.tags.DAGSTER_CELERY_QUEUE_TAG`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from dagster import ExecutorDefinition, multi_or_in_process_executor
+
+LM_POOL = "lm"
+"""Concurrency pool of every step that loads a language model (one model in memory per slot)."""
+
+K8S_CONFIG_TAG = "dagster-k8s/config"
+CELERY_QUEUE_TAG = "dagster-celery/queue"
+GPU_QUEUE = "gpu"
+
+LM_K8S_CONFIG: dict[str, Any] = {
+    "container_config": {
+        "resources": {
+            "requests": {"cpu": "2", "memory": "16Gi", "nvidia.com/gpu": "1"},
+            "limits": {"memory": "32Gi", "nvidia.com/gpu": "1"},
+        }
+    },
+}
+
+LM_OP_TAGS: dict[str, str] = {
+    # Dagster stores op tag values as strings; the k8s executor json-decodes this one.
+    K8S_CONFIG_TAG: json.dumps(LM_K8S_CONFIG),
+    CELERY_QUEUE_TAG: GPU_QUEUE,
+}
+"""Op tags of every model-loading step (see the module docstring)."""
+
+# --------------------------------------------------------------------------- the executor
+EXECUTOR_ENV = "WIKIMEM_EXECUTOR"
+LOCAL, K8S, CELERY = "local", "k8s", "celery"
+EXECUTORS = (LOCAL, K8S, CELERY)
+# Local runs launched by the sensors, the schedule and `wikimem demo` execute in one process unless
+# their run config says otherwise (on 2 cores a process per step costs more in imports than it gains).
+IN_PROCESS_EXECUTION = {"execution": {"config": {"in_process": {}}}}
+
+
+def executor_name() -> str:
+    """$WIKIMEM_EXECUTOR: local (default: in-process or multiprocess, chosen per run), k8s or celery."""
+    name = os.environ.get(EXECUTOR_ENV, LOCAL)
+    if name not in EXECUTORS:
+        raise ValueError(f"${EXECUTOR_ENV} must be one of {', '.join(EXECUTORS)}; got {name!r}")
+    return name
+
+
+def executor() -> ExecutorDefinition:
+    """The code location's executor for this deployment (deploy/README.md sets it per engine)."""
+    name = executor_name()
+    if name == K8S:
+        from dagster_k8s import k8s_job_executor
+
+        return k8s_job_executor
+    if name == CELERY:
+        from dagster_celery import celery_executor
+
+        return celery_executor
+    return multi_or_in_process_executor
+
+
+def default_execution() -> dict:
+    """Run config the platform's own runs start from: in-process locally, the executor's defaults
+    (overridable by the audit config file, e.g. deploy/k8s/run_config.yaml) elsewhere."""
+    return IN_PROCESS_EXECUTION if executor_name() == LOCAL else {}
+
+
+__all__ = ["CELERY_QUEUE_TAG", "EXECUTOR_ENV", "GPU_QUEUE", "K8S_CONFIG_TAG", "LM_K8S_CONFIG", "LM_OP_TAGS", "LM_POOL",
+           "default_execution", "executor"]

@@ -1,0 +1,12 @@
+"""The asset checks of each expectations module, collected the way the code location collects them
+(by module, no hand-kept lists), for tests that materialize a few assets with their checks."""
+
+from dagster import load_asset_checks_from_modules
+
+from expectations import canaries, data, requests, scoring, summaries
+
+DATA_CHECKS = load_asset_checks_from_modules([data])
+CANARY_CHECKS = load_asset_checks_from_modules([canaries])
+SCORING_CHECKS = load_asset_checks_from_modules([scoring])
+SUMMARY_CHECKS = load_asset_checks_from_modules([summaries])
+REQUEST_CHECKS = load_asset_checks_from_modules([requests])

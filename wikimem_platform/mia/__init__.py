@@ -1,0 +1,69 @@
+"""Membership inference (CRM §3.3, §4.4; mimir's attacks), one sign convention everywhere:
+HIGHER score = MORE LIKELY A MEMBER.
+
+- `attacks`: the attacks as math on per-token statistics (`TokenStats`), no model needed;
+- `neighbours`: neighbour texts for the neighbourhood attack (PII swaps, word perturbations);
+- `model_pass`: the one model pass (`token_stats`) and `run_attacks`, every score per text;
+- `evaluation`: AUROC with a bootstrap CI and TPR at low FPRs per attack.
+
+Everything public is importable from `wikimem_platform.mia` itself.
+"""
+
+from wikimem_platform.mia.attacks import (
+    DC_PDD_CAP,
+    DEFAULT_K,
+    TokenStats,
+    attack_scores,
+    dc_pdd_score,
+    loss_score,
+    min_k_plus_plus_score,
+    min_k_score,
+    neighbourhood_score,
+    reference_score,
+    token_frequencies,
+    token_stats_from_logprobs,
+    zlib_score,
+)
+from wikimem_platform.mia.evaluation import (
+    RATE_COLUMNS,
+    TARGET_FPRS,
+    auroc_figure,
+    evaluate_attack,
+    evaluate_attacks,
+    evaluate_available,
+    tpr_at_fpr,
+    tpr_column,
+)
+from wikimem_platform.mia.model_pass import dc_pdd_frequencies, mean_nlls, run_attacks, token_stats
+from wikimem_platform.mia.neighbours import perturb_words, pii_neighbours, word_neighbours
+
+__all__ = [
+    "DC_PDD_CAP",
+    "DEFAULT_K",
+    "RATE_COLUMNS",
+    "TARGET_FPRS",
+    "TokenStats",
+    "attack_scores",
+    "auroc_figure",
+    "dc_pdd_frequencies",
+    "dc_pdd_score",
+    "evaluate_attack",
+    "evaluate_attacks",
+    "evaluate_available",
+    "loss_score",
+    "mean_nlls",
+    "min_k_plus_plus_score",
+    "min_k_score",
+    "neighbourhood_score",
+    "perturb_words",
+    "pii_neighbours",
+    "reference_score",
+    "run_attacks",
+    "token_frequencies",
+    "token_stats",
+    "token_stats_from_logprobs",
+    "tpr_at_fpr",
+    "tpr_column",
+    "word_neighbours",
+    "zlib_score",
+]

@@ -1,0 +1,154 @@
+"""The one model pass every attack reads: `token_stats` runs a model once over texts and their
+neighbours, `run_attacks` turns that pass into every attack's score per text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from wikimem_platform.mia.attacks import (
+    DC_PDD_CAP,
+    DEFAULT_K,
+    TokenStats,
+    attack_scores,
+    neighbourhood_score,
+    token_frequencies,
+)
+
+
+def token_stats(lm, texts: Sequence[str], *, batch_tokens: int | None = None,
+                with_distribution: bool = True, progress=None) -> list[TokenStats]:
+    """TokenStats of every text from ONE pass of `lm` (a `models.LoadedModel`): what every attack reads.
+
+    Texts are encoded with `lm.encode` (start token first, the models module's rule), sorted by
+    length (longest first, so a memory error shows at once) and run in right-padded batches of
+    about `batch_tokens` tokens (default lm.batch_size * 32, as the NLL engine). Per scored token:
+    log p of the actual token, and with_distribution the mean and variance of log p under the
+    full next-token distribution (min-k%++). Log-probabilities are taken in float32 as
+    logit - logsumexp, the output projection applied in slices of rows (Gemma's 262k vocabulary).
+    Identical texts are run once.
+    """
+    import torch
+
+    from wikimem_platform.batching import padded_batches
+    from wikimem_platform.nll import LOGIT_ROWS, TOKENS_PER_SENTENCE, _logits
+
+    texts = list(texts)
+    distinct = list(dict.fromkeys(texts))
+    encoded = lm.encode(distinct) if distinct else []
+    budget = batch_tokens or lm.batch_size * TOKENS_PER_SENTENCE
+    results: dict[int, TokenStats] = {}
+    done = 0
+    with torch.inference_mode():
+        for padded in padded_batches(encoded, batch_tokens=budget):
+            batch, input_ids = padded.indices, padded.input_ids
+            if padded.width < 2:
+                for i in batch:
+                    results[i] = TokenStats(token_logprobs=np.empty(0), token_ids=np.empty(0, np.int64),
+                                            mu=np.empty(0) if with_distribution else None,
+                                            var=np.empty(0) if with_distribution else None,
+                                            text=distinct[i])
+                continue
+            hidden = lm.model.base_model(input_ids=input_ids.to(lm.device),
+                                         attention_mask=padded.attention_mask.to(lm.device),
+                                         use_cache=False).last_hidden_state
+            # every scored position of the batch, flattened: row r predicts token j+1 from j
+            lengths = [len(encoded[i]) - 1 for i in batch]
+            rows_idx = torch.cat([torch.full((n,), r) for r, n in enumerate(lengths)])
+            cols_idx = torch.cat([torch.arange(n) for n in lengths])
+            flat_hidden = hidden[rows_idx.to(lm.device), cols_idx.to(lm.device)]
+            targets = input_ids[rows_idx, cols_idx + 1].to(lm.device)
+            picked, mus, vars_ = [], [], []
+            for lo in range(0, len(targets), LOGIT_ROWS):
+                logits = _logits(lm.model, flat_hidden[lo:lo + LOGIT_ROWS]).float()
+                logp = logits - torch.logsumexp(logits, dim=-1, keepdim=True)
+                picked.append(logp.gather(-1, targets[lo:lo + LOGIT_ROWS, None]).squeeze(-1))
+                if with_distribution:
+                    p = logp.exp()
+                    mu = (p * logp).sum(-1)
+                    mus.append(mu)
+                    vars_.append(((p * logp.square()).sum(-1) - mu.square()).clamp_min(0.0))
+            splits = np.cumsum(lengths)[:-1]
+
+            def per_row(parts):
+                return np.split(torch.cat(parts).double().cpu().numpy(), splits)
+
+            lp_rows = per_row(picked)
+            mu_rows = per_row(mus) if with_distribution else [None] * len(batch)
+            var_rows = per_row(vars_) if with_distribution else [None] * len(batch)
+            for row, i in enumerate(batch):
+                results[i] = TokenStats(token_logprobs=lp_rows[row],
+                                        token_ids=np.asarray(encoded[i][1:], dtype=np.int64),
+                                        mu=mu_rows[row], var=var_rows[row], text=distinct[i])
+            done += len(batch)
+            if progress is not None:
+                progress(done, len(distinct))
+    index = {t: i for i, t in enumerate(distinct)}
+    return [results[index[t]] for t in texts]
+
+
+def mean_nlls(lm, texts: Sequence[str]) -> np.ndarray:
+    """Mean NLL per scored token of each text under `lm`, from the shared-prefix NLL engine
+    (what a reference model needs: no full distribution). NaN for a text with no scored token."""
+    from wikimem_platform.nll import score_token_ids
+
+    ids = lm.encode(list(texts))
+    total = score_token_ids(lm, ids)
+    counts = np.array([len(i) - 1 for i in ids], dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, total / counts, np.nan)
+
+
+def dc_pdd_frequencies(lm, corpus: Iterable[str]) -> np.ndarray:
+    """Laplace-smoothed token frequencies of a reference corpus under `lm`'s tokenizer."""
+    corpus = list(corpus)
+    ids = lm.tokenizer(corpus, add_special_tokens=False)["input_ids"] if corpus else []
+    vocab = int(lm.details.get("vocab_size") or len(lm.tokenizer))
+    vocab = max([vocab, len(lm.tokenizer), *[max(i) + 1 for i in ids if i]])
+    return token_frequencies(ids, vocab)
+
+
+def run_attacks(lm, texts: Sequence[str], *, k: float = DEFAULT_K, reference_lm=None,
+                neighbours: Sequence[Sequence[str]] | None = None,
+                pii_neighbours_: Sequence[Sequence[str]] | None = None,
+                reference_corpus: Sequence[str] | None = None,
+                dc_pdd_cap: float | None = DC_PDD_CAP, progress=None) -> pd.DataFrame:
+    """Every attack's score per text (higher = member) from one `token_stats` pass of `lm`.
+
+    The texts and all their neighbours go through the same pass; a reference model (another
+    LoadedModel) adds `reference` (its mean NLL per token of its own tokens minus the target's,
+    as mimir); `reference_corpus` adds `dc_pdd`. `neighbours` give `neighbourhood`,
+    `pii_neighbours_` (names and values swapped) `neighbourhood_pii`; a text without neighbours
+    scores NaN there.
+    """
+    texts = list(texts)
+    flat = [t for group in (neighbours or []) for t in group]
+    flat_pii = [t for group in (pii_neighbours_ or []) for t in group]
+    stats = token_stats(lm, [*texts, *flat, *flat_pii], progress=progress)
+    own, rest = stats[:len(texts)], stats[len(texts):]
+
+    def group_nlls(groups):
+        nonlocal rest
+        out = []
+        for group in groups:
+            out.append([st.mean_nll for st in rest[:len(group)]])
+            rest = rest[len(group):]
+        return out
+
+    neighbour_nlls = group_nlls(neighbours) if neighbours is not None else None
+    pii_nlls = group_nlls(pii_neighbours_) if pii_neighbours_ is not None else None
+    token_freq = dc_pdd_frequencies(lm, reference_corpus) if reference_corpus else None
+    frame = attack_scores(own, k=k, token_freq=token_freq, dc_pdd_cap=dc_pdd_cap,
+                          reference_mean_nll=mean_nlls(reference_lm, texts) if reference_lm is not None else None)
+
+    def neighbourhood(nlls):
+        return [neighbourhood_score(t, nb) if len(nb) else np.nan for t, nb in zip(frame["mean_nll"], nlls)]
+
+    if neighbour_nlls is not None:
+        frame["neighbourhood"] = neighbourhood(neighbour_nlls)
+    if pii_nlls is not None:
+        frame["neighbourhood_pii"] = neighbourhood(pii_nlls)
+    return frame
