@@ -348,7 +348,8 @@ def cmd_unlearn(args) -> int:
     forget_texts, retain_texts = unlearning_export.texts_for_training(sets)
     revision = methods.unlearned_revision(base.revision, sets.forget_hash(), args.method)
     out = Path(args.out) if args.out else Path(base.source).parent / f"{base.name}-{revision}"
-    config = UnlearnConfig(method=args.method, steps=args.steps, learning_rate=args.learning_rate, seed=args.seed)
+    config = UnlearnConfig(method=args.method, steps=args.steps, learning_rate=args.learning_rate, batch_size=args.batch_size,
+                           beta=args.beta, retain_weight=args.retain_weight, seed=args.seed)
     print(f"{base.key}: {args.method}, {args.steps} steps on {len(forget_texts)} forget and {len(retain_texts)} retain texts")
     with tqdm(total=args.steps, desc="unlearning", unit="step") as bar:
         result = methods.unlearn(base.source, forget_texts, retain_texts, out, config, sets.forget_hash(),
@@ -557,6 +558,10 @@ def build_parser() -> argparse.ArgumentParser:
     unlearn.add_argument("--method", choices=list(METHODS), default=UnlearnConfig.method)
     unlearn.add_argument("--steps", type=int, default=UnlearnConfig.steps)
     unlearn.add_argument("--learning-rate", type=float, default=UnlearnConfig.learning_rate)
+    unlearn.add_argument("--batch-size", type=int, default=UnlearnConfig.batch_size, help="texts per step, forget and retain each")
+    unlearn.add_argument("--beta", type=float, default=UnlearnConfig.beta, help="NPO's inverse temperature")
+    unlearn.add_argument("--retain-weight", type=float, default=UnlearnConfig.retain_weight,
+                         help="weight of the retain loss (gradient difference); 0 = forget loss alone")
     unlearn.add_argument("--seed", type=int, default=0)
     unlearn.add_argument("--out", help="the new model directory (default: beside the base model)")
     unlearn.add_argument("--no-register", action="store_true", help="write the model, do not register it")

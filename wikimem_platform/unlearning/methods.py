@@ -32,13 +32,17 @@ UNLEARNING_MANIFEST = "unlearning.json"
 
 @dataclass
 class UnlearnConfig:
-    # Tuned on the planted model (3 members, 12 facts, 48 retain facts): 150 steps at 5e-4 with
-    # the retain loss weighted 2 forgot all 12 and kept 47 of 48 retain facts; 60 steps at 1e-3
-    # (weight 1) kept 42, gradient ascent (40 steps) left 7 of the 12 facts memorized.
+    # Tuned on the planted model (3 members, 12 facts, 48 retain facts). The planted model itself
+    # depends on the CPU it was trained on, and so does the retain utility: with 16 texts per step,
+    # 150 steps at 5e-4 (retain weight 2) kept 47 of 48 retain facts on the machine it was first
+    # tuned on, 41 of 48 on the 2026-11-23 one, where 32 texts per step kept 44 (all 12 forgotten
+    # in both); across 14 settings there (steps 80-400, lr 3e-4/5e-4, weight 0-4, beta 0.1/0.5)
+    # it kept 39-44 of 48 whenever all 12 were forgotten. Weight 0 kept 17: the retain loss matters.
+    # 60 steps at 1e-3 (weight 1) kept 42; gradient ascent (40 steps) left 7 of the 12 memorized.
     method: str = "npo"
     steps: int = 150
     learning_rate: float = 5e-4
-    batch_size: int = 16
+    batch_size: int = 32  # texts per step, forget and retain each
     beta: float = 0.1  # NPO's inverse temperature
     retain_weight: float = 2.0  # weight of the retain loss (gradient difference)
     seed: int = 0
@@ -46,8 +50,8 @@ class UnlearnConfig:
     def validate(self) -> None:
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {', '.join(METHODS)}, got {self.method!r}")
-        if self.steps < 1 or self.batch_size < 1 or self.learning_rate <= 0 or self.beta <= 0:
-            raise ValueError("steps and batch_size must be >= 1, learning_rate and beta > 0")
+        if self.steps < 1 or self.batch_size < 1 or self.learning_rate <= 0 or self.beta <= 0 or self.retain_weight < 0:
+            raise ValueError("steps and batch_size must be >= 1, learning_rate and beta > 0, retain_weight >= 0")
 
 
 @dataclass
@@ -135,7 +139,7 @@ def unlearn(
         if progress is not None:
             progress(step, config.steps)
         if step == 1 or step % 10 == 0 or step == config.steps:
-            log(f"unlearning step {step}/{config.steps}: forget loss {float(loss_forget):.3f}, retain NLL {float(loss_retain):.3f}")
+            log(f"unlearning step {step}/{config.steps}: forget loss {loss_forget.item():.3f}, retain NLL {loss_retain.item():.3f}")
 
     out_dir.mkdir(parents=True, exist_ok=True)
     for item in model_dir.iterdir():  # the model's other files (e.g. a planted manifest) come along
