@@ -36,7 +36,7 @@ class UnlearnConfig:
     # depends on the CPU it was trained on, and so does the retain utility: with 16 texts per step,
     # 150 steps at 5e-4 (retain weight 2) kept 47 of 48 retain facts on the machine it was first
     # tuned on, 41 of 48 on the 2026-11-23 one, where 32 texts per step kept 44 (all 12 forgotten
-    # in both); across 18 runs there (steps 80-400, lr 3e-4/5e-4, weight 0-4, beta 0.1/0.5)
+    # in both); across 18 runs there (steps 80-400, lr 3e-4/5e-4, weight 1-4, beta 0.1/0.5)
     # it kept 39-44 of 48 whenever all 12 were forgotten. Weight 0 kept 17: the retain loss matters.
     # 60 steps at 1e-3 (weight 1) kept 42; gradient ascent (40 steps) left 7 of the 12 memorized.
     method: str = "npo"
