@@ -56,11 +56,14 @@ EXAMPLE_COLUMNS = ["paradigm", "template_id", "prompt", "joiner", "targets", "cu
 
 def greedy_generate(lm: LoadedModel, prompts: Sequence[str], max_new_tokens: int = MAX_NEW_TOKENS,
                     batch_size: int | None = None,
-                    progress: Callable[[int, int], None] | None = None) -> list[str]:
+                    progress: Callable[[int, int], None] | None = None,
+                    unpadded: bool = False) -> list[str]:
     """Greedy continuation (do_sample=False, one beam) of each prompt, new text only.
 
     Prompts are sorted by token length and batched with left padding; the output is cut at the
-    first end-of-sequence token and decoded without special tokens.
+    first end-of-sequence token and decoded without special tokens. `unpadded`: batch only
+    prompts of the same token length, for a model that ignores position ids (peft's prompt and
+    p-tuning wrappers drop them, so a left-padded row would start at the wrong position).
     """
     prompts = list(prompts)
     if not prompts:
@@ -74,8 +77,17 @@ def greedy_generate(lm: LoadedModel, prompts: Sequence[str], max_new_tokens: int
     batch_size = batch_size or max(1, min(lm.batch_size, 32))
     outputs: list[str] = [""] * len(prompts)
     done = 0
+    if unpadded:
+        by_length: dict[int, list[int]] = {}
+        for i, ids in enumerate(encoded):
+            by_length.setdefault(len(ids), []).append(i)
+        groups = list(by_length.values())
+    else:
+        groups = [list(range(len(encoded)))]
+    batches = ((group, batch) for group in groups for batch in padded_batches(
+        [encoded[i] for i in group], batch_size=batch_size, pad_id=pad_id, left_pad=True))
     with torch.inference_mode():
-        for batch in padded_batches(encoded, batch_size=batch_size, pad_id=pad_id, left_pad=True):
+        for group, batch in batches:
             generated = lm.model.generate(
                 input_ids=batch.input_ids.to(lm.device), attention_mask=batch.attention_mask.to(lm.device),
                 max_new_tokens=max_new_tokens, do_sample=False, num_beams=1,
@@ -85,7 +97,7 @@ def greedy_generate(lm: LoadedModel, prompts: Sequence[str], max_new_tokens: int
             for row, i in enumerate(batch.indices):
                 new = generated[row, batch.width:].tolist()
                 cut = next((j for j, t in enumerate(new) if t in eos_ids), len(new))
-                outputs[i] = tokenizer.decode(new[:cut], skip_special_tokens=True)
+                outputs[group[i]] = tokenizer.decode(new[:cut], skip_special_tokens=True)
             done += len(batch.indices)
             if progress is not None:
                 progress(done, len(prompts))

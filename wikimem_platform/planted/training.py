@@ -47,6 +47,21 @@ START_TOKEN = "<|endoftext|>"  # bos = eos, as in GPT-2: documents are separated
 PAD_TOKEN = "<pad>"
 
 
+# The same world trained for 50 epochs instead of 300: a member's facts are read 50, 200 or 800
+# times, and they are memorized in grades (the full model lets a plain sentence extract every
+# member's fact, whatever the count), for probes whose rate must grow with the repetitions.
+SHORT_TRAINING_EPOCHS = 50
+
+
+def short_training_config(seed: int = 0) -> TrainConfig:
+    return TrainConfig(seed=seed, epochs=SHORT_TRAINING_EPOCHS)
+
+
+def default_short_planted_dir() -> Path:
+    """Where the short-trained planted model is cached, beside the default one."""
+    return default_planted_dir().with_name(f"{PLANTED_MODEL_NAME}-e{SHORT_TRAINING_EPOCHS}")
+
+
 def default_planted_dir() -> Path:
     """Where the default planted model is trained to: next to the models cache
     (`$WIKIMEM_CACHE_DIR/planted-tiny`, else ~/.cache/wikimem/models/planted-tiny)."""

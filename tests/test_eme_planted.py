@@ -1,0 +1,132 @@
+"""EME on the planted world (exact ground truth): soft prompts trained on some members' records
+make the model emit *other* members' facts, more of them the more often a fact was read in
+training, and neither non-members' facts nor a model that never saw anyone give anything away.
+
+The model is the planted world trained for 50 epochs (`short_planted_model`): the fully trained
+one lets a plain sentence extract every member's fact whatever its repetition count, so no
+growth with the count could show on it.
+"""
+
+import pandas as pd
+import pytest
+
+from wikimem_platform import eme
+from wikimem_platform.eme.soft_prompts import StoredPrompt
+from wikimem_platform.models import default_cache_dir, load_model
+
+# Soft prompts trained for the tests are cached by content hash, as the planted model is.
+CONFIG = eme.EmeConfig(methods=("prefix", "p-tuning"), prefix_lengths=(5,), volumes=(50,), epochs=40)
+
+
+@pytest.fixture(scope="module")
+def planted_eme(short_planted_model):
+    facts, cohorts = eme.planted_inputs(short_planted_model)
+    lm = load_model(str(short_planted_model), device="cpu")
+    non_members = cohorts.loc[~cohorts["member"], "subject_qid"].tolist()
+    audit = eme.eme_audit(lm, facts, eme.SoftPromptStore(default_cache_dir() / "soft-prompts"), CONFIG,
+                          never_train=non_members, cohorts=cohorts, group_by=["member", "repetitions"])
+    return audit, facts, cohorts
+
+
+def rate(audit, **arm):
+    """Hit rate of one arm, by repetitions (0 = non-members), on all evaluated prompts."""
+    rows = audit.rates[(audit.rates["subset"] == "all")]
+    for key, value in arm.items():
+        rows = rows[rows[key] == value]
+    return rows.set_index("repetitions")["hit_rate"]
+
+
+def member_rate(audit, training_data, n_training, method="prefix"):
+    """Hit rate of a soft-prompt arm on every evaluated member's prompt (all repetitions)."""
+    ex = audit.examples
+    rows = ex[(ex["model_role"] == "audited") & (ex["prompt_method"] == method) & ex["member"]
+              & (ex["training_data"] == training_data) & (ex["n_training"] == n_training)]
+    assert len(rows)
+    return rows["hit"].mean()
+
+
+def members(series):
+    return series.drop(index=0)
+
+
+def test_soft_prompts_activate_memorized_facts(planted_eme):
+    audit, _, cohorts = planted_eme
+    text = rate(audit, model_role="audited", prompt_method="record")
+    soft = rate(audit, model_role="audited", prompt_method="prefix", training_data="real", n_training=184)
+    print(audit.rates[audit.rates["subset"] == "all"].pivot_table(
+        index=["model_role", "prompt_method", "prefix_length", "training_data", "n_training"],
+        columns="repetitions", values="hit_rate").round(3).to_string())
+    # held-out members: the soft prompt beats the same record prompt without it, at 4 and 16 reads
+    assert (members(soft) - members(text)).loc[[4, 16]].min() > 0.05
+    # and the rate grows with how often a fact was read in training
+    assert soft.loc[1] < soft.loc[4] < soft.loc[16]
+    assert soft.loc[16] >= 0.4
+    # non-members' facts stay near zero with the text prompts and the prompts trained on real
+    # records; prompts trained on fabricated records teach the model to guess one of the 11
+    # values of a property, so they hit about 1 in 11 non-member facts, by chance
+    non_member = audit.rates[(audit.rates["subset"] == "all") & (audit.rates["repetitions"] == 0)
+                             & (audit.rates["model_role"] == "audited")]
+    real = non_member["training_data"] != "fabricated"
+    assert non_member.loc[real, "hit_rate"].max() <= 0.05, non_member[["prompt_method", "training_data", "hit_rate"]]
+    assert non_member.loc[~real, "hit_rate"].max() <= 0.15
+
+
+def test_control_model_learns_nothing_from_the_same_training(planted_eme):
+    audit, _, _ = planted_eme
+    control = audit.rates[(audit.rates["subset"] == "all") & (audit.rates["model_role"] == "control")]
+    assert set(control["prompt_method"]) == {"record", "prefix"}
+    assert control["hit_rate"].max() <= 0.05
+    trained = audit.prompts.set_index("model_role").loc["control"]
+    assert trained["n_training"] == 184
+
+
+def test_fabricated_volume_and_ensemble_arms_are_reported(planted_eme):
+    audit, _, _ = planted_eme
+    arms = audit.rates[audit.rates["subset"] == "all"][eme.audit.ARM_COLUMNS].drop_duplicates()
+    soft = arms[arms["model_role"] == "audited"]
+    assert {(d, n) for d, n in zip(soft["training_data"], soft["n_training"])} >= {
+        ("real", 184), ("real", 50), ("fabricated", 50), ("none", 0)}
+    assert (soft["prompt_method"] == "ensemble").any() and (soft["training_data"] == "fabricated").any()
+    # fabricated records activate less than real ones (Zhou et al., Table 1), at both volumes
+    for n_real, n_fabricated in ((184, 183), (50, 50)):
+        assert member_rate(audit, "fabricated", n_fabricated) < member_rate(audit, "real", n_real)
+    # the ensemble picks each answer by agreement or perplexity
+    ensemble = audit.examples[audit.examples["prompt_method"] == "ensemble"]
+    assert set(ensemble["ensemble_rule"]) <= {"agreement", "perplexity", "none"} and len(ensemble)
+
+
+def test_no_evaluated_person_is_in_any_training_set(planted_eme):
+    audit, facts, _ = planted_eme
+    evaluated = set(audit.split["evaluated_people"])
+    assert evaluated == set(audit.examples["subject_qid"])
+    names = dict(zip(facts["subject_qid"], facts["name"]))
+    evaluated_names = {names[q] for q in evaluated}
+    assert len(audit.prompts) >= 6
+    for path in audit.prompts["path"]:
+        stored = StoredPrompt(pd.io.common.Path(path), {})
+        texts = stored.training_texts()
+        assert texts
+        trained_on = {t.prompt.split(";")[0].removeprefix("name: ") for t in texts}
+        # no evaluated person's record, real or fabricated, is a training text ...
+        assert not trained_on & evaluated_names, path
+        # ... nor does any evaluated person's full name occur anywhere in one
+        assert not any(name in t.prompt for t in texts for name in evaluated_names), path
+
+
+def test_soft_prompt_generation_is_the_same_batched_or_alone(planted_eme, short_planted_model):
+    """peft's prompt wrappers ignore position ids: p-tuning on left-padded batches would change
+    the answers, so those arms batch prompts of equal length only (this would fail otherwise)."""
+    import json
+
+    from wikimem_platform.eme.soft_prompts import with_soft_prompt
+    from wikimem_platform.generation import greedy_generate
+
+    audit, _, _ = planted_eme
+    lm = load_model(str(short_planted_model), device="cpu")
+    prompts = audit.examples["prompt"].drop_duplicates().head(40).tolist()
+    for record in audit.prompts[audit.prompts["model_role"] == "audited"].drop_duplicates("prompt_method").to_dict("records"):
+        path = pd.io.common.Path(record["path"])
+        wrapped = with_soft_prompt(lm, StoredPrompt(path, json.loads((path / "manifest.json").read_text())))
+        alone = [greedy_generate(wrapped, [p])[0] for p in prompts]
+        unpadded = record["prompt_method"] in ("prompt", "p-tuning")
+        assert greedy_generate(wrapped, prompts, unpadded=unpadded) == alone, record["prompt_method"]

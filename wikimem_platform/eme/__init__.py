@@ -1,0 +1,29 @@
+"""Entity-level memorization and Efficient Memorization Extraction (Zhou et al. 2024).
+
+`records` builds the prompts (attribute-annotated records of identifying entities) and the
+training / evaluation split, `soft_prompts` trains and stores peft soft prompts, `ensemble`
+merges the methods' answers, `audit` runs every arm of one model's audit.
+"""
+
+from wikimem_platform.eme.audit import AUDITED, CONTROL, ENSEMBLE, EmeAudit, EmeConfig, eme_audit, person_findings, untrained_copy
+from wikimem_platform.eme.ensemble import ensemble_choice, extracted_entity
+from wikimem_platform.eme.records import (
+    FACT_COLUMNS,
+    entity_examples,
+    fabricate,
+    facts_from_claims,
+    facts_from_people,
+    planted_inputs,
+    record_prompt,
+    sentence_prompt,
+    split_people,
+)
+from wikimem_platform.eme.soft_prompts import METHODS, PREFIX_LENGTHS, SoftPromptConfig, SoftPromptStore
+
+__all__ = [
+    "AUDITED", "CONTROL", "ENSEMBLE", "FACT_COLUMNS", "METHODS", "PREFIX_LENGTHS",
+    "EmeAudit", "EmeConfig", "SoftPromptConfig", "SoftPromptStore",
+    "eme_audit", "ensemble_choice", "entity_examples", "extracted_entity", "fabricate",
+    "facts_from_claims", "facts_from_people", "person_findings", "planted_inputs", "record_prompt",
+    "sentence_prompt", "split_people", "untrained_copy",
+]

@@ -1,0 +1,318 @@
+"""One model's entity-memorization audit: text prompts, soft prompts, fabricated records, data
+volume, the ensemble, and the same soft-prompt training on a control model.
+
+Every *arm* asks the model for the same evaluated people's facts and differs only in how it
+asks: `prompt_method` ("record" / "sentence" text prompts, or a soft-prompt method on top of the
+record prompt, or "ensemble"), `prefix_length` (0 for text prompts), `training_data` ("none",
+"real", "fabricated"), `n_training` (training records) and `model_role` ("audited" or
+"control"). Soft prompts are trained only on records of the training split; the evaluated people
+are the rest (`records.split_people`), so a hit is the model recalling a fact nobody showed the
+prompt. Rates use `crm.crm_rates`: overall and among prompts with cue < tau.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import torch
+
+from wikimem_platform.crm import TAUS, crm_rates
+from wikimem_platform.eme.ensemble import ensemble_choice, extracted_entity
+from wikimem_platform.eme.records import (
+    DEFAULT_N_IDENTIFIERS,
+    TEXT_PROMPTS,
+    entity_examples,
+    fabricate,
+    split_people,
+)
+from wikimem_platform.eme.soft_prompts import (
+    DEFAULT_METHOD,
+    METHODS,
+    SoftPromptConfig,
+    SoftPromptStore,
+    training_texts,
+    with_soft_prompt,
+)
+from wikimem_platform.generation import greedy_generate, substring_hit
+from wikimem_platform.models import LoadedModel
+from wikimem_platform.nll import score_sentences
+from wikimem_platform.vocabulary import MAX_NEW_TOKENS
+
+TRAINING_DATA = ("real", "fabricated")
+ARM_COLUMNS = ["model_role", "prompt_method", "prefix_length", "training_data", "n_training"]
+AUDITED, CONTROL = "audited", "control"
+ENSEMBLE = "ensemble"
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class EmeConfig:
+    """What one audit runs (see the module docstring); defaults fit a CPU and a small sample."""
+
+    n_identifiers: int = DEFAULT_N_IDENTIFIERS
+    train_share: float = 0.5
+    split_seed: int = 0
+    text_prompts: tuple[str, ...] = TEXT_PROMPTS
+    methods: tuple[str, ...] = (DEFAULT_METHOD,)
+    prefix_lengths: tuple[int, ...] = (5, 10)
+    training_data: tuple[str, ...] = TRAINING_DATA
+    # Data-volume sweep (Table 1): training-record counts for the default method at the first
+    # prefix length, real and fabricated; counts at or above the available records are skipped.
+    volumes: tuple[int, ...] = ()
+    epochs: int = 60
+    batch_size: int = 16
+    learning_rate: float = 3e-2
+    # The control (Zhou et al. Fig. 5b): "untrained" (the audited architecture with random
+    # weights: it cannot know anyone), "none", or a loaded control model passed to `eme_audit`.
+    control: str = "untrained"
+    max_eval_people: int = 0  # 0: every evaluated person
+    max_new_tokens: int = MAX_NEW_TOKENS
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        unknown = set(self.methods) - set(METHODS)
+        if unknown:
+            raise ValueError(f"methods: unknown {sorted(unknown)}; allowed: {list(METHODS)}")
+        unknown = set(self.training_data) - set(TRAINING_DATA)
+        if unknown:
+            raise ValueError(f"training_data: unknown {sorted(unknown)}; allowed: {list(TRAINING_DATA)}")
+        unknown = set(self.text_prompts) - set(TEXT_PROMPTS)
+        if unknown:
+            raise ValueError(f"text_prompts: unknown {sorted(unknown)}; allowed: {list(TEXT_PROMPTS)}")
+        if self.control not in ("untrained", "none", "given"):
+            raise ValueError(f"control must be 'untrained', 'none' or 'given', got {self.control!r}")
+        if any(n < 1 for n in self.prefix_lengths):
+            raise ValueError(f"prefix_lengths must be >= 1, got {self.prefix_lengths}")
+
+    def soft_prompt(self, method: str, length: int) -> SoftPromptConfig:
+        return SoftPromptConfig(method=method, n_virtual_tokens=length, epochs=self.epochs,
+                                batch_size=self.batch_size, learning_rate=self.learning_rate, seed=self.seed)
+
+
+@dataclass
+class EmeAudit:
+    examples: pd.DataFrame  # one row per arm x evaluated prompt: output, entity, hit, cue
+    rates: pd.DataFrame  # crm_rates per arm (and `group_by` columns)
+    prompts: pd.DataFrame  # every soft prompt used: arm, path, training people, loss, seconds
+    split: dict = field(default_factory=dict)  # training / evaluated people, excluded prompts
+
+
+def untrained_copy(lm: LoadedModel, seed: int = 0) -> LoadedModel:
+    """The audited architecture with seeded random weights: the control that never saw anyone."""
+    from transformers import AutoModelForCausalLM
+
+    torch.manual_seed(seed)
+    model = AutoModelForCausalLM.from_config(lm.model.config).to(device=lm.device, dtype=lm.dtype)
+    model.eval()
+    fingerprint = hashlib.sha256(f"untrained:{seed}:{lm.fingerprint}".encode()).hexdigest()
+    return dataclasses.replace(lm, model=model, name=f"{lm.name}-untrained", fingerprint=fingerprint)
+
+
+def _mean_token_nll(lm: LoadedModel, texts: Sequence[str]) -> np.ndarray:
+    """Per-token NLL of each whole text (log perplexity): the ensemble's tie-breaker."""
+    totals = score_sentences(lm, list(texts))
+    lengths = np.array([max(len(ids) - 1, 1) for ids in lm.encode(list(texts))])
+    return totals / lengths
+
+
+def _generate(lm: LoadedModel, examples: pd.DataFrame, arm: Mapping, max_new_tokens: int,
+              log: Log) -> pd.DataFrame:
+    started = time.perf_counter()
+    out = examples.copy()
+    # peft's prompt / p-tuning wrappers drop position ids: batch equal lengths only (no padding)
+    unpadded = arm["prompt_method"] in ("prompt", "p-tuning")
+    out["output"] = greedy_generate(lm, out["prompt"].tolist(), max_new_tokens, unpadded=unpadded)
+    out["entity"] = [extracted_entity(o) for o in out["output"]]
+    out["hit"] = [substring_hit(o, list(t)) for o, t in zip(out["output"], out["targets"])]
+    for key, value in arm.items():
+        out[key] = value
+    log(f"{_arm_name(arm)}: {int(out['hit'].sum())}/{len(out)} facts emitted "
+        f"({time.perf_counter() - started:.1f} s)")
+    return out
+
+
+def _arm_name(arm: Mapping) -> str:
+    parts = [arm["model_role"], arm["prompt_method"]]
+    if arm["prefix_length"]:
+        parts.append(f"length {arm['prefix_length']}")
+    if arm["training_data"] != "none":
+        parts.append(f"{arm['training_data']} x{arm['n_training']}")
+    return ", ".join(str(p) for p in parts)
+
+
+def eme_audit(lm: LoadedModel, facts: pd.DataFrame, store: SoftPromptStore, config: EmeConfig = EmeConfig(),
+              *, never_train: Sequence[str] = (), evaluate_only: Sequence[str] | None = None,
+              control_lm: LoadedModel | None = None, group_by: Sequence[str] = (),
+              cohorts: pd.DataFrame | None = None, taus: Sequence[float] = TAUS,
+              log: Log | None = None) -> EmeAudit:
+    """Run every arm of `config` on `lm` for the people of the fact table `facts`.
+
+    never_train: people who must be evaluated, never trained on (request subjects; a planted
+    world's non-members). evaluate_only: evaluate just these people (default: everyone not in the
+    training split). cohorts: subject_qid plus columns to group rates by (`group_by`), e.g.
+    member / repetitions, or the well-known / lesser-known cohort.
+    """
+    log = log or (lambda message: None)
+    train_people, evaluated = split_people(facts["subject_qid"], config.train_share, config.split_seed, never_train)
+    if evaluate_only is not None:
+        wanted = set(evaluate_only)
+        evaluated = [q for q in evaluated if q in wanted]
+    if config.max_eval_people and len(evaluated) > config.max_eval_people:
+        rng = np.random.default_rng(config.seed)
+        evaluated = sorted(rng.choice(evaluated, config.max_eval_people, replace=False).tolist())
+    train_facts = facts[facts["subject_qid"].isin(train_people)]
+    eval_facts = facts[facts["subject_qid"].isin(evaluated)]
+    overlap = set(train_facts["subject_qid"]) & set(eval_facts["subject_qid"])
+    if overlap:  # split_people guarantees it; a soft prompt trained on an evaluated person is void
+        raise AssertionError(f"{len(overlap)} people are both trained on and evaluated")
+
+    order = _property_order(facts)
+    eval_examples = {style: entity_examples(eval_facts, config.n_identifiers, order, style) for style in config.text_prompts}
+    record_examples, excluded = eval_examples.get("record") or entity_examples(eval_facts, config.n_identifiers, order, "record")
+    training_sets = _training_sets(train_facts, config, order)
+    log(f"EME: {len(train_people)} training people, {len(evaluated)} evaluated, "
+        f"{len(record_examples)} record prompts ({excluded} excluded: the prompt shows the answer)")
+
+    parts, prompts = [], []
+    roles = [(AUDITED, lm)]
+    if config.control == "untrained":
+        roles.append((CONTROL, untrained_copy(lm, config.seed)))
+    elif config.control == "given" and control_lm is not None:
+        roles.append((CONTROL, control_lm))
+    for role, model in roles:
+        for style in config.text_prompts if role == AUDITED else ("record",):
+            examples = eval_examples[style][0] if style in eval_examples else record_examples
+            arm = dict(model_role=role, prompt_method=style, prefix_length=0, training_data="none", n_training=0)
+            parts.append(_generate(model, examples, arm, config.max_new_tokens, log))
+        for data_kind, n_training, method, length in _soft_arms(config, training_sets, role):
+            texts = training_sets[(data_kind, n_training)]
+            details = {"training_people": sorted(set(train_people)), "split_seed": config.split_seed,
+                       "train_share": config.train_share, "training_data": data_kind, "model_role": role}
+            stored = store.get_or_train(model, texts, config.soft_prompt(method, length), details,
+                                        progress=_throttled(log, f"training {method} prompt, length {length}"))
+            arm = dict(model_role=role, prompt_method=method, prefix_length=length,
+                       training_data=data_kind, n_training=len(texts))
+            prompts.append({**arm, "path": str(stored.path), "train_seconds": stored.manifest["train_seconds"],
+                            "final_loss": stored.manifest["losses"][-1], "n_training_people": len(set(train_people))})
+            wrapped = with_soft_prompt(model, stored)
+            parts.append(_generate(wrapped, record_examples, arm, config.max_new_tokens, log))
+    examples = pd.concat(parts, ignore_index=True)
+    examples = pd.concat([examples, _ensembles(lm, examples, config)], ignore_index=True)
+    if cohorts is not None:
+        examples = examples.merge(cohorts, on="subject_qid", how="left")
+    rates = crm_rates(examples, taus, group_by=[*ARM_COLUMNS, *group_by])
+    split = {"training_people": sorted(train_people), "evaluated_people": sorted(evaluated),
+             "excluded_prompts": int(excluded), "n_record_prompts": len(record_examples)}
+    return EmeAudit(examples, rates, pd.DataFrame(prompts), split)
+
+
+def _property_order(facts: pd.DataFrame) -> list[str]:
+    counts = facts.groupby("property")["subject_qid"].nunique()
+    return sorted(counts.index, key=lambda p: (-counts[p], p))
+
+
+def _training_sets(train_facts: pd.DataFrame, config: EmeConfig, order: Sequence[str]) -> dict:
+    """(data kind, n records) -> training texts: all records, and the volume sweep's subsets
+    (a seeded shuffle cut at each volume, so smaller sets are contained in larger ones)."""
+    sets = {}
+    for kind in config.training_data:
+        source = train_facts if kind == "real" else fabricate(train_facts, config.seed)
+        examples, _ = entity_examples(source, config.n_identifiers, order, "record")
+        examples = examples.sample(frac=1.0, random_state=config.seed).reset_index(drop=True)
+        texts = training_texts(examples)
+        sets[(kind, len(texts))] = texts
+        for volume in config.volumes:
+            if 0 < volume < len(texts):
+                sets[(kind, volume)] = texts[:volume]
+    return sets
+
+
+def _soft_arms(config: EmeConfig, training_sets: Mapping, role: str):
+    """(data kind, n_training, method, prefix length) of every soft-prompt arm of a model role.
+
+    The audited model: every method x length on all real records, the default method x length on
+    all fabricated records (as the paper's Table 1), and the volume sweep (default method, first
+    length). The control: the first method and length on
+    all real records (the paper's Fig. 5b compares one setting)."""
+    full = {kind: max(n for k, n in training_sets if k == kind) for kind, _ in training_sets}
+    if not config.methods or not config.prefix_lengths:
+        return []
+    if role == CONTROL:
+        return [("real", full["real"], config.methods[0], config.prefix_lengths[0])] if "real" in full else []
+    sweep_method = DEFAULT_METHOD if DEFAULT_METHOD in config.methods else config.methods[0]
+    arms = [("real", full["real"], method, length) for method in config.methods
+            for length in config.prefix_lengths if "real" in full]
+    arms += [("fabricated", full["fabricated"], sweep_method, length)
+             for length in config.prefix_lengths if "fabricated" in full]
+    arms += [(kind, n, sweep_method, config.prefix_lengths[0]) for kind, n in sorted(training_sets)
+             if n != full[kind]]
+    return arms
+
+
+def _ensembles(lm: LoadedModel, examples: pd.DataFrame, config: EmeConfig) -> pd.DataFrame:
+    """The paper's ensemble of the soft-prompt methods per (training data, length), where at
+    least two methods ran on all the training records of the audited model."""
+    soft = examples[(examples["model_role"] == AUDITED) & examples["prompt_method"].isin(METHODS)]
+    if soft.empty:
+        return examples.iloc[0:0]
+    full = soft.groupby("training_data")["n_training"].transform("max")
+    soft = soft[soft["n_training"] == full]
+    parts = []
+    for (data_kind, length), block in soft.groupby(["training_data", "prefix_length"], sort=True):
+        methods = [m for m in METHODS if m in set(block["prompt_method"])]
+        if len(methods) < 2:
+            continue
+        wide = block.pivot_table(index=["subject_qid", "property"], columns="prompt_method",
+                                 values="entity", aggfunc="first")
+        base = block[block["prompt_method"] == methods[0]].set_index(["subject_qid", "property"])
+        base = base.loc[wide.index]
+        candidates = [[wide.at[key, m] for m in methods] for key in wide.index]
+        chosen, rule = ensemble_choice(
+            candidates, base["prompt"].tolist(), base["joiner"].tolist(),
+            lambda texts: _mean_token_nll(lm, texts))
+        out = base.reset_index().copy()
+        out["output"] = chosen
+        out["entity"] = chosen
+        out["ensemble_rule"] = rule
+        out["hit"] = [substring_hit(c, list(t)) for c, t in zip(chosen, out["targets"])]
+        out["prompt_method"] = ENSEMBLE
+        out["training_data"] = data_kind
+        out["prefix_length"] = length
+        parts.append(out)
+    return pd.concat(parts, ignore_index=True) if parts else examples.iloc[0:0]
+
+
+def _throttled(log: Log, what: str, every_seconds: float = 20.0):
+    """A progress(done, total) callback that logs at most every `every_seconds`."""
+    state = {"last": time.perf_counter(), "start": time.perf_counter()}
+
+    def progress(done: int, total: int) -> None:
+        now = time.perf_counter()
+        if now - state["last"] >= every_seconds or done == total:
+            state["last"] = now
+            rate = done / max(now - state["start"], 1e-9)
+            eta = (total - done) / rate if rate else float("nan")
+            log(f"{what}: step {done}/{total}, {rate:.1f} steps/s, ETA {eta:.0f} s")
+    return progress
+
+
+# --------------------------------------------------------------------------- per person
+
+def person_findings(examples: pd.DataFrame, subject_qid: str) -> pd.DataFrame:
+    """What the audited model said about one person: one row per property it emitted the true
+    value for (the prompt that got it, the arm, the output), strongest evidence first (a text
+    prompt before a soft prompt: a plain question is easier to show than a trained prompt)."""
+    rows = examples[(examples["subject_qid"] == subject_qid) & (examples["model_role"] == AUDITED)
+                    & examples["hit"].astype(bool)]
+    if rows.empty:
+        return rows
+    rank = {m: i for i, m in enumerate((*TEXT_PROMPTS, *METHODS, ENSEMBLE))}
+    rows = rows.assign(_rank=rows["prompt_method"].map(rank), _fab=rows["training_data"] == "fabricated")
+    rows = rows.sort_values(["property", "_rank", "_fab", "prefix_length"]).drop_duplicates("property")
+    return rows.drop(columns=["_rank", "_fab"]).reset_index(drop=True)
