@@ -100,9 +100,10 @@ def scores_fingerprint(context: AssetExecutionContext) -> str | None:
         "memorization": AssetIn(partition_mapping=AllPartitionMapping(), metadata=OPTIONAL),
         "crm_summary": AssetIn(metadata=OPTIONAL),
         "mia_summary": AssetIn(metadata=OPTIONAL),
+        "eme_probe": AssetIn(metadata=OPTIONAL),
     },
     kinds={"html", "pandas"},
-    code_version=source_version("wikimem_platform.reports", "wikimem_platform.inquiry"),
+    code_version=source_version("wikimem_platform.reports", "wikimem_platform.inquiry", "wikimem_platform.eme"),
 )
 def compliance_report(
     context: AssetExecutionContext,
@@ -115,6 +116,7 @@ def compliance_report(
     property_table: pd.DataFrame,
     crm_summary: Optional[pd.DataFrame],
     mia_summary: Optional[pd.DataFrame],
+    eme_probe: Optional[pd.DataFrame],
 ) -> Output[pd.DataFrame]:
     """HTML report + forget set (JSONL) + lineage for one release; the forget set is the table."""
     key = context.partition_key
@@ -154,7 +156,7 @@ def compliance_report(
     files = reports.write_report(
         reports.ReportInputs(
             model=model, pairs=pairs, forget=forget, property_labels=property_labels, others=others,
-            crm=crm_summary, mia=mia_summary, lineage=lineage, criterion=config.criterion,
+            crm=crm_summary, mia=mia_summary, eme=eme_probe, lineage=lineage, criterion=config.criterion,
             forget_criterion=config.forget_criterion,
         ),
         report_dir(context.instance.storage_directory(), key),
@@ -172,6 +174,7 @@ def compliance_report(
             "model_fingerprint": str(model["fingerprint"]),
             "crm_summary": "included" if crm_summary is not None else "not computed",
             "mia_summary": "included" if mia_summary is not None else "not computed",
+            "eme_probe": "included" if eme_probe is not None else "not computed",
             **files.summary,
             "forget_set": preview(forget[["subject_label", "property_label", "value_label", "M", "z_star", "cue_flag"]]),
         },

@@ -3,10 +3,11 @@
 
 from dagster import load_asset_checks_from_modules
 
-from expectations import canaries, data, requests, scoring, summaries
+from expectations import canaries, data, probes, requests, scoring, summaries
 
 DATA_CHECKS = load_asset_checks_from_modules([data])
 CANARY_CHECKS = load_asset_checks_from_modules([canaries])
 SCORING_CHECKS = load_asset_checks_from_modules([scoring])
 SUMMARY_CHECKS = load_asset_checks_from_modules([summaries])
 REQUEST_CHECKS = load_asset_checks_from_modules([requests])
+PROBE_CHECKS = load_asset_checks_from_modules([probes])

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance, materialize
 
+from assets import probes as probe_assets
 from assets import scoring as scoring_assets
 from assets import validation as validation_assets
-from tests.checks import SCORING_CHECKS
+from tests.checks import PROBE_CHECKS, SCORING_CHECKS
 from tests.scoring_setup import UPSTREAM, resources
 from tests.checks import CANARY_CHECKS
 from tests.checks import DATA_CHECKS
@@ -40,6 +41,12 @@ def test_bundled_planted_extract_is_the_default_world(tmp_path):
     assert set(extract.humans["qid"]) == {p.qid for p in people}
 
 
+# One soft prompt (prefix tuning, 5 tokens) on members' records; the control is tested in the
+# domain library (tests/test_eme_planted.py).
+PROBE_CONFIG = {"ops": {"eme_probe": {"config": {
+    "prefix_lengths": [5], "training_data": ["real"], "control": "none", "epochs": 40, "max_eval_people": 0}}}}
+
+
 @pytest.fixture(scope="module")
 def planted_audit(planted_model, tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("planted_audit")
@@ -55,12 +62,31 @@ def planted_audit(planted_model, tmp_path_factory):
             selection=[scoring_assets.scores, scoring_assets.memorization, validation_assets.planted_validation],
             instance=instance, partition_key=entry.key, resources=resources(tmp_path, url),
         )
-        yield upstream, scored, planted_model
+        probed = materialize([*UPSTREAM, probe_assets.eme_probe, *PROBE_CHECKS], selection=[probe_assets.eme_probe],
+                             instance=instance, partition_key=entry.key, resources=resources(tmp_path, url),
+                             run_config=PROBE_CONFIG)
+        yield upstream, scored, planted_model, probed
+
+
+def test_eme_probe_on_the_planted_model(planted_audit):
+    """The probes asset finds the planted ground truth and the soft prompt beats the same record
+    prompt without it on the members read 16 times; non-members' facts are not emitted."""
+    planted_probe = planted_audit[3]
+    assert planted_probe.success
+    evaluations = planted_probe.get_asset_check_evaluations()
+    assert [e.check_name for e in evaluations] == ["eme_probe_check"] and evaluations[0].passed
+    meta = planted_probe.get_asset_materialization_events()[0].materialization.metadata
+    assert meta["ground_truth"].value == "planted"
+    examples = planted_probe.asset_value("eme_probe")
+    rates = examples[examples["repetitions"] > 0].groupby(["prompt_method", "repetitions"])["hit"].mean()
+    assert rates[("prefix", 16)] > rates[("record", 16)] + 0.2
+    assert examples.loc[examples["repetitions"] == 0, "hit"].mean() <= 0.05
+    assert Path(meta["plot"].value).is_file()
 
 
 @pytest.mark.slow
 def test_planted_pipeline_passes_every_check(planted_audit):
-    upstream, scored, _ = planted_audit
+    upstream, scored, _, _ = planted_audit
     evaluations = [*upstream.get_asset_check_evaluations(), *scored.get_asset_check_evaluations()]
     failed = [(e.check_name, e.metadata) for e in evaluations if not e.passed]
     assert not failed, failed

@@ -6,10 +6,11 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance, materialize
 
+from assets import probes as probe_assets
 from assets import scoring as scoring_assets
 from assets import summaries as summary_assets
 from tests.checks import SCORING_CHECKS
-from tests.checks import SUMMARY_CHECKS
+from tests.checks import PROBE_CHECKS, SUMMARY_CHECKS
 from tests.scoring_setup import UPSTREAM, materialize_upstream, resources, scores_config
 from wikimem_platform.crm import TAUS
 from wikimem_platform.membership import ASSOCIATION_DESCRIPTION
@@ -19,6 +20,9 @@ MODEL = "smollm2-135m-instruct"
 SUMMARY_CONFIG = {
     "crm_summary": {"config": {"max_examples": 3}},
     "mia_summary": {"config": {"max_per_class": 6, "n_neighbours": 2, "n_bootstrap": 50}},
+    # one optimizer step of a 2-token prefix on a handful of records: the wiring, not the numbers
+    "eme_probe": {"config": {"prefix_lengths": [2], "training_data": ["real"], "control": "none", "epochs": 1,
+                             "max_eval_people": 3, "max_training_people": 4, "text_prompts": ["record"]}},
 }
 
 
@@ -33,9 +37,9 @@ def summaries(tmp_path_factory):
         materialize_upstream(instance, tmp_path, url)
         instance.add_dynamic_partitions("models", [entry.key])
         targets = [scoring_assets.scores, scoring_assets.memorization,
-                   summary_assets.crm_summary, summary_assets.mia_summary]
+                   summary_assets.crm_summary, summary_assets.mia_summary, probe_assets.eme_probe]
         yield materialize(
-            [*UPSTREAM, *targets, *SCORING_CHECKS, *SUMMARY_CHECKS], selection=targets,
+            [*UPSTREAM, *targets, *SCORING_CHECKS, *SUMMARY_CHECKS, *PROBE_CHECKS], selection=targets,
             instance=instance, partition_key=entry.key,
             resources=resources(tmp_path, url), run_config=run_config,
         )
@@ -44,7 +48,7 @@ def summaries(tmp_path_factory):
 @pytest.mark.slow
 def test_summaries_materialize_and_pass_their_checks(summaries):
     evaluations = summaries.get_asset_check_evaluations()
-    assert {"crm_summary_check", "mia_summary_check"} <= {e.check_name for e in evaluations}
+    assert {"crm_summary_check", "mia_summary_check", "eme_probe_check"} <= {e.check_name for e in evaluations}
     failed = [(e.check_name, e.metadata) for e in evaluations if not e.passed]
     assert not failed, failed
 
@@ -84,3 +88,23 @@ def test_mia_summary_one_row_per_attack_labelled_association(summaries):
     assert meta["set_description"].value == ASSOCIATION_DESCRIPTION
     assert meta["auroc_loss"].value == pytest.approx(table.set_index("attack").at["loss", "auroc"])
     assert Path(meta["plot"].value).is_file()
+
+
+@pytest.mark.slow
+def test_eme_probe_on_real_people(summaries):
+    """Real people: the audited cohorts are evaluated, other people of the extract train the
+    prompt, and the stored prompt's training texts name none of the evaluated people."""
+    import json
+
+    examples = summaries.asset_value("eme_probe")
+    assert set(examples["prompt_method"]) == {"record", "prefix"} and set(examples["cohort"].dropna()) <= {"well-known", "lesser-known"}
+    assert examples["subject_qid"].nunique() <= 3
+    meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata
+            for e in summaries.get_asset_materialization_events()}["eme_probe"]
+    assert meta["ground_truth"].value == "none (real people)" and meta["training_people"].value == 4
+    assert Path(meta["plot"].value).is_file()
+    store = Path(meta["plot"].value).parents[2] / "soft_prompts"  # <storage>/probes/<partition>/eme_rates.html
+    trained = [json.loads(line) for path in store.rglob("training.jsonl") for line in path.read_text().splitlines()]
+    assert len(trained) >= 4
+    evaluated_names = {p.split(";")[0].removeprefix("name: ") for p in examples["prompt"]}
+    assert not any(name in t["prompt"] for t in trained for name in evaluated_names)

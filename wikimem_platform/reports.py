@@ -243,6 +243,7 @@ class ReportInputs:
     others: dict = field(default_factory=dict)  # other releases: key -> (model dict, memorization table)
     crm: pd.DataFrame | None = None  # crm_summary rates, None if not computed
     mia: pd.DataFrame | None = None  # mia_summary table, None if not computed
+    eme: pd.DataFrame | None = None  # eme_probe table (one row per arm and fact), None if not computed
     lineage: dict = field(default_factory=dict)
     criterion: str = DEFAULT_CRITERION
     forget_criterion: str = DEFAULT_FORGET_CRITERION
@@ -312,6 +313,24 @@ def lineage_html(lineage: Mapping) -> str:
     return "".join(parts)
 
 
+EME_NOTE = ("Each person's record is cut down to their name and a few other facts, and the model is asked for one "
+            "more (\"name: ...; occupation: ...; place of birth:\"). Text prompts are asked as written; soft prompts "
+            "are trained on other people's records only (never on the people audited here), so a fact the model "
+            "emits is one it recalls. Fabricated: soft prompts trained on records whose values were moved to people "
+            "they are not true of. Control: the same training on the architecture with random weights.")
+
+
+def eme_tables(examples: pd.DataFrame, rates: pd.DataFrame, group: str | None) -> str:
+    """The EME rate table (arm x group) and the facts the audited model emitted."""
+    from wikimem_platform import eme
+
+    table = eme.rate_table(rates, group).reset_index()
+    emitted = examples[(examples["model_role"] == eme.AUDITED) & examples["hit"].astype(bool)]
+    emitted = emitted[["subject_qid", "property", "prompt_method", "prefix_length", "training_data", "prompt", "output"]]
+    return (_table(table) + f"<h3>Facts emitted ({len(emitted)})</h3>"
+            + (_table(emitted) if len(emitted) else "<p>None.</p>"))
+
+
 def render_html(inputs: ReportInputs, summary: Mapping) -> str:
     """The whole report as one HTML document with plotly.js inlined once."""
     esc = html.escape
@@ -327,6 +346,15 @@ def render_html(inputs: ReportInputs, summary: Mapping) -> str:
                      "" if inputs.crm is not None else "Not computed: no crm_summary stored for this release."))
     sections.append(("Membership inference (MIA)", mia_figure(inputs.mia) if inputs.mia is not None and len(inputs.mia) else None,
                      "" if inputs.mia is not None else "Not computed: no mia_summary stored for this release."))
+    eme_rates = eme_group = None
+    if inputs.eme is not None and len(inputs.eme):
+        from wikimem_platform import eme
+
+        eme_group = eme.ground_truth_group(inputs.eme)
+        eme_rates = eme.audit_rates(inputs.eme, [eme_group] if eme_group else [])
+    sections.append(("Entity-level extraction (EME)",
+                     eme.rates_figure(eme_rates, eme_group, "Facts the model emitted, by prompt") if eme_rates is not None else None,
+                     EME_NOTE if eme_rates is not None else "Not computed: no eme_probe stored for this release."))
     body = []
     first = True
     for title, figure, text in sections:
@@ -339,6 +367,8 @@ def render_html(inputs: ReportInputs, summary: Mapping) -> str:
             first = False
         if title.startswith("Cue") and inputs.crm is not None:
             body.append(_table(inputs.crm))
+        if title.startswith("Entity") and eme_rates is not None:
+            body.append(eme_tables(inputs.eme, eme_rates, eme_group))
         if title.startswith("Membership") and inputs.mia is not None:
             body.append(_table(inputs.mia.drop(columns=["set_description"], errors="ignore")))
     table1 = cohort_table(inputs.pairs) if len(inputs.pairs) else pd.DataFrame()

@@ -5,7 +5,22 @@ training / evaluation split, `soft_prompts` trains and stores peft soft prompts,
 merges the methods' answers, `audit` runs every arm of one model's audit.
 """
 
-from wikimem_platform.eme.audit import AUDITED, CONTROL, ENSEMBLE, EmeAudit, EmeConfig, eme_audit, person_findings, untrained_copy
+from wikimem_platform.eme.audit import (
+    AUDITED,
+    CONTROL,
+    ENSEMBLE,
+    EmeAudit,
+    EmeConfig,
+    arm_label,
+    audit_rates,
+    ground_truth_group,
+    eme_audit,
+    person_extractions,
+    person_findings,
+    rate_table,
+    rates_figure,
+    untrained_copy,
+)
 from wikimem_platform.eme.ensemble import ensemble_choice, extracted_entity
 from wikimem_platform.eme.records import (
     FACT_COLUMNS,
@@ -23,7 +38,7 @@ from wikimem_platform.eme.soft_prompts import METHODS, PREFIX_LENGTHS, SoftPromp
 __all__ = [
     "AUDITED", "CONTROL", "ENSEMBLE", "FACT_COLUMNS", "METHODS", "PREFIX_LENGTHS",
     "EmeAudit", "EmeConfig", "SoftPromptConfig", "SoftPromptStore",
-    "eme_audit", "ensemble_choice", "entity_examples", "extracted_entity", "fabricate",
-    "facts_from_claims", "facts_from_people", "person_findings", "planted_inputs", "record_prompt",
-    "sentence_prompt", "split_people", "untrained_copy",
+    "arm_label", "audit_rates", "eme_audit", "ground_truth_group", "ensemble_choice", "entity_examples", "extracted_entity", "fabricate",
+    "facts_from_claims", "facts_from_people", "person_extractions", "person_findings", "planted_inputs", "record_prompt",
+    "rate_table", "rates_figure", "sentence_prompt", "split_people", "untrained_copy",
 ]

@@ -72,6 +72,7 @@ class EmeConfig:
     # weights: it cannot know anyone), "none", or a loaded control model passed to `eme_audit`.
     control: str = "untrained"
     max_eval_people: int = 0  # 0: every evaluated person
+    max_training_people: int = 0  # 0: every training person (a seeded sample otherwise)
     max_new_tokens: int = MAX_NEW_TOKENS
     seed: int = 0
 
@@ -163,9 +164,11 @@ def eme_audit(lm: LoadedModel, facts: pd.DataFrame, store: SoftPromptStore, conf
     if evaluate_only is not None:
         wanted = set(evaluate_only)
         evaluated = [q for q in evaluated if q in wanted]
+    rng = np.random.default_rng(config.seed)
     if config.max_eval_people and len(evaluated) > config.max_eval_people:
-        rng = np.random.default_rng(config.seed)
         evaluated = sorted(rng.choice(evaluated, config.max_eval_people, replace=False).tolist())
+    if config.max_training_people and len(train_people) > config.max_training_people:
+        train_people = sorted(rng.choice(train_people, config.max_training_people, replace=False).tolist())
     train_facts = facts[facts["subject_qid"].isin(train_people)]
     eval_facts = facts[facts["subject_qid"].isin(evaluated)]
     overlap = set(train_facts["subject_qid"]) & set(eval_facts["subject_qid"])
@@ -206,10 +209,20 @@ def eme_audit(lm: LoadedModel, facts: pd.DataFrame, store: SoftPromptStore, conf
     examples = pd.concat([examples, _ensembles(lm, examples, config)], ignore_index=True)
     if cohorts is not None:
         examples = examples.merge(cohorts, on="subject_qid", how="left")
-    rates = crm_rates(examples, taus, group_by=[*ARM_COLUMNS, *group_by])
+    rates = audit_rates(examples, group_by, taus)
     split = {"training_people": sorted(train_people), "evaluated_people": sorted(evaluated),
              "excluded_prompts": int(excluded), "n_record_prompts": len(record_examples)}
     return EmeAudit(examples, rates, pd.DataFrame(prompts), split)
+
+
+def audit_rates(examples: pd.DataFrame, group_by: Sequence[str] = (), taus: Sequence[float] = TAUS) -> pd.DataFrame:
+    """`crm.crm_rates` per arm (and `group_by` columns): hit rate overall and for cue < tau."""
+    return crm_rates(examples, taus, group_by=[*ARM_COLUMNS, *[c for c in group_by if c in examples]])
+
+
+def ground_truth_group(examples: pd.DataFrame) -> str | None:
+    """What rates are split by: repetitions where known (planted), else the cohort, else nothing."""
+    return next((c for c in ("repetitions", "cohort") if c in examples and examples[c].notna().any()), None)
 
 
 def _property_order(facts: pd.DataFrame) -> list[str]:
@@ -304,6 +317,33 @@ def _throttled(log: Log, what: str, every_seconds: float = 20.0):
 
 # --------------------------------------------------------------------------- per person
 
+def person_extractions(lm: LoadedModel, facts: pd.DataFrame, store: SoftPromptStore | None = None,
+                       n_identifiers: int = DEFAULT_N_IDENTIFIERS, property_order: Sequence[str] | None = None,
+                       max_new_tokens: int = MAX_NEW_TOKENS, log: Log | None = None) -> pd.DataFrame:
+    """One person's record prompts (fact table `facts` of that person) asked as written and
+    through every soft prompt already stored for this model that was trained on real records of
+    *other* people (the release's `eme_probe` trains them; a request never trains one, so it
+    costs seconds). Columns as `eme_audit`'s examples."""
+    log = log or (lambda message: None)
+    if facts["subject_qid"].nunique() > 1:
+        raise ValueError("person_extractions takes the facts of one person")
+    examples, _ = entity_examples(facts, n_identifiers, property_order, "record")
+    if examples.empty:
+        return examples.assign(**{c: [] for c in ARM_COLUMNS}, output=[], entity=[], hit=[])
+    qid = examples["subject_qid"].iloc[0]
+    arms = [(dict(model_role=AUDITED, prompt_method="record", prefix_length=0, training_data="none", n_training=0), lm)]
+    for stored in store.stored(lm) if store is not None else []:
+        manifest = stored.manifest
+        if manifest.get("training_data") != "real" or manifest.get("model_role") != AUDITED \
+                or qid in set(manifest.get("training_people", ())):
+            continue
+        config = stored.config
+        arm = dict(model_role=AUDITED, prompt_method=config.method, prefix_length=config.n_virtual_tokens,
+                   training_data="real", n_training=int(manifest["n_texts"]))
+        arms.append((arm, with_soft_prompt(lm, stored)))
+    return pd.concat([_generate(model, examples, arm, max_new_tokens, log) for arm, model in arms], ignore_index=True)
+
+
 def person_findings(examples: pd.DataFrame, subject_qid: str) -> pd.DataFrame:
     """What the audited model said about one person: one row per property it emitted the true
     value for (the prompt that got it, the arm, the output), strongest evidence first (a text
@@ -316,3 +356,46 @@ def person_findings(examples: pd.DataFrame, subject_qid: str) -> pd.DataFrame:
     rows = rows.assign(_rank=rows["prompt_method"].map(rank), _fab=rows["training_data"] == "fabricated")
     rows = rows.sort_values(["property", "_rank", "_fab", "prefix_length"]).drop_duplicates("property")
     return rows.drop(columns=["_rank", "_fab"]).reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- reporting
+
+def arm_label(row: Mapping) -> str:
+    """A short name for an arm: "record", "prefix 5", "prefix 5 fabricated x50", "control prefix 5"."""
+    label = str(row["prompt_method"])
+    if row["prefix_length"]:
+        label += f" {int(row['prefix_length'])}"
+    if row["training_data"] == "fabricated":
+        label += " fabricated"
+    if row.get("volume_sweep"):
+        label += f" x{int(row['n_training'])}"
+    if row["model_role"] == CONTROL:
+        label = f"control {label}"
+    return label
+
+
+def rate_table(rates: pd.DataFrame, group: str | None = None) -> pd.DataFrame:
+    """Hit rate per arm (rows, in a fixed order) and `group` value (columns), all prompts."""
+    rows = rates[rates["subset"] == "all"].copy()
+    largest = rows.groupby(["model_role", "training_data"])["n_training"].transform("max")
+    rows["volume_sweep"] = rows["n_training"] < largest
+    rows["arm"] = [arm_label(r) for r in rows.to_dict("records")]
+    rows = rows.sort_values(["model_role", "training_data", "prefix_length", "n_training"], kind="stable")
+    if group is None or group not in rows:
+        return rows.drop_duplicates("arm").set_index("arm")[["n", "hit_rate"]]
+    return rows.pivot_table(index="arm", columns=group, values="hit_rate", sort=False)
+
+
+def rates_figure(rates: pd.DataFrame, group: str | None = None, title: str = "Entity extraction rate"):
+    """Plotly bars: the hit rate of every arm, one bar per `group` value (cohort, repetitions)."""
+    import plotly.graph_objects as go
+
+    table = rate_table(rates, group)
+    fig = go.Figure()
+    columns = [c for c in table.columns if c != "n"] if group else ["hit_rate"]
+    for column in columns:
+        fig.add_trace(go.Bar(x=table.index.tolist(), y=table[column].tolist(),
+                             name=f"{group} = {column}" if group else "hit rate"))
+    fig.update_layout(title=title, barmode="group", yaxis_title="share of facts the model emitted",
+                      yaxis_range=[0, 1], xaxis_title="prompt")
+    return fig

@@ -206,6 +206,13 @@ class SoftPromptStore:
         model = f"{path_safe_key(lm.name)}-{lm.fingerprint[:12]}"
         return self.root / model / f"{config.method}-{config.n_virtual_tokens}-{content_hash(lm, config, texts)}"
 
+    def stored(self, lm: LoadedModel) -> list[StoredPrompt]:
+        """Every prompt trained for exactly this model (its fingerprint), oldest first."""
+        folder = self.root / f"{path_safe_key(lm.name)}-{lm.fingerprint[:12]}"
+        found = [StoredPrompt(p.parent, json.loads(p.read_text())) for p in folder.glob(f"*/{MANIFEST}")]
+        return sorted((p for p in found if p.manifest.get("fingerprint") == lm.fingerprint),
+                      key=lambda p: p.path.stat().st_mtime)
+
     def get_or_train(self, lm: LoadedModel, texts: Sequence[TrainingText], config: SoftPromptConfig,
                      details: dict | None = None, progress: Progress | None = None) -> StoredPrompt:
         """The stored prompt for exactly this model, config and training data; trained if absent.

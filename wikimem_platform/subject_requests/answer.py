@@ -23,7 +23,7 @@ from wikimem_platform import reports
 from wikimem_platform.inquiry import fact_cues, json_scalar
 from wikimem_platform.memorization import evaluate_wikimem
 from wikimem_platform.storage import write_atomically
-from wikimem_platform.subject_requests.audit import AUDITED, ModelAudit, PersonPlan
+from wikimem_platform.subject_requests.audit import AUDITED, CANARY_PROBE, ModelAudit, PersonPlan
 from wikimem_platform.subject_requests.intake import RequestKind, SubjectRequest
 from wikimem_platform.unlearning.verify import privleak_auroc, retain_utility
 from wikimem_platform.vocabulary import DEFAULT_CUE_TAU, M_THRESHOLD, N_SCORED_VARIANTS
@@ -32,7 +32,7 @@ MEMORIZED, WEAK, NOT_MEMORIZED = "memorized", "weakly associated", "not memorize
 VERDICT_ORDER = (MEMORIZED, WEAK, NOT_MEMORIZED)
 ANSWER_COLUMNS = [
     "model", "property", "property_label", "values", "verdict", "M", "n_memorized", "n_variants", "z_star",
-    "truth_rank", "n_candidates", "completion", "completion_hit", "cue", "cue_flag",
+    "truth_rank", "n_candidates", "completion", "completion_hit", "cue", "cue_flag", "extraction", "emitted",
 ]
 
 
@@ -78,7 +78,12 @@ def model_verdicts(
     pairs = result.pairs
     n_candidates = audit.scores.groupby("property")["value"].nunique()
     truths = plan.candidates[plan.candidates["is_true"]].groupby("property")["value_label"].agg(list)
-    completions = audit.completions.set_index("property") if len(audit.completions) else pd.DataFrame()
+    probes = audit.completions["probe"] if "probe" in audit.completions else pd.Series(CANARY_PROBE, index=audit.completions.index)
+    canary = audit.completions[probes == CANARY_PROBE]
+    completions = canary.set_index("property") if len(canary) else pd.DataFrame()
+    # entity-level extractions that named a true value, the record prompt before soft prompts
+    extracted = audit.completions[(probes != CANARY_PROBE) & audit.completions["hit"].astype(bool)] \
+        .drop_duplicates("property").set_index("property") if len(audit.completions) else pd.DataFrame()
     rows = []
     for pair in pairs.to_dict("records"):
         prop = pair["property"]
@@ -93,6 +98,10 @@ def model_verdicts(
             "completion": None if said is None else {"prompt": said["prompt"], "output": said["completion"]},
             "completion_hit": None if said is None else bool(said["hit"]),
             "cue": cue, "cue_flag": None if cue is None else bool(cue >= cue_tau),
+            "extraction": None if prop not in extracted.index else {
+                "prompt": extracted.at[prop, "prompt"], "output": extracted.at[prop, "completion"],
+                "probe": extracted.at[prop, "probe"], "cue": float(extracted.at[prop, "cue"])},
+            "emitted": bool(said is not None and said["hit"]) or prop in extracted.index,
         })
     return pd.DataFrame(rows, columns=ANSWER_COLUMNS), pairs.assign(subject=plan.subject["label"].iloc[0])
 
@@ -120,6 +129,12 @@ def plain_sentence(row: Mapping, subject: str) -> str:
         text += f" Asked to complete \u201c{completion['prompt']}\u201d, it wrote \u201c{one_line(completion['output'])}\u201d ({said})."
         if row.get("cue_flag"):
             text += " The prompt itself already shows part of the value, so a match there proves less."
+    extraction = row.get("extraction")
+    if extraction:
+        how = "as written" if extraction["probe"] == "record" else \
+            f"through a soft prompt ({extraction['probe']}) trained only on other people's records"
+        text = (f"The model says it: given \u201c{extraction['prompt']}\u201d ({how}), it wrote "
+                f"\u201c{one_line(extraction['output'])}\u201d, naming the true value. ") + text
     return text
 
 
@@ -154,6 +169,7 @@ def compose_answer(
         tables.append(table)
         facts = [{**row, "z_star": json_scalar(row["z_star"]), "sentence": plain_sentence(row, subject["label"])}
                  for row in table.to_dict("records")]
+        facts.sort(key=lambda fact: not fact["emitted"])  # what the model says comes first (stable)
         models.append({**item, "audited": True, "error": None, "fingerprint": outcome.audit.fingerprint,
                        "n_facts": len(facts), "n_memorized": sum(f["verdict"] == MEMORIZED for f in facts),
                        "n_weak": sum(f["verdict"] == WEAK for f in facts), "facts": facts})
@@ -324,7 +340,9 @@ def answer_html(document: Mapping) -> str:
           f"we wrote it in {N_SCORED_VARIANTS} different ways and checked whether the model prefers the true value over "
           f"{_candidate_span(document)} other values that other people hold, after correcting for how likely the "
           "value is in general (WikiMem's calibrated ranking). We also asked each model to complete the sentence "
-          "itself.</p>",
+          "itself, and to fill in a record of you (your name and a few other facts, then the one asked for), as "
+          "written and through prompts trained only on other people's records. Facts a model wrote out are listed "
+          "first.</p>",
         f"<p><b>In short:</b> {esc(document['headline'])}</p>",
     ]
     for model in document["models"]:
@@ -336,16 +354,20 @@ def answer_html(document: Mapping) -> str:
             f"<li><span class='{f['verdict'].split()[0]}'>{esc(f['verdict'])}</span>: {esc(f['sentence'])}</li>"
             for f in model["facts"]) + "</ul>")
         parts.append("<table><tr><th>fact</th><th>verdict</th><th>M</th><th></th><th>z*</th><th>rank</th>"
-                     "<th>model's completion</th><th>cue</th></tr>")
+                     "<th>model's completion</th><th>cue</th><th>record prompt that made it say the value</th></tr>")
         for f in model["facts"]:
             completion = one_line(f["completion"]["output"]) if f["completion"] else "(no prompt names you before the value)"
             cue = "" if f["cue"] is None else f"{f['cue']:.2f}" + (" (cued)" if f["cue_flag"] else "")
             z = "" if f["z_star"] is None else f"{f['z_star']:.2f}"
+            extraction = f.get("extraction")
+            said = (f"{extraction['prompt']} \u2192 {one_line(extraction['output'])} ({extraction['probe']})"
+                    if extraction else "")
             parts.append(
                 f"<tr><td>{esc(f['property_label'])} = {esc(' / '.join(f['values']))}</td>"
                 f"<td class='{f['verdict'].split()[0]}'>{esc(f['verdict'])}</td><td>{f['M']:.2f}</td>"
                 f"<td><span class='bar' style='width:{f['M'] * 6:.1f}em'></span></td><td>{z}</td>"
-                f"<td>{_rank(f['truth_rank'])} of {f['n_candidates']}</td><td>{esc(completion)}</td><td>{cue}</td></tr>")
+                f"<td>{_rank(f['truth_rank'])} of {f['n_candidates']}</td><td>{esc(completion)}</td><td>{cue}</td>"
+                f"<td>{esc(said)}</td></tr>")
         parts.append("</table>")
     if document["not_covered"]:
         parts.append("<h2>Facts we could not test</h2><ul>" + "".join(

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from wikimem_platform import crm
+from wikimem_platform import crm, eme
+from wikimem_platform.eme.soft_prompts import SoftPromptStore
 from wikimem_platform.canaries.build import build_canaries, build_templates
 from wikimem_platform.counterfactuals import build_candidates, draw_counterfactuals
 from wikimem_platform.generation import MAX_NEW_TOKENS, canary_examples, greedy_generate, substring_hit
@@ -31,7 +32,9 @@ from wikimem_platform.wikidata import ALLOWED_DATATYPES
 MIN_ON_DEMAND_POOL = 10
 DEFAULT_COUNTERFACTUALS_PER_PROPERTY = 100  # the counterfactuals asset's default (~100 + truths)
 COVERAGE_COLUMNS = ["property", "property_label", "coverage", "reason"]
-COMPLETION_COLUMNS = ["subject_qid", "property", "variant_id", "prompt", "completion", "targets", "hit", "cue"]
+COMPLETION_COLUMNS = ["subject_qid", "property", "variant_id", "prompt", "completion", "targets", "hit", "cue", "probe"]
+# `probe` of a canary completion; entity-level extractions name their prompt ("record", "prefix 5").
+CANARY_PROBE = "canary"
 AUDITED, ON_DEMAND, NOT_COVERED = "audited", "template built on demand", "not covered"
 
 
@@ -186,7 +189,25 @@ def complete_baselines(lm: LoadedModel, canaries: pd.DataFrame, max_new_tokens: 
     first["completion"] = outputs
     first["hit"] = [substring_hit(out, list(targets)) for out, targets in zip(outputs, first["targets"])]
     first["cue"] = [crm.example_cue(prompt, list(targets)) for prompt, targets in zip(first["prompt"], first["targets"])]
+    first["probe"] = CANARY_PROBE
     return first[COMPLETION_COLUMNS]
+
+
+def entity_extractions(lm: LoadedModel, plan: PersonPlan, soft_prompts: SoftPromptStore | None,
+                       max_new_tokens: int = MAX_NEW_TOKENS) -> pd.DataFrame:
+    """What the model says when asked with the person's record ("name: ...; occupation: ...;
+    employer:"), as written and through the release's stored soft prompts (trained on other
+    people), in COMPLETION_COLUMNS with `probe` naming the prompt."""
+    labels = dict(zip(plan.canaries["property"], plan.canaries["property_label"])) if len(plan.canaries) else {}
+    facts = eme.facts_from_claims(plan.facts, plan.subject[["qid", "label"]], labels)
+    if facts.empty:
+        return pd.DataFrame(columns=COMPLETION_COLUMNS)
+    found = eme.person_extractions(lm, facts, soft_prompts, max_new_tokens=max_new_tokens)
+    if found.empty:
+        return pd.DataFrame(columns=COMPLETION_COLUMNS)
+    found["probe"] = [eme.arm_label(r) for r in found.to_dict("records")]
+    found["variant_id"] = pd.NA
+    return found.rename(columns={"output": "completion"})[COMPLETION_COLUMNS]
 
 
 def audit_person_on_model(
@@ -198,9 +219,12 @@ def audit_person_on_model(
     log: Callable[[str], None] = print,
     max_new_tokens: int = MAX_NEW_TOKENS,
     progress: Callable[[int, int], None] | None = None,
+    soft_prompts: SoftPromptStore | None = None,
 ) -> ModelAudit:
-    """Scores through the shared engine, shards and sentence cache, then the completions."""
+    """Scores through the shared engine, shards and sentence cache, then the completions: the
+    canary prefixes and the entity-level record prompts (with any stored soft prompt)."""
     scores, report = score_canaries(lm, plan.canaries, plan.candidates, store, settings, log=log,
                                     progress=progress, sentence_cache=sentence_cache)
-    completions = complete_baselines(lm, plan.canaries, max_new_tokens)
+    completions = pd.concat([complete_baselines(lm, plan.canaries, max_new_tokens),
+                             entity_extractions(lm, plan, soft_prompts, max_new_tokens)], ignore_index=True)
     return ModelAudit(lm.name, scores, completions, report, lm.fingerprint)
