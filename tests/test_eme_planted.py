@@ -130,3 +130,30 @@ def test_soft_prompt_generation_is_the_same_batched_or_alone(planted_eme, short_
         alone = [greedy_generate(wrapped, [p])[0] for p in prompts]
         unpadded = record["prompt_method"] in ("prompt", "p-tuning")
         assert greedy_generate(wrapped, prompts, unpadded=unpadded) == alone, record["prompt_method"]
+
+
+def test_a_request_reuses_the_stored_prompts_for_other_people_only(planted_eme, short_planted_model):
+    """A data-subject request asks with the person's record as written and through every stored
+    soft prompt trained on real records of other people; a prompt trained on the person is skipped."""
+    audit, facts, _ = planted_eme
+    lm = load_model(str(short_planted_model), device="cpu")
+    store = eme.SoftPromptStore(default_cache_dir() / "soft-prompts")
+    ex = audit.examples
+    soft = ex[(ex["prompt_method"] == "prefix") & (ex["training_data"] == "real") & (ex["n_training"] == 184)
+              & (ex["model_role"] == "audited") & ex["hit"].astype(bool) & (ex["repetitions"] == 16)]
+    person = soft["subject_qid"].iloc[0]
+    found = eme.person_extractions(lm, facts[facts["subject_qid"] == person], store)
+    arms = found.drop_duplicates(eme.audit.ARM_COLUMNS)
+    assert "record" in set(arms["prompt_method"]) and {"prefix", "p-tuning"} <= set(arms["prompt_method"])
+    assert set(arms["training_data"]) <= {"none", "real"}  # never a fabricated or control prompt
+    # the same prompt through the same stored prompt gives the same answer as in the audit
+    mine = found[(found["prompt_method"] == "prefix") & (found["n_training"] == 184)].set_index("property")
+    for row in soft[soft["subject_qid"] == person].to_dict("records"):
+        assert mine.at[row["property"], "output"] == row["output"] and mine.at[row["property"], "hit"]
+    # a person who trained the prompts gets the record prompt only
+    trained_on = audit.split["training_people"][0]
+    alone = eme.person_extractions(lm, facts[facts["subject_qid"] == trained_on], store)
+    usable = [p for p in store.stored(lm) if p.manifest["training_data"] == "real"
+              and p.manifest["model_role"] == "audited" and trained_on not in p.manifest["training_people"]]
+    assert not usable and (alone["prompt_method"] == "record").all()  # every stored prompt was trained on them
+    assert len(alone) == (facts["subject_qid"] == trained_on).sum()

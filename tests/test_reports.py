@@ -87,12 +87,19 @@ CRM = pd.DataFrame({"paradigm": ["canary", "canary", "canary"], "tau": [np.nan, 
 MIA = pd.DataFrame({"attack": ["loss", "zlib"], "auroc": [0.6, 0.55], "auroc_ci_low": [0.4, 0.35], "auroc_ci_high": [0.8, 0.75]})
 
 
-def write_sample_report(tmp_path, crm=None, mia=None, others=None):
+EME = pd.DataFrame({
+    "model_role": "audited", "prompt_method": ["record", "record", "prefix", "prefix"], "prefix_length": [0, 0, 5, 5],
+    "training_data": ["none", "none", "real", "real"], "n_training": [0, 0, 40, 40], "subject_qid": ["Q1", "Q2"] * 2,
+    "property": "P106", "prompt": "name: X; occupation:", "output": [" poet", " judge", " painter;", " judge;"],
+    "targets": [["painter"], ["judge"]] * 2, "hit": [False, True, True, True], "cue": 0.1, "cohort": "well-known"})
+
+
+def write_sample_report(tmp_path, crm=None, mia=None, others=None, eme=None):
     pairs = pd.DataFrame(NEW)
     inputs = reports.ReportInputs(
         model={"key": "a@2", "source_kind": "shipped", "source": "smollm2-135m-instruct", "variant": "instruct", "family": "smollm2"},
         pairs=pairs, forget=reports.forget_set("a@2", pairs, reports.best_true_values(SCORES)),
-        property_labels={"P106": "occupation"}, others=others or {}, crm=crm, mia=mia,
+        property_labels={"P106": "occupation"}, others=others or {}, crm=crm, mia=mia, eme=eme,
         lineage={"model": {"key": "a@2"}, "code": {"git_commit": "abc"}, "config_hash": "f00",
                  "data_assets": [{"asset": "canaries", "materialization_id": 7, "run_id": "r1", "data_version": "dv1"}]},
     )
@@ -102,16 +109,18 @@ def write_sample_report(tmp_path, crm=None, mia=None, others=None):
 def test_report_sections_with_and_without_summaries(tmp_path):
     bare = write_sample_report(tmp_path / "bare")
     page = bare.html.read_text()
-    assert page.count("Not computed") == 2 and "Only instruct models have stored results" in page
+    assert page.count("Not computed") == 3 and "Only instruct models have stored results" in page
     assert page.count('class="plotly-graph-div') == 3  # by property, cohorts, z*
     assert "dv1" in page and "abc" in page  # lineage rendered
     assert json.loads(bare.lineage.read_text())["summary"]["forget_set_facts"] == 3  # Q1 P27, Q2 P27, Q3 P19 (lenient)
     base = {"g@1": ({"key": "g@1", "variant": "base", "family": "other"}, pd.DataFrame(OLD))}
-    full = write_sample_report(tmp_path / "full", crm=CRM, mia=MIA, others=base)
+    full = write_sample_report(tmp_path / "full", crm=CRM, mia=MIA, others=base, eme=EME)
     page = full.html.read_text()
-    assert "Not computed" not in page and page.count('class="plotly-graph-div') == 6
+    assert "Not computed" not in page and page.count('class="plotly-graph-div') == 7
+    # EME: record 1 of 2 facts, prefix 5 both; the facts emitted are listed with their prompts
+    assert "Entity-level extraction (EME)" in page and "Facts emitted (3)" in page
     assert "Compared on the 3 (subject, property) pairs" in page  # Q3 P19 was not audited by g@1
-    assert page.count("Plotly.newPlot") == 6 and page.count("plotly.js v") == 1  # the library is inlined once
+    assert page.count("Plotly.newPlot") == 7 and page.count("plotly.js v") == 1  # the library is inlined once
 
 
 @pytest.mark.skipif(reports.find_chromium() is None, reason="no Chromium binary: apt-get install -y chromium")

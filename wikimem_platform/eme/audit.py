@@ -331,17 +331,21 @@ def person_extractions(lm: LoadedModel, facts: pd.DataFrame, store: SoftPromptSt
     if examples.empty:
         return examples.assign(**{c: [] for c in ARM_COLUMNS}, output=[], entity=[], hit=[])
     qid = examples["subject_qid"].iloc[0]
-    arms = [(dict(model_role=AUDITED, prompt_method="record", prefix_length=0, training_data="none", n_training=0), lm)]
+    usable = {}  # arm -> the newest stored prompt of that arm
     for stored in store.stored(lm) if store is not None else []:
         manifest = stored.manifest
         if manifest.get("training_data") != "real" or manifest.get("model_role") != AUDITED \
                 or qid in set(manifest.get("training_people", ())):
             continue
         config = stored.config
-        arm = dict(model_role=AUDITED, prompt_method=config.method, prefix_length=config.n_virtual_tokens,
-                   training_data="real", n_training=int(manifest["n_texts"]))
-        arms.append((arm, with_soft_prompt(lm, stored)))
-    return pd.concat([_generate(model, examples, arm, max_new_tokens, log) for arm, model in arms], ignore_index=True)
+        arm = (config.method, config.n_virtual_tokens, int(manifest["n_texts"]))
+        usable[arm] = stored
+    record = dict(model_role=AUDITED, prompt_method="record", prefix_length=0, training_data="none", n_training=0)
+    parts = [_generate(lm, examples, record, max_new_tokens, log)]
+    for (method, length, n_training), stored in usable.items():
+        arm = dict(model_role=AUDITED, prompt_method=method, prefix_length=length, training_data="real", n_training=n_training)
+        parts.append(_generate(with_soft_prompt(lm, stored), examples, arm, max_new_tokens, log))
+    return pd.concat(parts, ignore_index=True)
 
 
 def person_findings(examples: pd.DataFrame, subject_qid: str) -> pd.DataFrame:

@@ -191,7 +191,8 @@ def content_hash(lm: LoadedModel, config: SoftPromptConfig, texts: Sequence[Trai
     payload = json.dumps({
         "model": lm.fingerprint, "config": dataclasses.asdict(config),
         "texts": [dataclasses.astuple(t) for t in texts],
-        "code": source_version("wikimem_platform.eme.soft_prompts", "wikimem_platform.eme.records"),
+        # the training procedure; the training data are in the hash as texts
+        "code": source_version("wikimem_platform.eme.soft_prompts"),
     }, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
