@@ -24,7 +24,10 @@ from wikimem_platform.versions import source_version
 
 GROUP = "probes"
 SOFT_PROMPTS_DIR = "soft_prompts"
-_DEFAULTS = eme.EmeConfig()
+# The audit of every new release runs this: one prefix length, 20 epochs on 50 people's records
+# (minutes per soft prompt for the shipped models on a CPU); the paper's sweeps are configuration.
+_DEFAULTS = eme.EmeConfig(prefix_lengths=(5,), epochs=20)
+DEFAULT_MAX_TRAINING_PEOPLE = 50
 
 
 class EmeProbeConfig(Config):
@@ -41,7 +44,7 @@ class EmeProbeConfig(Config):
     learning_rate: float = Field(default=_DEFAULTS.learning_rate, description="AdamW learning rate of the soft prompt.")
     control: Literal["untrained", "none"] = Field(default="untrained", description="Control: the same training on the architecture with random weights, or none.")
     max_eval_people: int = Field(default=100, description="Audited people probed (seeded sample); 0 = all.")
-    max_training_people: int = Field(default=100, description="People whose records train the soft prompts (seeded sample); 0 = all.")
+    max_training_people: int = Field(default=DEFAULT_MAX_TRAINING_PEOPLE, description="People whose records train the soft prompts (seeded sample); 0 = all.")
     seed: int = 0
 
     def eme_config(self) -> eme.EmeConfig:

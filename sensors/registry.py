@@ -55,7 +55,7 @@ from resources.placement import default_execution
 from resources.scoring import RegistryResource
 from wikimem_platform.registry import Status
 
-MODEL_GROUPS = ("scoring", "validation", "summaries", "reports")  # validation: planted models only
+MODEL_GROUPS = ("scoring", "validation", "summaries", "probes", "reports")  # validation: planted models only
 REFERENCE_GROUPS = ("data", "canaries")
 AUDIT_CONFIG_ENV = "WIKIMEM_AUDIT_CONFIG"
 AUDIT_CONFIG_FILE = "wikimem_audit.yaml"
@@ -67,7 +67,7 @@ IN_FLIGHT = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunSt
 model_audit_job = define_asset_job(
     "model_audit",
     selection=AssetSelection.groups(*MODEL_GROUPS),
-    description="Audit one model release: scores, memorization, CRM/MIA summaries, compliance report.",
+    description="Audit one model release: scores, memorization, CRM/MIA summaries, EME probe, compliance report.",
 )
 model_audit_with_reference_data_job = define_asset_job(
     "model_audit_with_reference_data",

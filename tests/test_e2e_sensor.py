@@ -30,6 +30,7 @@ ops:
   scores: {config: {properties: [P106], max_subjects_per_cohort: 1}}
   crm_summary: {config: {paradigms: [canary], max_examples: 4, max_new_tokens: 8}}
   mia_summary: {config: {max_per_class: 4, n_neighbours: 0, n_bootstrap: 50}}
+  eme_probe: {config: {prefix_lengths: [2], training_data: [real], control: none, epochs: 1, max_eval_people: 2, max_training_people: 3, text_prompts: [record]}}
   request_canaries: {config: {properties: [P106, P27]}}
 """
 # A person who is not in Wikidata, as a privacy officer would type them in.

@@ -15,6 +15,7 @@ from assets import canaries as canary_assets
 from assets import data as data_assets
 from assets import reports as report_assets
 from assets import scoring as scoring_assets
+from assets import probes as probe_assets
 from assets import summaries as summary_assets
 from resources import ParquetIOManager, RegistryResource, ScoringResource
 from tests.test_inquiry import NEW, OLD
@@ -166,7 +167,7 @@ def test_report_asset_records_lineage_and_writes_files(tmp_path):
         meta = result.asset_materializations_for_node("compliance_report")[0].metadata
         folder = reports_dir(storage, key)
         assert meta["report"].value == str(folder / "report.html") and (folder / "report.html").exists()
-        assert meta["crm_summary"].value == meta["mia_summary"].value == "not computed"
+        assert meta["crm_summary"].value == meta["mia_summary"].value == meta["eme_probe"].value == "not computed"
         assert meta["forget_set_facts"].value == 3 and meta["model_fingerprint"].value == "file:feed"
         lineage = json.loads((folder / "lineage.json").read_text())
         by_asset = {row["asset"]: row for row in lineage["data_assets"]}
@@ -185,7 +186,7 @@ def data_assets_all():
     """Every asset the report's inputs come from (defined, not selected: loaded from storage)."""
     from dagster import load_assets_from_modules
 
-    return load_assets_from_modules([data_assets, canary_assets, scoring_assets, summary_assets])
+    return load_assets_from_modules([data_assets, canary_assets, scoring_assets, summary_assets, probe_assets])
 
 
 def reports_dir(storage, key):
