@@ -124,3 +124,19 @@ def test_config_names_bad_values():
         eme.SoftPromptConfig(method="adapter")
     with pytest.raises(ValueError, match="n_virtual_tokens"):
         eme.SoftPromptConfig(n_virtual_tokens=0)
+
+
+def test_the_answer_says_first_what_the_model_wrote():
+    from wikimem_platform.subject_requests.answer import plain_sentence
+
+    row = {"values": ["painter"], "property_label": "occupation", "n_candidates": 101, "n_memorized": 0,
+           "n_variants": 11, "verdict": "not memorized", "completion": None,
+           "extraction": {"prompt": "name: Kim London; occupation:", "output": " painter; employer: x",
+                          "probe": "prefix 5", "cue": 0.29}}
+    text = plain_sentence(row, "Kim London")
+    assert text.startswith("The model says it: given \u201cname: Kim London; occupation:\u201d (through a soft prompt "
+                           "(prefix 5) trained only on other people's records), it wrote \u201cpainter; employer: x\u201d")
+    assert "shows no memorization" in text  # the ranking verdict still follows
+    as_written = plain_sentence({**row, "extraction": {**row["extraction"], "probe": "record"}}, "Kim London")
+    assert "(as written)" in as_written
+    assert not plain_sentence({**row, "extraction": None}, "Kim London").startswith("The model says it")

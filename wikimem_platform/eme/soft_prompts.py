@@ -164,9 +164,9 @@ def train_soft_prompt(lm: LoadedModel, texts: Sequence[TrainingText], config: So
     return model, losses
 
 
-def unwrap(peft_model) -> None:
-    """Give the base model back its own forward (prompt-learning methods inject no layers, so
-    dropping the wrapper's references is enough) and leave its parameters frozen for inference."""
+def freeze_base(peft_model) -> None:
+    """Leave the base model's parameters frozen after training (prompt-learning methods inject no
+    layers into it, so dropping the wrapper is enough to have the plain model back)."""
     for p in peft_model.get_base_model().parameters():
         p.requires_grad_(False)
 
@@ -227,7 +227,7 @@ class SoftPromptStore:
         tmp = folder.with_name(folder.name + ".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
         model.save_pretrained(tmp)
-        unwrap(model)
+        freeze_base(model)
         manifest = {"model": lm.name, "fingerprint": lm.fingerprint, "config": dataclasses.asdict(config),
                     "n_texts": len(texts), "losses": losses,
                     "train_seconds": round(time.perf_counter() - started, 3), **(details or {})}
