@@ -77,10 +77,10 @@ def eme_probe(
     whether it names the true value, and the prompt's CRM cue. Arms: text prompts, soft prompts
     by method / length / real or fabricated records / volume, the ensemble, the control."""
     entry = model_registry.registry().get(context.partition_key)
-    planted = is_planted_model(entry.source) and subjects["qid"].isin(
-        eme.planted_inputs(entry.source)[1]["subject_qid"]).any()
+    planted_people = eme.planted_inputs(entry.source) if is_planted_model(entry.source) else None
+    planted = planted_people is not None and subjects["qid"].isin(planted_people[1]["subject_qid"]).any()
     if planted:  # ground truth: members (by repetitions) and non-members, never trained on
-        facts, cohorts = eme.planted_inputs(entry.source)
+        facts, cohorts = planted_people
         never_train, evaluate_only, group = cohorts.loc[~cohorts["member"], "subject_qid"].tolist(), None, "repetitions"
     else:  # the audited cohorts are evaluated; other people of the extract train the prompts
         labels = dict(zip(property_table["property"], property_table["label"]))

@@ -7,7 +7,6 @@ name or facts; those stay in the instance's storage (Parquet, the answer files).
 
 import gc
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -50,26 +49,12 @@ from wikimem_platform.subject_requests.audit import (
 from wikimem_platform.subject_requests.intake import RequestStatus
 from wikimem_platform.subject_requests.reference import property_metadata
 from wikimem_platform.unlearning.verify import unlearning_manifest
+from wikimem_platform.progress import throttled
 from wikimem_platform.versions import source_version
 from wikimem_platform.vocabulary import CRITERIA, M_THRESHOLD, MAX_NEW_TOKENS
 
 GROUP = "requests"
 REPO = Path(__file__).resolve().parent.parent
-LOG_EVERY_SECONDS = 20  # run logs at least this often during scoring
-
-
-def throttled(log: Callable[[str], None], label: str, every: float = LOG_EVERY_SECONDS) -> Callable[[int, int], None]:
-    """A progress callback that logs `label done/total` at most every `every` seconds."""
-    last = [time.monotonic()]
-
-    def progress(done: int, total: int) -> None:
-        if time.monotonic() - last[0] >= every or done == total:
-            last[0] = time.monotonic()
-            log(f"{label}: {done:,}/{total:,} sentences")
-
-    return progress
-
-
 class RequestPlanConfig(Config):
     properties: list[str] = Field(default=[], description="Audit only these properties (Wikidata ids); empty = every fact of the person.")
     on_demand: bool = Field(default=True, description="Build templates and counterfactual pools for properties the reference data lacks.")

@@ -7,6 +7,8 @@ one lets a plain sentence extract every member's fact whatever its repetition co
 growth with the count could show on it.
 """
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -103,7 +105,7 @@ def test_no_evaluated_person_is_in_any_training_set(planted_eme):
     evaluated_names = {names[q] for q in evaluated}
     assert len(audit.prompts) >= 6
     for path in audit.prompts["path"]:
-        stored = StoredPrompt(pd.io.common.Path(path), {})
+        stored = StoredPrompt(Path(path), {})
         texts = stored.training_texts()
         assert texts
         trained_on = {t.prompt.split(";")[0].removeprefix("name: ") for t in texts}
@@ -125,7 +127,7 @@ def test_soft_prompt_generation_is_the_same_batched_or_alone(planted_eme, short_
     lm = load_model(str(short_planted_model), device="cpu")
     prompts = audit.examples["prompt"].drop_duplicates().head(40).tolist()
     for record in audit.prompts[audit.prompts["model_role"] == "audited"].drop_duplicates("prompt_method").to_dict("records"):
-        path = pd.io.common.Path(record["path"])
+        path = Path(record["path"])
         wrapped = with_soft_prompt(lm, StoredPrompt(path, json.loads((path / "manifest.json").read_text())))
         alone = [greedy_generate(wrapped, [p])[0] for p in prompts]
         unpadded = record["prompt_method"] in ("prompt", "p-tuning")

@@ -149,7 +149,7 @@ def reconstruction_loglik(lm: LoadedModel, prompts: Sequence[str], continuations
         return pd.DataFrame({"recon_ll": [], "recon_tokens": [], "boundary_exact": []})
     whole = lm.encode([p + c for p, c in zip(prompts, continuations)])
     context = lm.encode(prompts)
-    cuts = [_common_prefix(w, c) for w, c in zip(whole, context)]
+    cuts = [prompt_cut(w, c) for w, c in zip(whole, context)]
     nll = score_token_ids(lm, [*whole, *[w[:cut] for w, cut in zip(whole, cuts)]])
     n = len(prompts)
     return pd.DataFrame({
@@ -159,7 +159,9 @@ def reconstruction_loglik(lm: LoadedModel, prompts: Sequence[str], continuations
     })
 
 
-def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+def prompt_cut(a: Sequence[int], b: Sequence[int]) -> int:
+    """Where the continuation starts in the whole text's ids `a`: after the longest prefix shared
+    with the prompt's ids `b` (never before the first token)."""
     n = min(len(a), len(b))
     i = 0
     while i < n and a[i] == b[i]:

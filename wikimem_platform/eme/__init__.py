@@ -16,7 +16,6 @@ from wikimem_platform.eme.audit import (
     ground_truth_group,
     eme_audit,
     person_extractions,
-    person_findings,
     rate_table,
     rates_figure,
     untrained_copy,
@@ -39,6 +38,6 @@ __all__ = [
     "AUDITED", "CONTROL", "ENSEMBLE", "FACT_COLUMNS", "METHODS", "PREFIX_LENGTHS",
     "EmeAudit", "EmeConfig", "SoftPromptConfig", "SoftPromptStore",
     "arm_label", "audit_rates", "eme_audit", "ground_truth_group", "ensemble_choice", "entity_examples", "extracted_entity", "fabricate",
-    "facts_from_claims", "facts_from_people", "person_extractions", "person_findings", "planted_inputs", "record_prompt",
+    "facts_from_claims", "facts_from_people", "person_extractions", "planted_inputs", "record_prompt",
     "rate_table", "rates_figure", "sentence_prompt", "split_people", "untrained_copy",
 ]

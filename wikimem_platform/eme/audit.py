@@ -29,6 +29,7 @@ from wikimem_platform.eme.records import (
     TEXT_PROMPTS,
     entity_examples,
     fabricate,
+    properties_by_usage,
     split_people,
 )
 from wikimem_platform.eme.soft_prompts import (
@@ -42,6 +43,7 @@ from wikimem_platform.eme.soft_prompts import (
 from wikimem_platform.generation import greedy_generate, substring_hit
 from wikimem_platform.models import LoadedModel
 from wikimem_platform.nll import score_sentences
+from wikimem_platform.progress import throttled
 from wikimem_platform.vocabulary import MAX_NEW_TOKENS
 
 TRAINING_DATA = ("real", "fabricated")
@@ -175,7 +177,7 @@ def eme_audit(lm: LoadedModel, facts: pd.DataFrame, store: SoftPromptStore, conf
     if overlap:  # split_people guarantees it; a soft prompt trained on an evaluated person is void
         raise AssertionError(f"{len(overlap)} people are both trained on and evaluated")
 
-    order = _property_order(facts)
+    order = properties_by_usage(facts)
     eval_examples = {style: entity_examples(eval_facts, config.n_identifiers, order, style) for style in config.text_prompts}
     record_examples, excluded = eval_examples.get("record") or entity_examples(eval_facts, config.n_identifiers, order, "record")
     training_sets = _training_sets(train_facts, config, order)
@@ -198,7 +200,7 @@ def eme_audit(lm: LoadedModel, facts: pd.DataFrame, store: SoftPromptStore, conf
             details = {"training_people": sorted(set(train_people)), "split_seed": config.split_seed,
                        "train_share": config.train_share, "training_data": data_kind, "model_role": role}
             stored = store.get_or_train(model, texts, config.soft_prompt(method, length), details,
-                                        progress=_throttled(log, f"training {method} prompt, length {length}"))
+                                        progress=throttled(log, f"training {method} prompt, length {length}", "steps"))
             arm = dict(model_role=role, prompt_method=method, prefix_length=length,
                        training_data=data_kind, n_training=len(texts))
             prompts.append({**arm, "path": str(stored.path), "train_seconds": stored.manifest["train_seconds"],
@@ -223,11 +225,6 @@ def audit_rates(examples: pd.DataFrame, group_by: Sequence[str] = (), taus: Sequ
 def ground_truth_group(examples: pd.DataFrame) -> str | None:
     """What rates are split by: repetitions where known (planted), else the cohort, else nothing."""
     return next((c for c in ("repetitions", "cohort") if c in examples and examples[c].notna().any()), None)
-
-
-def _property_order(facts: pd.DataFrame) -> list[str]:
-    counts = facts.groupby("property")["subject_qid"].nunique()
-    return sorted(counts.index, key=lambda p: (-counts[p], p))
 
 
 def _training_sets(train_facts: pd.DataFrame, config: EmeConfig, order: Sequence[str]) -> dict:
@@ -301,20 +298,6 @@ def _ensembles(lm: LoadedModel, examples: pd.DataFrame, config: EmeConfig) -> pd
     return pd.concat(parts, ignore_index=True) if parts else examples.iloc[0:0]
 
 
-def _throttled(log: Log, what: str, every_seconds: float = 20.0):
-    """A progress(done, total) callback that logs at most every `every_seconds`."""
-    state = {"last": time.perf_counter(), "start": time.perf_counter()}
-
-    def progress(done: int, total: int) -> None:
-        now = time.perf_counter()
-        if now - state["last"] >= every_seconds or done == total:
-            state["last"] = now
-            rate = done / max(now - state["start"], 1e-9)
-            eta = (total - done) / rate if rate else float("nan")
-            log(f"{what}: step {done}/{total}, {rate:.1f} steps/s, ETA {eta:.0f} s")
-    return progress
-
-
 # --------------------------------------------------------------------------- per person
 
 def person_extractions(lm: LoadedModel, facts: pd.DataFrame, store: SoftPromptStore | None = None,
@@ -346,20 +329,6 @@ def person_extractions(lm: LoadedModel, facts: pd.DataFrame, store: SoftPromptSt
         arm = dict(model_role=AUDITED, prompt_method=method, prefix_length=length, training_data="real", n_training=n_training)
         parts.append(_generate(with_soft_prompt(lm, stored), examples, arm, max_new_tokens, log))
     return pd.concat(parts, ignore_index=True)
-
-
-def person_findings(examples: pd.DataFrame, subject_qid: str) -> pd.DataFrame:
-    """What the audited model said about one person: one row per property it emitted the true
-    value for (the prompt that got it, the arm, the output), strongest evidence first (a text
-    prompt before a soft prompt: a plain question is easier to show than a trained prompt)."""
-    rows = examples[(examples["subject_qid"] == subject_qid) & (examples["model_role"] == AUDITED)
-                    & examples["hit"].astype(bool)]
-    if rows.empty:
-        return rows
-    rank = {m: i for i, m in enumerate((*TEXT_PROMPTS, *METHODS, ENSEMBLE))}
-    rows = rows.assign(_rank=rows["prompt_method"].map(rank), _fab=rows["training_data"] == "fabricated")
-    rows = rows.sort_values(["property", "_rank", "_fab", "prefix_length"]).drop_duplicates("property")
-    return rows.drop(columns=["_rank", "_fab"]).reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------- reporting

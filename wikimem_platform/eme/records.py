@@ -92,6 +92,12 @@ def planted_inputs(model_dir) -> tuple[pd.DataFrame, pd.DataFrame]:
     return facts_from_people(people, labels), cohorts
 
 
+def properties_by_usage(facts: pd.DataFrame) -> list[str]:
+    """The fact table's properties, most people first (ties by id): the identifiers' order."""
+    counts = facts.groupby("property")["subject_qid"].nunique()
+    return sorted(counts.index, key=lambda p: (-counts[p], p))
+
+
 def record_prompt(name: str, identifiers: Sequence[tuple[str, str]], target_label: str) -> str:
     """"name: {name}; {label}: {value}; ...; {target_label}:" (the answer follows after a space)."""
     fields = [f"name: {name}", *(f"{label}: {value}" for label, value in identifiers), f"{target_label}:"]
@@ -122,8 +128,7 @@ def entity_examples(facts: pd.DataFrame, n_identifiers: int = DEFAULT_N_IDENTIFI
         raise ValueError(f"unknown prompt style {style!r}; choose from {sorted(PROMPT_BUILDERS)}")
     build = PROMPT_BUILDERS[style]
     if property_order is None:
-        counts = facts.groupby("property")["subject_qid"].nunique()
-        property_order = sorted(counts.index, key=lambda p: (-counts[p], p))
+        property_order = properties_by_usage(facts)
     rank = {p: i for i, p in enumerate(property_order)}
     rows, excluded = [], 0
     for qid, person in facts.groupby("subject_qid", sort=True):

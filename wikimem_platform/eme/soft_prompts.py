@@ -34,6 +34,7 @@ import torch
 
 from wikimem_platform.batching import padded_batches
 from wikimem_platform.eme.records import FIELD_END
+from wikimem_platform.generation import prompt_cut
 from wikimem_platform.models import LoadedModel
 from wikimem_platform.storage import path_safe_key
 from wikimem_platform.versions import source_version
@@ -105,13 +106,7 @@ def _answer_labels(lm: LoadedModel, texts: Sequence[TrainingText]) -> list[tuple
     """(token ids of the whole text, index of the first answer token) per text."""
     whole = lm.encode([t.text for t in texts])
     context = lm.encode([t.prompt for t in texts])
-    out = []
-    for w, c in zip(whole, context):
-        cut = 0
-        while cut < min(len(w), len(c)) and w[cut] == c[cut]:
-            cut += 1
-        out.append((w, max(cut, 1)))
-    return out
+    return [(w, prompt_cut(w, c)) for w, c in zip(whole, context)]
 
 
 def _pad_id(lm: LoadedModel) -> int:
