@@ -1,33 +1,111 @@
-"""The planted-facts model, trained once (default config) and cached across test runs.
+"""The planted-facts models, trained once (default and 50-epoch configs) and cached across runs.
 
 Training is deterministic and keyed by its config hash (`train_planted_model` returns a current
-directory untouched), so the first run on a machine trains (13-17 minutes on one core) and later
-runs load it in a second.
+directory untouched), so later runs load them in a second. The first run on a machine must
+train them (about 17 minutes on one core), and the suite itself keeps about one of the two cores
+busy: so when a selected test needs a model that is not cached, training starts at once in a
+background process (lower priority), the test modules that need it run last, and their fixtures
+wait for it — the other tests run meanwhile on the other core.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from wikimem_platform.planted import default_planted_dir, train_planted_model
-from wikimem_platform.planted.training import default_short_planted_dir, short_training_config
+from wikimem_platform.planted.training import (
+    PlantedConfig,
+    TrainConfig,
+    default_short_planted_dir,
+    is_trained,
+    planted_config_hash,
+    short_training_config,
+)
 
-# The first test to use `planted_model` trains it during its setup, which the suite-wide
-# per-test timeout (pyproject, 900 s) also covers: such tests get this one instead.
+# The first test to use a planted model may wait for its training, which the suite-wide per-test
+# timeout (pyproject, 900 s) also covers: such tests get this one instead.
 PLANTED_TRAINING_TIMEOUT = 3600
+PLANTED_FIXTURES = {"planted_model": default_planted_dir, "short_planted_model": default_short_planted_dir}
+TRAINING_CONFIGS = {"planted_model": TrainConfig, "short_planted_model": short_training_config}
+BACKGROUND_NICENESS = 10
+WAIT_POLL_SECONDS = 2
+
+_TRAINER = """
+import sys
+from wikimem_platform.planted import train_planted_model
+from wikimem_platform.planted.training import TrainConfig, short_training_config
+configs = {"planted_model": TrainConfig, "short_planted_model": short_training_config}
+for fixture, out_dir in zip(sys.argv[1::2], sys.argv[2::2]):
+    train_planted_model(out_dir, training=configs[fixture]())
+"""
+
+_background: dict = {}
 
 
-def pytest_collection_modifyitems(items):
+def _needs_planted(item) -> set[str]:
+    return PLANTED_FIXTURES.keys() & set(getattr(item, "fixturenames", ()))
+
+
+def _is_cached(fixture: str) -> bool:
+    digest = planted_config_hash(PlantedConfig(), TRAINING_CONFIGS[fixture]())
+    return is_trained(PLANTED_FIXTURES[fixture](), digest)
+
+
+def pytest_collection_modifyitems(config, items):
+    needed: set[str] = set()
     for item in items:
-        if {"planted_model", "short_planted_model"} & set(getattr(item, "fixturenames", ())):
+        if wanted := _needs_planted(item):
+            needed |= wanted
             item.add_marker(pytest.mark.timeout(PLANTED_TRAINING_TIMEOUT))
+    # Modules that use a planted model run last (whole modules, so module fixtures stay shared).
+    planted_modules = {item.module.__name__ for item in items if _needs_planted(item) and item.module}
+    items.sort(key=lambda item: bool(item.module) and item.module.__name__ in planted_modules)
+    missing = sorted(fixture for fixture in needed if not _is_cached(fixture))
+    if missing and not config.option.collectonly:
+        _start_background_training(missing, Path(str(config.cache.mkdir("planted-training"))))
+
+
+def _start_background_training(fixtures: list[str], log_dir: Path) -> None:
+    # The 50-epoch model first: it is the smaller wait.
+    fixtures = sorted(fixtures, key=lambda fixture: fixture != "short_planted_model")
+    arguments = [str(part) for fixture in fixtures for part in (fixture, PLANTED_FIXTURES[fixture]())]
+    log_path = log_dir / "training.log"
+    log = open(log_path, "w", encoding="utf-8")  # noqa: SIM115 - the child writes to it until it ends
+    process = subprocess.Popen(
+        ["nice", "-n", str(BACKGROUND_NICENESS), sys.executable, "-c", _TRAINER, *arguments],
+        stdout=log, stderr=subprocess.STDOUT,
+    )
+    _background.update(process=process, log=log, log_path=log_path)
+
+
+def _wait_for_background_training(fixture: str) -> None:
+    """Block until the background trainer has written this fixture's model (or ended); the
+    fixture then loads it (or, had training failed, trains in-process, which raises the real error)."""
+    process = _background.get("process")
+    while process is not None and process.poll() is None and not _is_cached(fixture):
+        time.sleep(WAIT_POLL_SECONDS)
+    if process is not None and process.poll() not in (None, 0):
+        sys.stderr.write(f"background planted training failed (log: {_background['log_path']})\n")
+
+
+def pytest_unconfigure(config):
+    process = _background.get("process")
+    if process is not None and process.poll() is None:
+        process.terminate()
+        process.wait()
+    if "log" in _background:
+        _background["log"].close()
 
 
 @pytest.fixture(scope="session")
 def planted_model() -> Path:
     """A trained planted model directory (manifest.json, corpus.jsonl, held_out_biographies.jsonl)."""
+    _wait_for_background_training("planted_model")
     return train_planted_model(default_planted_dir())
 
 
@@ -35,4 +113,5 @@ def planted_model() -> Path:
 def short_planted_model() -> Path:
     """The same planted world trained for 50 epochs (memorization graded by repetitions; about
     2.5 minutes on one core the first time, cached like the default one)."""
+    _wait_for_background_training("short_planted_model")
     return train_planted_model(default_short_planted_dir(), training=short_training_config())
