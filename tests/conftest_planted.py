@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -67,7 +68,9 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: bool(item.module) and item.module.__name__ in planted_modules)
     missing = sorted(fixture for fixture in needed if not _is_cached(fixture))
     if missing and not config.option.collectonly:
-        _start_background_training(missing, Path(str(config.cache.mkdir("planted-training"))))
+        cache = getattr(config, "cache", None)  # absent under -p no:cacheprovider
+        log_dir = Path(str(cache.mkdir("planted-training"))) if cache else Path(tempfile.mkdtemp(prefix="planted-training-"))
+        _start_background_training(missing, log_dir)
 
 
 def _start_background_training(fixtures: list[str], log_dir: Path) -> None:

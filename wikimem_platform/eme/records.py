@@ -20,7 +20,6 @@ down to the entities that identify it, asking for one more.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -28,6 +27,7 @@ import pandas as pd
 
 from wikimem_platform.crm import example_cue
 from wikimem_platform.generation import substring_hit
+from wikimem_platform.splits import seeded_draw
 
 FACT_COLUMNS = ["subject_qid", "name", "property", "property_label", "value_labels", "aliases"]
 EXAMPLE_COLUMNS = ["subject_qid", "property", "prompt", "joiner", "targets", "cue", "n_identifiers"]
@@ -152,13 +152,6 @@ def entity_examples(facts: pd.DataFrame, n_identifiers: int = DEFAULT_N_IDENTIFI
 
 # --------------------------------------------------------------------------- who trains, who is evaluated
 
-def _person_draw(qid: str, seed: int) -> float:
-    """A uniform number in [0, 1) fixed by (seed, person): the split never depends on who else is
-    in the table, so adding people cannot move anyone between training and evaluation."""
-    digest = hashlib.sha256(f"{seed}:{qid}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") / 2 ** 64
-
-
 def split_people(qids: Iterable[str], train_share: float = 0.5, seed: int = 0,
                  never_train: Iterable[str] = ()) -> tuple[list[str], list[str]]:
     """(training people, evaluated people): a seeded split by person. `never_train` people (e.g.
@@ -167,7 +160,7 @@ def split_people(qids: Iterable[str], train_share: float = 0.5, seed: int = 0,
         raise ValueError(f"train_share must be in [0, 1), got {train_share}")
     blocked = set(never_train)
     qids = sorted(set(qids))
-    train = [q for q in qids if q not in blocked and _person_draw(q, seed) < train_share]
+    train = [q for q in qids if q not in blocked and seeded_draw(q, seed) < train_share]
     chosen = set(train)
     return train, [q for q in qids if q not in chosen]
 
