@@ -37,7 +37,9 @@ BACKGROUND_NICENESS = 10
 WAIT_POLL_SECONDS = 2
 
 _TRAINER = """
+import logging
 import sys
+logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
 from wikimem_platform.planted import train_planted_model
 from wikimem_platform.planted.training import TrainConfig, short_training_config
 configs = {"planted_model": TrainConfig, "short_planted_model": short_training_config}

@@ -2,7 +2,7 @@
 
 import pytest
 
-from wikimem_platform.registry import Registry, RegistryError
+from wikimem_platform.registry import Registry, RegistryError, Task
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -36,6 +36,8 @@ def test_register_list_get_remove(registry):
         ({"name": "m", "source_kind": "shipped", "source": "gemma-3-270m", "quantization": "int3"}, "quantization"),
         ({"name": "m", "source_kind": "shipped", "source": "gemma-3-270m", "revision": "a b"}, "revision"),
         ({"name": "m", "source_kind": "shipped", "source": "gemma-3-270m", "parameter_count": 0}, "parameter_count"),
+        ({"name": "m", "source_kind": "shipped", "source": "gemma-3-270m", "task": "translation"}, "task"),
+        ({"name": "m", "source_kind": "shipped", "source": "gemma-3-270m", "task": "token-classification"}, "task"),
     ],
 )
 def test_invalid_entries_are_refused_naming_the_field(registry, fields, field):
@@ -77,12 +79,36 @@ def test_register_by_source_infers_kind_name_and_shipped_metadata(registry, tmp_
     model_dir.mkdir(parents=True)
     (model_dir / "config.json").write_text("{}")
     local = registry.register_source(str(model_dir))
-    assert (local.name, local.source_kind) == ("my-model", "hf-dir")
+    assert (local.name, local.source_kind, local.task) == ("my-model", "hf-dir", "causal-lm")
+    ner_dir = tmp_path / "models" / "ner"
+    ner_dir.mkdir()
+    (ner_dir / "config.json").write_text('{"architectures": ["BertForTokenClassification"]}')
+    assert registry.register_source(str(ner_dir)).task == "token-classification"  # from the config
     with pytest.raises(RegistryError) as error:
         registry.register_source("no such thing")
     assert error.value.field == "source"
     with pytest.raises(RegistryError, match="does not exist"):
         registry.register_source(str(tmp_path / "models" / "gone.gguf"))  # kind from the suffix, then validated
+
+
+def test_a_registry_created_before_a_column_existed_gains_it_and_keeps_its_releases(registry):
+    """An older database (no `task` column) is upgraded in place: its rows get the default."""
+    from sqlalchemy import MetaData, Table, create_engine, text
+
+    from wikimem_platform.registry import ModelEntry
+
+    engine = create_engine(registry.url)
+    ModelEntry.__table__.drop(engine)
+    before = Table("models", MetaData(), *(c.copy() for c in ModelEntry.__table__.columns if c.name != "task"))
+    before.create(engine)
+    with engine.begin() as connection:
+        connection.execute(text(
+            "INSERT INTO models (name, revision, source_kind, source, variant, quantization, trust_remote_code, "
+            "registered_at, status) VALUES ('old', '1', 'shipped', 'gemma-3-270m', 'base', 'none', false, "
+            "'2026-01-01 00:00:00', 'scored')"))
+    upgraded = Registry(registry.url)
+    assert [(e.key, e.task, e.status) for e in upgraded.list()] == [("old@1", Task.CAUSAL_LM.value, "scored")]
+    assert upgraded.register(name="ner", source_kind="hub", source="org/ner", task="token-classification").task == "token-classification"
 
 
 def test_url_from_environment(tmp_path, monkeypatch):

@@ -24,7 +24,7 @@ from wikimem_platform import reports
 from wikimem_platform.models import SHIPPED_MODELS
 from wikimem_platform.storage import path_safe_key
 from wikimem_platform.vocabulary import M_THRESHOLD
-from wikimem_platform.registry import Registry, RegistryError
+from wikimem_platform.registry import Registry, RegistryError, Task
 from wikimem_platform.subject_requests import answer, intake, reference
 from wikimem_platform.unlearning import export as unlearning_export
 from wikimem_platform.unlearning import stored as unlearning_stored
@@ -71,12 +71,12 @@ def cmd_models_register(args) -> int:
         entry = registry.register_source(
             args.source, name=args.name, revision=args.revision, source_kind=args.kind, family=args.family,
             parameter_count=args.parameter_count, variant=args.variant, quantization=args.quantization,
-            trust_remote_code=args.trust_remote_code or None,
+            trust_remote_code=args.trust_remote_code or None, task=args.task,
         )
     except RegistryError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(f"registered {entry.key} ({entry.source_kind}: {entry.source}, {entry.variant})")
+    print(f"registered {entry.key} ({entry.source_kind}: {entry.source}, {entry.task}, {entry.variant})")
     print("With `dagster dev` running on this DAGSTER_HOME, the registry sensor audits it within seconds.")
     return 0
 
@@ -84,7 +84,7 @@ def cmd_models_register(args) -> int:
 def cmd_models_list(args) -> int:
     entries = _registry(args).list()
     rows = [{"key": e.key, "source_kind": e.source_kind, "source": e.source, "family": e.family, "variant": e.variant,
-             "parameter_count": e.parameter_count, "quantization": e.quantization, "status": e.status,
+             "task": e.task, "parameter_count": e.parameter_count, "quantization": e.quantization, "status": e.status,
              "registered_at": e.registered_at.isoformat(timespec="seconds")} for e in entries]
     if args.json:
         _print_json(rows)
@@ -492,6 +492,8 @@ def build_parser() -> argparse.ArgumentParser:
     register.add_argument("--variant", choices=["base", "instruct"])
     register.add_argument("--quantization", choices=["none", "nf4"])
     register.add_argument("--trust-remote-code", action="store_true")
+    register.add_argument("--task", choices=[t.value for t in Task],
+                          help="causal-lm (default; inferred from a local model's config) or token-classification (NER)")
     register.set_defaults(func=cmd_models_register)
     listing = models.add_parser("list", help="registered releases")
     listing.add_argument("--json", action="store_true")

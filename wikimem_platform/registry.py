@@ -7,6 +7,7 @@ Entries are validated before they are stored, and errors name the offending fiel
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -15,7 +16,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 
-from sqlalchemy import UniqueConstraint
+from sqlalchemy import UniqueConstraint, inspect, text
 from sqlmodel import Field, Session, SQLModel, create_engine, select
 
 from wikimem_platform.models import SHIPPED_MODELS
@@ -32,6 +33,13 @@ class SourceKind(StrEnum):
     HF_DIR = "hf-dir"  # a local Hugging Face directory
     GGUF = "gguf"  # a local .gguf file
     HUB = "hub"  # a hub id (needs a machine that reaches the hub)
+
+
+class Task(StrEnum):
+    """What the model does, which decides how it is audited."""
+
+    CAUSAL_LM = "causal-lm"  # next-token prediction: canaries, CRM, MIA, EME
+    TOKEN_CLASSIFICATION = "token-classification"  # NER: entity confidence under prompts (M-MEM)
 
 
 class Status(StrEnum):
@@ -62,6 +70,7 @@ class ModelEntry(SQLModel, table=True):
     variant: str = "base"  # "base" | "instruct"
     quantization: str = "none"  # "none" | "nf4"
     trust_remote_code: bool = False
+    task: str = Task.CAUSAL_LM.value
     registered_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     status: str = Status.REGISTERED.value
 
@@ -94,6 +103,34 @@ def infer_source_kind(source: str) -> str:
     raise RegistryError("source", f"{source!r} is neither a shipped model ({', '.join(SHIPPED_MODELS)}), a path, nor a hub id 'org/name'")
 
 
+def infer_task(model_dir: str | Path) -> str:
+    """token-classification when a local model's config names a ...ForTokenClassification
+    architecture, else causal-lm."""
+    try:
+        config = json.loads((Path(model_dir).expanduser() / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return Task.CAUSAL_LM.value
+    architectures = config.get("architectures") or []
+    if any(str(name).endswith("ForTokenClassification") for name in architectures):
+        return Task.TOKEN_CLASSIFICATION.value
+    return Task.CAUSAL_LM.value
+
+
+def add_missing_columns(engine, table) -> None:
+    """Columns added to the table since a database was created are added in place, with their
+    default, so an existing registry keeps its releases (create_all never alters a table)."""
+    present = {column["name"] for column in inspect(engine).get_columns(table.name)}
+    missing = [column for column in table.columns if column.name not in present]
+    if not missing:
+        return
+    with engine.begin() as connection:
+        for column in missing:
+            default = column.default.arg if column.default is not None and not callable(column.default.arg) else None
+            clause = "" if default is None else f" DEFAULT '{default}'"
+            kind = column.type.compile(dialect=engine.dialect)
+            connection.execute(text(f'ALTER TABLE {table.name} ADD COLUMN {column.name} {kind}{clause}'))
+
+
 def default_name(source: str, source_kind: str) -> str:
     """A registry name derived from the source: the short name, the file or directory name, the hub name."""
     if source_kind == SourceKind.SHIPPED:
@@ -115,6 +152,7 @@ class Registry:
         self.url = url or default_registry_url()
         self.engine = create_engine(self.url)
         SQLModel.metadata.create_all(self.engine, tables=[ModelEntry.__table__])
+        add_missing_columns(self.engine, ModelEntry.__table__)
         if allowed_roots is None and os.environ.get(ALLOWED_ROOTS_ENV):
             allowed_roots = os.environ[ALLOWED_ROOTS_ENV].split(os.pathsep)
         self.allowed_roots = [Path(r).expanduser().resolve() for r in allowed_roots or []]
@@ -137,6 +175,11 @@ class Registry:
             raise RegistryError("variant", f"{entry.variant!r} is neither 'base' nor 'instruct'")
         if entry.quantization not in ("none", "nf4"):
             raise RegistryError("quantization", f"{entry.quantization!r} is neither 'none' nor 'nf4'")
+        tasks = [t.value for t in Task]
+        if entry.task not in tasks:
+            raise RegistryError("task", f"{entry.task!r} is not one of {', '.join(tasks)}")
+        if entry.task != Task.CAUSAL_LM and entry.source_kind in (SourceKind.SHIPPED, SourceKind.GGUF):
+            raise RegistryError("task", f"a {entry.source_kind} source is a causal language model, not {entry.task}")
         if entry.parameter_count is not None and entry.parameter_count <= 0:
             raise RegistryError("parameter_count", "must be positive")
         if entry.source_kind == SourceKind.SHIPPED and entry.source not in SHIPPED_MODELS:
@@ -181,6 +224,8 @@ class Registry:
         defaults = ({"family": shipped.family, "variant": shipped.variant, "parameter_count": shipped.parameter_count}
                     if shipped else {})
         given = {k: v for k, v in fields.items() if v is not None}
+        if "task" not in given and kind == SourceKind.HF_DIR:
+            given["task"] = infer_task(source)
         return self.register(**{"name": default_name(source, kind), **defaults, **given, "source": source, "source_kind": kind})
 
     def list(self) -> list[ModelEntry]:
