@@ -92,6 +92,14 @@ def scores_fingerprint(context: AssetExecutionContext) -> str | None:
     return getattr(value, "value", value)
 
 
+def _by_release(context: AssetExecutionContext, name: str, value) -> dict:
+    """An all-partitions input as {release: table}: Dagster hands a bare DataFrame when only one
+    partition exists, and nothing when none does."""
+    if isinstance(value, dict):
+        return value
+    return {} if value is None else {context.asset_partition_keys_for_input(name)[0]: value}
+
+
 @asset(
     group_name=GROUP,
     partitions_def=models_partitions,
@@ -101,9 +109,12 @@ def scores_fingerprint(context: AssetExecutionContext) -> str | None:
         "crm_summary": AssetIn(metadata=OPTIONAL),
         "mia_summary": AssetIn(metadata=OPTIONAL),
         "eme_probe": AssetIn(metadata=OPTIONAL),
+        # Every release's wording scores: this one's, and the others' for Kendall τ between releases.
+        "wording_sensitivity": AssetIn(partition_mapping=AllPartitionMapping(), metadata=OPTIONAL),
     },
     kinds={"html", "pandas"},
-    code_version=source_version("wikimem_platform.reports", "wikimem_platform.inquiry", "wikimem_platform.eme"),
+    code_version=source_version("wikimem_platform.reports", "wikimem_platform.inquiry", "wikimem_platform.eme",
+                                "wikimem_platform.wording"),
 )
 def compliance_report(
     context: AssetExecutionContext,
@@ -117,11 +128,12 @@ def compliance_report(
     crm_summary: Optional[pd.DataFrame],
     mia_summary: Optional[pd.DataFrame],
     eme_probe: Optional[pd.DataFrame],
+    wording_sensitivity,  # dict of releases, a bare DataFrame when only one exists, or None
 ) -> Output[pd.DataFrame]:
     """HTML report + forget set (JSONL) + lineage for one release; the forget set is the table."""
     key = context.partition_key
-    if not isinstance(memorization, dict):
-        memorization = {} if memorization is None else {context.asset_partition_keys_for_input("memorization")[0]: memorization}
+    memorization = _by_release(context, "memorization", memorization)
+    wordings = _by_release(context, "wording_sensitivity", wording_sensitivity)
     if key not in memorization:
         raise FileNotFoundError(f"no stored memorization for {key}: materialize scores and memorization first")
     registry = model_registry.registry()
@@ -156,7 +168,7 @@ def compliance_report(
     files = reports.write_report(
         reports.ReportInputs(
             model=model, pairs=pairs, forget=forget, property_labels=property_labels, others=others,
-            crm=crm_summary, mia=mia_summary, eme=eme_probe, lineage=lineage, criterion=config.criterion,
+            crm=crm_summary, mia=mia_summary, eme=eme_probe, wordings=wordings, lineage=lineage, criterion=config.criterion,
             forget_criterion=config.forget_criterion,
         ),
         report_dir(context.instance.storage_directory(), key),
@@ -175,6 +187,7 @@ def compliance_report(
             "crm_summary": "included" if crm_summary is not None else "not computed",
             "mia_summary": "included" if mia_summary is not None else "not computed",
             "eme_probe": "included" if eme_probe is not None else "not computed",
+            "wording_sensitivity": "included" if key in wordings else "not computed",
             **files.summary,
             "forget_set": preview(forget[["subject_label", "property_label", "value_label", "M", "z_star", "cue_flag"]]),
         },

@@ -3,11 +3,11 @@
 
 from dagster import load_asset_checks_from_modules
 
-from expectations import canaries, data, probes, requests, scoring, summaries
+from expectations import canaries, data, probes, requests, scoring, summaries, wording
 
 DATA_CHECKS = load_asset_checks_from_modules([data])
 CANARY_CHECKS = load_asset_checks_from_modules([canaries])
 SCORING_CHECKS = load_asset_checks_from_modules([scoring])
-SUMMARY_CHECKS = load_asset_checks_from_modules([summaries])
+SUMMARY_CHECKS = load_asset_checks_from_modules([summaries, wording])
 REQUEST_CHECKS = load_asset_checks_from_modules([requests])
 PROBE_CHECKS = load_asset_checks_from_modules([probes])

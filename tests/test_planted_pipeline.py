@@ -22,6 +22,8 @@ from tests.checks import DATA_CHECKS
 from wikimem_platform import bundled, wikidata
 from wikimem_platform.planted import PlantedConfig, generate_world, load_manifest, registry_fields
 from wikimem_platform.registry import Registry
+from wikimem_platform.vocabulary import CONTEXTUALIZED
+from wikimem_platform.wording import ALL_PROPERTIES, BEST_WORDING, wording_sensitivity
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import build_planted_sample  # noqa: E402
@@ -139,6 +141,22 @@ def test_only_planted_directories_have_ground_truth(planted_audit, tmp_path):
     assert is_planted_model(planted_audit[2])
     assert not is_planted_model(tmp_path)
     assert not is_planted_model("smollm2-135m-instruct")
+
+
+def test_most_wordings_tell_members_from_non_members_and_the_best_on_dev_holds_on_test(planted_audit):
+    """Wording sensitivity on the planted audit (wikimem_platform.wording): each canary wording's
+    member-vs-non-member AUC (pair confidence = the share of counterfactuals the best truth beats)
+    is mostly above chance, and the wording chosen on the dev half of the subjects stays above
+    chance on the test half, per property and averaged."""
+    upstream, scored, model_dir, _ = planted_audit
+    membership = {person["qid"]: person["member"] for person in load_manifest(model_dir)["people"]}
+    result = wording_sensitivity(scored.asset_value("scores"), upstream.asset_value("canary_templates"), membership)
+    wordings = result.wordings
+    assert wordings["member_auc"].notna().all() and wordings["template"].notna().all()
+    assert set(wordings.loc[wordings["kind"] == CONTEXTUALIZED, "variant_id"]) == {wordings["variant_id"].max()}
+    assert (wordings["member_auc"] > 0.5).mean() >= 0.9, wordings
+    best = result.strategies[result.strategies["strategy"] == BEST_WORDING].set_index("property")["member_auc_test"]
+    assert best[ALL_PROPERTIES] > 0.5 and (best > 0.5).all(), best
 
 
 def test_planted_model_audited_on_real_subjects_writes_nothing(planted_model, tmp_path):

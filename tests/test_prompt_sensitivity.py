@@ -101,3 +101,20 @@ def test_halves_are_disjoint_seeded_and_stable_when_keys_are_added():
     more_dev, _ = halves(keys + [f"Q{i}" for i in range(200, 260)], seed=3)
     assert set(dev) <= set(more_dev)
     assert halves(keys, seed=4)[0] != dev
+
+
+def test_grouped_m_mem_equals_the_mean_of_each_groups_own_auc_ties_included():
+    """The vectorized within-group AUC against scikit-learn, one group at a time."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    confidence = rng.integers(0, 6, 600).astype(float)  # many ties
+    is_in = rng.random(600) < 0.3
+    groups = rng.integers(0, 40, 600).astype(str)
+    one_by_one = [ps.m_mem(confidence[groups == g], is_in[groups == g]) for g in np.unique(groups)]
+    assert ps.m_mem(confidence, is_in, groups) == pytest.approx(np.nanmean(one_by_one), rel=1e-12)
+
+
+def test_weighted_ensemble_is_undefined_without_a_positive_weight():
+    scores = ps.ensemble_scores(CONF, IS_IN, dev_scores=pd.Series({"p1": 0.0, "p2": 0.0}))
+    assert math.isnan(scores[ps.WEIGHTED]) and scores[ps.AVERAGE] == pytest.approx(4 / 6)

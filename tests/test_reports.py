@@ -17,6 +17,7 @@ from assets import reports as report_assets
 from assets import scoring as scoring_assets
 from assets import probes as probe_assets
 from assets import summaries as summary_assets
+from assets import wording as wording_assets
 from resources import ParquetIOManager, RegistryResource, ScoringResource
 from tests.test_inquiry import NEW, OLD
 from wikimem_platform import reports
@@ -95,12 +96,22 @@ EME = pd.DataFrame({
     "targets": [["painter"], ["judge"]] * 2, "hit": [False, True, True, True], "cue": 0.1, "cohort": "well-known"})
 
 
-def write_sample_report(tmp_path, crm=None, mia=None, others=None, eme=None):
+def _wordings(scores):
+    """A wording_sensitivity table: one property, three wordings with the given truth AUCs."""
+    return pd.DataFrame({"property": "P106", "variant_id": [0, 1, 2], "kind": ["baseline", "paraphrase", "contextualized"],
+                         "template": ["{subject} works as {value}.", "{subject} is a {value}.", "[aux] {subject} is {value}."],
+                         "n_subjects": 4, "truth_auc": scores, "truth_auc_dev": scores, "truth_auc_test": scores[::-1]})
+
+
+WORDINGS = {"a@2": _wordings([0.9, 0.6, 0.7]), "g@1": _wordings([0.8, 0.5, 0.6])}
+
+
+def write_sample_report(tmp_path, crm=None, mia=None, others=None, eme=None, wordings=None):
     pairs = pd.DataFrame(NEW)
     inputs = reports.ReportInputs(
         model={"key": "a@2", "source_kind": "shipped", "source": "smollm2-135m-instruct", "variant": "instruct", "family": "smollm2"},
         pairs=pairs, forget=reports.forget_set("a@2", pairs, reports.best_true_values(SCORES)),
-        property_labels={"P106": "occupation"}, others=others or {}, crm=crm, mia=mia, eme=eme,
+        property_labels={"P106": "occupation"}, others=others or {}, crm=crm, mia=mia, eme=eme, wordings=wordings or {},
         lineage={"model": {"key": "a@2"}, "code": {"git_commit": "abc"}, "config_hash": "f00",
                  "data_assets": [{"asset": "canaries", "materialization_id": 7, "run_id": "r1", "data_version": "dv1"}]},
     )
@@ -110,18 +121,23 @@ def write_sample_report(tmp_path, crm=None, mia=None, others=None, eme=None):
 def test_report_sections_with_and_without_summaries(tmp_path):
     bare = write_sample_report(tmp_path / "bare")
     page = bare.html.read_text()
-    assert page.count("Not computed") == 3 and "Only instruct models have stored results" in page
+    assert page.count("Not computed") == 4 and "Only instruct models have stored results" in page
     assert page.count('class="plotly-graph-div') == 3  # by property, cohorts, z*
     assert "dv1" in page and "abc" in page  # lineage rendered
     assert json.loads(bare.lineage.read_text())["summary"]["forget_set_facts"] == 3  # Q1 P27, Q2 P27, Q3 P19 (lenient)
     base = {"g@1": ({"key": "g@1", "variant": "base", "family": "other"}, pd.DataFrame(OLD))}
-    full = write_sample_report(tmp_path / "full", crm=CRM, mia=MIA, others=base, eme=EME)
+    full = write_sample_report(tmp_path / "full", crm=CRM, mia=MIA, others=base, eme=EME, wordings=WORDINGS)
     page = full.html.read_text()
-    assert "Not computed" not in page and page.count('class="plotly-graph-div') == 7
+    assert "Not computed" not in page and page.count('class="plotly-graph-div') == 8
+    # Wordings: Δ = 0.9 - 0.6 on this release; dev (0.9, 0.6, 0.7) vs test (0.7, 0.6, 0.9): two
+    # concordant pairs of three, τ = 1/3; the two releases order their wordings alike (τ = 1)
+    assert "Which wordings reveal the most" in page and "{subject} works as {value}." in page
+    assert "<td>0.300</td>" in page and "<td>0.333</td>" in page
+    assert "scores between releases</h3>" in page and "<th>release</th>" in page
     # EME: record 1 of 2 facts, prefix 5 both; the facts emitted are listed with their prompts
     assert "Entity-level extraction (EME)" in page and "Facts emitted (3)" in page
     assert "Compared on the 3 (subject, property) pairs" in page  # Q3 P19 was not audited by g@1
-    assert page.count("Plotly.newPlot") == 7 and page.count("plotly.js v") == 1  # the library is inlined once
+    assert page.count("Plotly.newPlot") == 8 and page.count("plotly.js v") == 1  # the library is inlined once
 
 
 @pytest.mark.skipif(reports.find_chromium() is None, reason="no Chromium binary: apt-get install -y chromium")
@@ -147,12 +163,15 @@ def test_report_asset_records_lineage_and_writes_files(tmp_path):
                          "property_table": pd.DataFrame({"property": ["P27"], "label": ["country of citizenship"]})}.items():
         parquet.mkdir(parents=True, exist_ok=True)
         frame.to_parquet(parquet / f"{asset}.parquet")
-    for asset, frame in {"memorization/a@2": pd.DataFrame(NEW), "memorization/g@1": pd.DataFrame(OLD), "scores/a@2": SCORES}.items():
+    stored = {"memorization/a@2": pd.DataFrame(NEW), "memorization/g@1": pd.DataFrame(OLD), "scores/a@2": SCORES,
+              **{f"wording_sensitivity/{k}": frame for k, frame in WORDINGS.items()}}
+    for asset, frame in stored.items():
         (parquet / asset).parent.mkdir(parents=True, exist_ok=True)
         frame.to_parquet(parquet / f"{asset}.parquet")
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions("models", [key, other])
-        for asset, partition in [("canaries", None), ("property_table", None), ("memorization", key), ("memorization", other)]:
+        for asset, partition in [("canaries", None), ("property_table", None), ("memorization", key), ("memorization", other),
+                                 ("wording_sensitivity", key), ("wording_sensitivity", other)]:
             instance.report_runless_asset_event(AssetMaterialization(asset, partition=partition))
         instance.report_runless_asset_event(AssetMaterialization("scores", partition=key, metadata={"model_fingerprint": "file:feed"}))
         result = materialize(
@@ -168,6 +187,8 @@ def test_report_asset_records_lineage_and_writes_files(tmp_path):
         folder = reports_dir(storage, key)
         assert meta["report"].value == str(folder / "report.html") and (folder / "report.html").exists()
         assert meta["crm_summary"].value == meta["mia_summary"].value == meta["eme_probe"].value == "not computed"
+        assert meta["wording_sensitivity"].value == "included"  # this release's and g@1's: τ between them
+        assert "scores between releases</h3>" in (folder / "report.html").read_text()
         assert meta["forget_set_facts"].value == 3 and meta["model_fingerprint"].value == "file:feed"
         lineage = json.loads((folder / "lineage.json").read_text())
         by_asset = {row["asset"]: row for row in lineage["data_assets"]}
@@ -186,7 +207,8 @@ def data_assets_all():
     """Every asset the report's inputs come from (defined, not selected: loaded from storage)."""
     from dagster import load_assets_from_modules
 
-    return load_assets_from_modules([data_assets, canary_assets, scoring_assets, summary_assets, probe_assets])
+    return load_assets_from_modules([data_assets, canary_assets, scoring_assets, summary_assets, probe_assets,
+                                     wording_assets])
 
 
 def reports_dir(storage, key):

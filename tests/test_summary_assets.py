@@ -9,6 +9,7 @@ from dagster import DagsterInstance, materialize
 from assets import probes as probe_assets
 from assets import scoring as scoring_assets
 from assets import summaries as summary_assets
+from assets import wording as wording_assets
 from tests.checks import SCORING_CHECKS
 from tests.checks import PROBE_CHECKS, SUMMARY_CHECKS
 from tests.scoring_setup import UPSTREAM, materialize_upstream, resources, scores_config
@@ -37,24 +38,34 @@ def summaries(tmp_path_factory):
         materialize_upstream(instance, tmp_path, url)
         instance.add_dynamic_partitions("models", [entry.key])
         targets = [scoring_assets.scores, scoring_assets.memorization,
-                   summary_assets.crm_summary, summary_assets.mia_summary, probe_assets.eme_probe]
-        yield materialize(
+                   summary_assets.crm_summary, summary_assets.mia_summary, probe_assets.eme_probe,
+                   wording_assets.wording_sensitivity]
+        result = materialize(
             [*UPSTREAM, *targets, *SCORING_CHECKS, *SUMMARY_CHECKS, *PROBE_CHECKS], selection=targets,
             instance=instance, partition_key=entry.key,
             resources=resources(tmp_path, url), run_config=run_config,
         )
+        across = materialize(
+            [*UPSTREAM, *targets, wording_assets.wording_sensitivity_across_models],
+            selection=[wording_assets.wording_sensitivity_across_models], instance=instance,
+            resources=resources(tmp_path, url),
+        )
+        yield result, across
 
 
 @pytest.mark.slow
 def test_summaries_materialize_and_pass_their_checks(summaries):
+    summaries, _ = summaries
     evaluations = summaries.get_asset_check_evaluations()
-    assert {"crm_summary_check", "mia_summary_check", "eme_probe_check"} <= {e.check_name for e in evaluations}
+    assert {"crm_summary_check", "mia_summary_check", "eme_probe_check", "wording_sensitivity_check"} <= {
+        e.check_name for e in evaluations}
     failed = [(e.check_name, e.metadata) for e in evaluations if not e.passed]
     assert not failed, failed
 
 
 @pytest.mark.slow
 def test_crm_summary_rows_and_metadata(summaries):
+    summaries, _ = summaries
     rates = summaries.asset_value("crm_summary")
     # per paradigm: the overall row and one per tau; the four generation paradigms ran (the
     # small audit has one property, P106, so triplets need a context fact from another one)
@@ -76,6 +87,7 @@ def test_crm_summary_rows_and_metadata(summaries):
 
 @pytest.mark.slow
 def test_mia_summary_one_row_per_attack_labelled_association(summaries):
+    summaries, _ = summaries
     table = summaries.asset_value("mia_summary")
     assert set(table["attack"]) == {"loss", "zlib", "min_k", "min_k_pp", "dc_pdd",
                                     "neighbourhood", "neighbourhood_pii"}
@@ -94,6 +106,7 @@ def test_mia_summary_one_row_per_attack_labelled_association(summaries):
 def test_eme_probe_on_real_people(summaries):
     """Real people: the audited cohorts are evaluated, other people of the extract train the
     prompt, and the stored prompt's training texts name none of the evaluated people."""
+    summaries, _ = summaries
     import json
 
     examples = summaries.asset_value("eme_probe")
@@ -108,3 +121,24 @@ def test_eme_probe_on_real_people(summaries):
     assert len(trained) >= 4
     evaluated_names = {p.split(";")[0].removeprefix("name: ") for p in examples["prompt"]}
     assert not any(name in t["prompt"] for t in trained for name in evaluated_names)
+
+
+@pytest.mark.slow
+def test_wording_sensitivity_per_release_and_across_releases(summaries):
+    """One row per scored wording of the audited property with AUCs in [0, 1]; Δ is the spread of
+    those AUCs; the cross-release table holds this release's column."""
+    from wikimem_platform import prompt_sensitivity as ps
+    from wikimem_platform.wording import TRUTH_AUC
+
+    summaries, across = summaries
+    wordings = summaries.asset_value("wording_sensitivity")
+    assert set(wordings["property"]) == {"P106"} and wordings["variant_id"].is_unique
+    assert wordings[TRUTH_AUC].between(0, 1).all() and wordings["template"].str.contains("{subject}").all()
+    meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata
+            for e in summaries.get_asset_materialization_events()}["wording_sensitivity"]
+    assert meta["truth_auc_delta"].value == pytest.approx(ps.sensitivity(wordings[TRUTH_AUC])["delta"])
+    assert meta["membership_known"].value is False and Path(meta["plot"].value).is_file()
+    table = across.asset_value("wording_sensitivity_across_models")
+    assert len(table) == len(wordings) and table.filter(like="@").shape[1] == 1
+    across_meta = across.get_asset_materialization_events()[0].materialization.metadata
+    assert across_meta["releases"].value == 1 and Path(across_meta["plot"].value).is_file()

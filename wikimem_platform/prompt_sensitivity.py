@@ -46,10 +46,24 @@ def m_mem(confidence: Sequence[float], is_in: Sequence[bool], groups: Sequence |
         if is_in.all() or not is_in.any():
             return float("nan")
         return float(roc_auc_score(is_in, confidence))
-    frame = pd.DataFrame({"c": confidence, "in": is_in, "g": list(groups)})
-    per_group = [m_mem(block["c"], block["in"]) for _, block in frame.groupby("g", sort=False)]
-    values = [v for v in per_group if not np.isnan(v)]
-    return float(np.mean(values)) if values else float("nan")
+    keep = ~np.isnan(confidence)
+    group_id, uniques = pd.factorize(pd.Series(list(groups))[keep])
+    per_group = auc_per_group(confidence[keep], is_in[keep], group_id, len(uniques))
+    return float(np.nanmean(per_group)) if np.isfinite(per_group).any() else float("nan")
+
+
+def auc_per_group(confidence: np.ndarray, is_in: np.ndarray, group_id: np.ndarray, n_groups: int) -> np.ndarray:
+    """AUC of in vs out inside each group (`group_id` numbers 0..n_groups-1): Mann-Whitney on
+    mid-ranks, ties one half, NaN where a class is missing. Vectorized: a canary audit has 10^5
+    rankings, and one scikit-learn call per ranking costs milliseconds each."""
+    is_in = np.asarray(is_in, dtype=bool)
+    n_in = np.bincount(group_id, weights=is_in, minlength=n_groups)
+    n_out = np.bincount(group_id, weights=~is_in, minlength=n_groups)
+    mid_rank = pd.Series(np.asarray(confidence, dtype=float)).groupby(group_id).rank(method="average").to_numpy()
+    in_rank_sum = np.bincount(group_id, weights=np.where(is_in, mid_rank, 0.0), minlength=n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        auc = (in_rank_sum - n_in * (n_in + 1) / 2) / (n_in * n_out)
+    return np.where((n_in > 0) & (n_out > 0), auc, np.nan)
 
 
 def prompt_scores(confidences: pd.DataFrame, is_in: Sequence[bool], groups: Sequence | None = None) -> pd.Series:
@@ -131,9 +145,26 @@ def majority_vote_score(confidences: pd.DataFrame, is_in: Sequence[bool], groups
 
 def ensemble_scores(confidences: pd.DataFrame, is_in: Sequence[bool], dev_scores: pd.Series,
                     groups: Sequence | None = None) -> pd.Series:
-    """M-MEM of each of the five ensembles on these items (weights: the prompts' `dev_scores`)."""
+    """M-MEM of each of the five ensembles on these items (weights: the prompts' `dev_scores`;
+    weighted is NaN when no prompt has a positive dev score)."""
     out = {MAJORITY_VOTE: majority_vote_score(confidences, is_in, groups)}
+    weights = pd.Series(dev_scores, dtype=float).reindex(confidences.columns).fillna(0.0)
     for rule in (AVERAGE, WEIGHTED, MAXIMUM, MINIMUM):
+        if rule == WEIGHTED and not weights.sum() > 0:
+            out[rule] = float("nan")
+            continue
         combined = ensemble_confidence(confidences, rule, dev_scores if rule == WEIGHTED else None)
         out[rule] = m_mem(combined, is_in, groups)
     return pd.Series(out, name="m_mem", dtype=float)
+
+
+def kendall_heatmap(matrix: pd.DataFrame, title: str = "Kendall τ of prompt scores"):
+    """τ between every two columns (models, halves): do the prompts rank alike?"""
+    import plotly.graph_objects as go
+
+    values = matrix.to_numpy(dtype=float)
+    fig = go.Figure(go.Heatmap(z=values, x=list(map(str, matrix.columns)), y=list(map(str, matrix.index)),
+                               zmin=-1, zmax=1, colorscale="RdBu", text=np.round(values, 2),
+                               texttemplate="%{text}", hovertemplate="%{y} vs %{x}: τ = %{z:.3f}<extra></extra>"))
+    fig.update_layout(title=title)
+    return fig

@@ -244,6 +244,7 @@ class ReportInputs:
     crm: pd.DataFrame | None = None  # crm_summary rates, None if not computed
     mia: pd.DataFrame | None = None  # mia_summary table, None if not computed
     eme: pd.DataFrame | None = None  # eme_probe table (one row per arm and fact), None if not computed
+    wordings: dict = field(default_factory=dict)  # release key -> wording_sensitivity table (this one's and others')
     lineage: dict = field(default_factory=dict)
     criterion: str = DEFAULT_CRITERION
     forget_criterion: str = DEFAULT_FORGET_CRITERION
@@ -331,6 +332,28 @@ def eme_tables(examples: pd.DataFrame, rates: pd.DataFrame, group: str | None) -
             + (_table(emitted) if len(emitted) else "<p>None.</p>"))
 
 
+WORDING_NOTE = ("Every fact is asked in several wordings (a plain statement, ten paraphrases, one with context). Each "
+                "wording is scored alone: how often the true value beats the made-up alternatives (AUC: 0.5 = chance, "
+                "1 = always). A wide gap between the best and the worst wording means that a verdict drawn from one "
+                "wording would under- or overstate what the model holds; WikiMem's M is a share over eleven wordings "
+                "for that reason. Kendall τ says whether the wordings that reveal the most on one half of the people "
+                "(or on one model) also do on the other (1 = same order, 0 = unrelated).")
+
+
+def wording_tables(key: str, wordings: Mapping[str, pd.DataFrame]) -> str:
+    """Per property: the most and least revealing wording, Δ, σ, τ between halves of the people;
+    with other releases, τ between releases."""
+    from wikimem_platform import wording
+
+    properties = wording.property_table(wordings[key])
+    properties = properties[properties["detection"] == wording.TRUTH_AUC].drop(columns=["detection"])
+    out = _table(properties.round(3))
+    if len(wordings) > 1:
+        across = wording.across_models(dict(wordings))
+        out += "<h3>Kendall τ of the wordings' scores between releases</h3>" + _table(across.kendall.round(3).rename_axis("release").reset_index())
+    return out
+
+
 def render_html(inputs: ReportInputs, summary: Mapping) -> str:
     """The whole report as one HTML document with plotly.js inlined once."""
     esc = html.escape
@@ -355,6 +378,13 @@ def render_html(inputs: ReportInputs, summary: Mapping) -> str:
     sections.append(("Entity-level extraction (EME)",
                      eme.rates_figure(eme_rates, eme_group, "Facts the model emitted, by prompt") if eme_rates is not None else None,
                      EME_NOTE if eme_rates is not None else "Not computed: no eme_probe stored for this release."))
+    this_wordings = inputs.wordings.get(model["key"])
+    if this_wordings is not None:
+        from wikimem_platform import wording
+    sections.append(("Which wordings reveal the most",
+                     wording.wording_figure(this_wordings, title="Each wording's AUC, per property")
+                     if this_wordings is not None else None,
+                     WORDING_NOTE if this_wordings is not None else "Not computed: no wording_sensitivity stored for this release."))
     body = []
     first = True
     for title, figure, text in sections:
@@ -369,6 +399,8 @@ def render_html(inputs: ReportInputs, summary: Mapping) -> str:
             body.append(_table(inputs.crm))
         if title.startswith("Entity") and eme_rates is not None:
             body.append(eme_tables(inputs.eme, eme_rates, eme_group))
+        if title.startswith("Which wordings") and this_wordings is not None:
+            body.append(wording_tables(model["key"], inputs.wordings))
         if title.startswith("Membership") and inputs.mia is not None:
             body.append(_table(inputs.mia.drop(columns=["set_description"], errors="ignore")))
     table1 = cohort_table(inputs.pairs) if len(inputs.pairs) else pd.DataFrame()
