@@ -9,6 +9,7 @@ from dagster import AssetExecutionContext, MetadataValue
 from wikimem_platform.storage import path_safe_key
 
 PREVIEW_ROWS = 10
+UNPARTITIONED_FOLDER = "all"
 
 
 def preview(frame: pd.DataFrame, rows: int = PREVIEW_ROWS) -> MetadataValue:
@@ -18,9 +19,10 @@ def preview(frame: pd.DataFrame, rows: int = PREVIEW_ROWS) -> MetadataValue:
 
 
 def plot_path(context: AssetExecutionContext, area: str, name: str, figure) -> str:
-    """Write a self-contained plotly HTML under the instance's storage (one folder per partition);
-    returns its path."""
-    directory = Path(context.instance.storage_directory()) / area / path_safe_key(context.partition_key)
+    """Write a self-contained plotly HTML under the instance's storage (one folder per partition,
+    `all` for an asset across releases); returns its path."""
+    folder = path_safe_key(context.partition_key) if context.has_partition_key else UNPARTITIONED_FOLDER
+    directory = Path(context.instance.storage_directory()) / area / folder
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.html"
     figure.write_html(path, include_plotlyjs=True)

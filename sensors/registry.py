@@ -49,13 +49,15 @@ from dagster import (
 
 from assets import canaries as canary_assets
 from assets import data as data_assets
+from assets import ner as ner_assets
 from assets import requests as request_assets
 from assets.partitions import models_partitions
 from resources.placement import default_execution
 from resources.scoring import RegistryResource
-from wikimem_platform.registry import Status
+from wikimem_platform.registry import Status, Task
 
 MODEL_GROUPS = ("scoring", "validation", "summaries", "probes", "reports")  # validation: planted models only
+NER_GROUPS = ("ner",)  # token-classification releases: their own audit, no reference data needed
 REFERENCE_GROUPS = ("data", "canaries")
 AUDIT_CONFIG_ENV = "WIKIMEM_AUDIT_CONFIG"
 AUDIT_CONFIG_FILE = "wikimem_audit.yaml"
@@ -74,8 +76,13 @@ model_audit_with_reference_data_job = define_asset_job(
     selection=AssetSelection.groups(*REFERENCE_GROUPS, *MODEL_GROUPS),
     description="The first audit on a fresh instance: the Wikidata tables and canaries, then one release.",
 )
+ner_audit_job = define_asset_job(
+    "ner_audit",
+    selection=AssetSelection.groups(*NER_GROUPS),
+    description="Audit one NER (token-classification) release: M-MEM of every prompt, Δ, σ and strategies.",
+)
 
-AUDIT_JOBS = [model_audit_job, model_audit_with_reference_data_job]
+AUDIT_JOBS = [model_audit_job, model_audit_with_reference_data_job, ner_audit_job]
 SENSOR_INTERVAL_SECONDS = int(os.environ.get(SENSOR_INTERVAL_ENV, "10"))
 
 
@@ -92,6 +99,7 @@ REFERENCE_KEYS = sorted({key for a in _asset_defs(data_assets, canary_assets) fo
 REFERENCE_OPS = frozenset(a.node_def.name for a in _asset_defs(data_assets, canary_assets))
 REQUEST_OPS = frozenset(a.node_def.name for a in _asset_defs(request_assets))
 REQUEST_JOB_NAME = "request_audit"
+NER_OPS = frozenset(a.node_def.name for a in _asset_defs(ner_assets) if set(a.group_names_by_key.values()) <= set(NER_GROUPS))
 
 
 def audit_config_path() -> Path | None:
@@ -116,10 +124,12 @@ def run_config_for(job_name: str) -> dict:
         return config
     if job_name == REQUEST_JOB_NAME:
         keep = lambda op: op in REQUEST_OPS  # noqa: E731
+    elif job_name == ner_audit_job.name:
+        keep = lambda op: op in NER_OPS  # noqa: E731
     elif job_name == model_audit_job.name:
-        keep = lambda op: op not in REFERENCE_OPS and op not in REQUEST_OPS  # noqa: E731
+        keep = lambda op: op not in REFERENCE_OPS and op not in REQUEST_OPS and op not in NER_OPS  # noqa: E731
     else:
-        keep = lambda op: op not in REQUEST_OPS  # noqa: E731
+        keep = lambda op: op not in REQUEST_OPS and op not in NER_OPS  # noqa: E731
     return {**config, "ops": {op: c for op, c in config["ops"].items() if keep(op)}}
 
 
@@ -146,30 +156,36 @@ def _audit_request(key: str, job_name: str, trigger: str, run_key: str) -> RunRe
 )
 def model_registry_sensor(context: SensorEvaluationContext, model_registry: RegistryResource):
     handled = set(json.loads(context.cursor)) if context.cursor else set()
-    registered = [entry.key for entry in model_registry.registry().list()]
+    entries = model_registry.registry().list()
+    registered = [entry.key for entry in entries]
+    ner_keys = {entry.key for entry in entries if entry.task == Task.TOKEN_CLASSIFICATION}
     partitions = set(context.instance.get_dynamic_partitions(models_partitions.name))
     adopted = [key for key in registered if key not in handled and key in partitions]
     new = [key for key in registered if key not in handled and key not in partitions]
-    launch, job, waiting = new, model_audit_job, []
-    if new and not reference_data_ready(context.instance):
+    new_ner = [key for key in new if key in ner_keys]  # NER audits read no reference table
+    new_causal = [key for key in new if key not in ner_keys]
+    launch, job, waiting = new_causal, model_audit_job, []
+    if new_causal and not reference_data_ready(context.instance):
         in_flight = context.instance.get_runs(
             RunsFilter(job_name=model_audit_with_reference_data_job.name, statuses=IN_FLIGHT), limit=1
         )
         # One run builds the reference tables; the other releases wait for it (no two runs
         # write the same tables at once).
-        launch, job = ([] if in_flight else new[:1]), model_audit_with_reference_data_job
-        waiting = [key for key in new if key not in launch]
+        launch, job = ([] if in_flight else new_causal[:1]), model_audit_with_reference_data_job
+        waiting = [key for key in new_causal if key not in launch]
     for key in adopted:
         context.log.info(f"{key}: partition already exists, adopted without a run")
     if waiting:
         context.log.info(f"waiting for the reference data before auditing {', '.join(waiting)}")
-    cursor = json.dumps(sorted((handled | set(adopted) | set(launch)) & set(registered)))
-    if not launch:
+    cursor = json.dumps(sorted((handled | set(adopted) | set(launch) | set(new_ner)) & set(registered)))
+    if not launch and not new_ner:
         reason = f"waiting for the reference data run ({len(waiting)} release(s) pending)" if waiting else "no new release in the registry"
         return SensorResult(skip_reason=reason, cursor=cursor)
+    requests = [_audit_request(key, job.name, "registry", run_key=key) for key in launch]
+    requests += [_audit_request(key, ner_audit_job.name, "registry", run_key=key) for key in new_ner]
     return SensorResult(
-        run_requests=[_audit_request(key, job.name, "registry", run_key=key) for key in launch],
-        dynamic_partitions_requests=[models_partitions.build_add_request(launch)],
+        run_requests=requests,
+        dynamic_partitions_requests=[models_partitions.build_add_request([*launch, *new_ner])],
         cursor=cursor,
     )
 
@@ -183,7 +199,10 @@ def model_registry_sensor(context: SensorEvaluationContext, model_registry: Regi
 )
 def model_reaudit_schedule(context: ScheduleEvaluationContext, model_registry: RegistryResource):
     partitions = set(context.instance.get_dynamic_partitions(models_partitions.name))
-    keys = [entry.key for entry in model_registry.registry().list() if entry.key in partitions]
+    # NER releases are not re-audited on a schedule: a fine-tuned NER model is fixed (no shards to
+    # refresh); register a new revision to audit it again.
+    keys = [entry.key for entry in model_registry.registry().list()
+            if entry.key in partitions and entry.task == Task.CAUSAL_LM]
     if not keys:
         return SkipReason("no registered release has a partition yet")
     if not reference_data_ready(context.instance):

@@ -133,7 +133,7 @@ def test_wording_sensitivity_per_release_and_across_releases(summaries):
     summaries, across = summaries
     wordings = summaries.asset_value("wording_sensitivity")
     assert set(wordings["property"]) == {"P106"} and wordings["variant_id"].is_unique
-    assert wordings[TRUTH_AUC].between(0, 1).all() and wordings["template"].str.contains("{subject}").all()
+    assert wordings[TRUTH_AUC].between(0, 1).all() and wordings["template"].str.contains("{value}").all()
     meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata
             for e in summaries.get_asset_materialization_events()}["wording_sensitivity"]
     assert meta["truth_auc_delta"].value == pytest.approx(ps.sensitivity(wordings[TRUTH_AUC])["delta"])
