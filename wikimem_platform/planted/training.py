@@ -33,11 +33,11 @@ from wikimem_platform.planted.generator import (
     generate_world,
     held_out_biographies,
 )
+from wikimem_platform.storage import MANIFEST_NAME, is_complete_model_dir, load_manifest
 
 logger = logging.getLogger(__name__)
 
 PLANTED_MODEL_NAME = "planted-tiny"  # the name the planted model is registered under
-MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = 1
 DUMP_NAME = "wikidata_planted.json.gz"
 WEB_PRESENCE_NAME = "web_presence.csv"
@@ -137,7 +137,7 @@ def train_tokenizer(texts: list[str], vocab_size: int):
 
 
 @contextmanager
-def _torch_settings(threads: int):
+def torch_settings(threads: int):
     """Fixed threads and deterministic kernels for the duration of training, then restored."""
     import torch
 
@@ -185,7 +185,7 @@ def _encode_texts(tokenizer, texts: list[str], max_len: int) -> list[list[int]]:
     return out
 
 
-def _length_bucketed_batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
+def length_bucketed_batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
     """Shuffled batches of similar length (little padding, i.e. half the CPU time of random
     batches): a seeded shuffle, sorted by length within windows of 16 batches, the batches
     themselves shuffled again."""
@@ -204,7 +204,7 @@ def train_model(world: PlantedWorld, tokenizer, config: TrainConfig, progress: P
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
-    with _torch_settings(config.threads):
+    with torch_settings(config.threads):
         torch.manual_seed(config.seed)
         model_config = GPT2Config(
             vocab_size=len(tokenizer),
@@ -258,7 +258,7 @@ def train_model(world: PlantedWorld, tokenizer, config: TrainConfig, progress: P
                 sequences = epoch_sequences(epoch)
                 lengths = np.array([len(s) for s in sequences])
             loss_sum, token_count = 0.0, 0
-            for batch_indices in _length_bucketed_batches(lengths, config.batch_size, order_rng):
+            for batch_indices in length_bucketed_batches(lengths, config.batch_size, order_rng):
                 batch = [sequences[i] for i in batch_indices]
                 width = max(len(s) for s in batch)
                 input_ids = torch.full((len(batch), width), pad, dtype=torch.long)
@@ -328,22 +328,9 @@ def planted_config_hash(planted: PlantedConfig, training: TrainConfig) -> str:
     )
 
 
-def load_manifest(model_dir: str | Path) -> dict:
-    """The manifest of a planted model directory."""
-    return json.loads((Path(model_dir) / MANIFEST_NAME).read_text(encoding="utf-8"))
-
-
 def is_trained(model_dir: str | Path, expected_hash: str | None = None) -> bool:
     """Whether ``model_dir`` holds a complete planted model (with ``expected_hash``, if given)."""
-    model_dir = Path(model_dir)
-    needed = [MANIFEST_NAME, "config.json", "model.safetensors", "tokenizer.json", DUMP_NAME]
-    if not all((model_dir / name).is_file() for name in needed):
-        return False
-    try:
-        manifest = load_manifest(model_dir)
-    except (OSError, ValueError):
-        return False
-    return expected_hash is None or manifest.get("config_hash") == expected_hash
+    return is_complete_model_dir(model_dir, ["config.json", "model.safetensors", "tokenizer.json", DUMP_NAME], expected_hash)
 
 
 def _write_jsonl(path: Path, records: list[dict]) -> None:
