@@ -27,3 +27,11 @@ def plot_path(context: AssetExecutionContext, area: str, name: str, figure) -> s
     path = directory / f"{name}.html"
     figure.write_html(path, include_plotlyjs=True)
     return str(path)
+
+
+def by_release(context: AssetExecutionContext, name: str, value) -> dict:
+    """An all-partitions input as {release: table}: Dagster hands a bare DataFrame when the
+    `models` partitions hold one release, and nothing when its table is missing."""
+    if isinstance(value, dict):
+        return value
+    return {} if value is None else {context.asset_partition_keys_for_input(name)[0]: value}

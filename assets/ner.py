@@ -12,7 +12,7 @@ import pandas as pd
 from dagster import AllPartitionMapping, AssetExecutionContext, AssetIn, Config, MetadataValue, Output, asset
 from pydantic import Field
 
-from assets.metadata import plot_path, preview
+from assets.metadata import by_release, plot_path, preview
 from assets.partitions import models_partitions
 from assets.wording import ACROSS_MODELS_GROUP
 from resources.placement import LM_OP_TAGS, LM_POOL
@@ -79,8 +79,9 @@ def ner_memorization(context: AssetExecutionContext, config: NerMemorizationConf
 def ner_memorization_across_models(context: AssetExecutionContext, ner_memorization) -> Output[pd.DataFrame]:
     """Prompt × (release, split) M-MEM table and Kendall τ between every two columns: is a good
     prompt good on another model, and on other names?"""
-    per_model = ner_memorization if isinstance(ner_memorization, dict) else (
-        {} if ner_memorization is None else {context.asset_partition_keys_for_input("ner_memorization")[0]: ner_memorization})
+    per_model = by_release(context, "ner_memorization", ner_memorization)
+    if not per_model:  # no NER release audited yet
+        return Output(pd.DataFrame(columns=["entity_type", "prompt_id"]), metadata={"releases": 0})
     columns = {f"{key} {split}": frame.set_index(["entity_type", "prompt_id"])[f"m_mem_{split}"]
                for key, frame in per_model.items() for split in ("dev", "test")}
     table = pd.DataFrame(columns)

@@ -24,7 +24,7 @@ from dagster import (
 )
 from pydantic import Field
 
-from assets.metadata import preview
+from assets.metadata import by_release, preview
 from assets.partitions import models_partitions
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform import reports
@@ -92,14 +92,6 @@ def scores_fingerprint(context: AssetExecutionContext) -> str | None:
     return getattr(value, "value", value)
 
 
-def _by_release(context: AssetExecutionContext, name: str, value) -> dict:
-    """An all-partitions input as {release: table}: Dagster hands a bare DataFrame when only one
-    partition exists, and nothing when none does."""
-    if isinstance(value, dict):
-        return value
-    return {} if value is None else {context.asset_partition_keys_for_input(name)[0]: value}
-
-
 @asset(
     group_name=GROUP,
     partitions_def=models_partitions,
@@ -132,8 +124,8 @@ def compliance_report(
 ) -> Output[pd.DataFrame]:
     """HTML report + forget set (JSONL) + lineage for one release; the forget set is the table."""
     key = context.partition_key
-    memorization = _by_release(context, "memorization", memorization)
-    wordings = _by_release(context, "wording_sensitivity", wording_sensitivity)
+    memorization = by_release(context, "memorization", memorization)
+    wordings = by_release(context, "wording_sensitivity", wording_sensitivity)
     if key not in memorization:
         raise FileNotFoundError(f"no stored memorization for {key}: materialize scores and memorization first")
     registry = model_registry.registry()

@@ -16,7 +16,7 @@ import pandas as pd
 from dagster import AllPartitionMapping, AssetExecutionContext, AssetIn, Config, MetadataValue, Output, asset
 from pydantic import Field
 
-from assets.metadata import plot_path, preview
+from assets.metadata import by_release, plot_path, preview
 from assets.partitions import models_partitions
 from resources.scoring import RegistryResource
 from wikimem_platform import eme, membership, prompt_sensitivity, wording
@@ -83,8 +83,9 @@ def wording_sensitivity(
 def wording_sensitivity_across_models(context: AssetExecutionContext, wording_sensitivity) -> Output[pd.DataFrame]:
     """Wording × release table of truth_auc, Kendall τ between releases, the most and least
     revealing wording per property."""
-    per_model = wording_sensitivity if isinstance(wording_sensitivity, dict) else {
-        context.asset_partition_keys_for_input("wording_sensitivity")[0]: wording_sensitivity}
+    per_model = by_release(context, "wording_sensitivity", wording_sensitivity)
+    if not per_model:  # no causal release audited yet (e.g. only NER releases)
+        return Output(pd.DataFrame(columns=[*wording.WORDING_KEYS, "kind", "template"]), metadata={"releases": 0})
     across = wording.across_models(per_model)
     table = across.scores.reset_index().merge(across.wordings, on=wording.WORDING_KEYS, how="left")
     heatmap = prompt_sensitivity.kendall_heatmap(across.kendall, "Kendall τ of wording scores between releases")

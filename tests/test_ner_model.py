@@ -169,10 +169,14 @@ def test_a_registered_ner_release_gets_its_own_audit_run_and_assets(ner_model_di
     """The registry infers the task from the model's config; the sensor sends a token-classification
     release to the `ner_audit` job (no reference data needed); `ner_memorization` materializes on
     its partition and the cross-release table holds its dev and test columns."""
-    from dagster import DagsterInstance, build_sensor_context, materialize
+    from dagster import DagsterInstance, build_sensor_context, load_assets_from_modules, materialize
 
+    from assets import canaries as canary_assets
+    from assets import data as data_assets
     from assets import ner as ner_assets
-    from resources import ParquetIOManager, RegistryResource
+    from assets import scoring as scoring_assets
+    from assets import wording as wording_assets
+    from resources import ParquetIOManager, RegistryResource, ScoringResource
     from sensors import registry as sensors
     from wikimem_platform.registry import Registry
 
@@ -195,8 +199,13 @@ def test_a_registered_ner_release_gets_its_own_audit_run_and_assets(ner_model_di
         meta = audited.asset_materializations_for_node("ner_memorization")[0].metadata
         assert {"PER_delta", "LOC_sigma", "ORG_tau_dev_test"} <= set(meta) and Path(meta["plot"].value).is_file()
         assert "B-PT" in meta["strategies"].value and "MIN-C" in meta["strategies"].value
-        across = materialize([ner_assets.ner_memorization, ner_assets.ner_memorization_across_models],
-                             selection=[ner_assets.ner_memorization_across_models], instance=instance, resources=resources)
+        # The cross-release job builds both tables; with no causal release audited, the wording one is empty.
+        defined = load_assets_from_modules([data_assets, canary_assets, scoring_assets, wording_assets, ner_assets])
+        across_assets = [ner_assets.ner_memorization_across_models, wording_assets.wording_sensitivity_across_models]
+        across = materialize(defined, selection=across_assets, instance=instance,
+                             resources={**resources, "scoring": ScoringResource()})
+        assert across.asset_value("wording_sensitivity_across_models").empty
+        assert across.asset_materializations_for_node("wording_sensitivity_across_models")[0].metadata["releases"].value == 0
         wide = across.asset_value("ner_memorization_across_models")
         assert {f"{entry.key} dev", f"{entry.key} test"} <= set(wide.columns) and len(wide) == 24
         assert "kendall_tau_PER" in across.asset_materializations_for_node("ner_memorization_across_models")[0].metadata
