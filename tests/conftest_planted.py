@@ -65,9 +65,14 @@ def pytest_collection_modifyitems(config, items):
         if wanted := _needs_planted(item):
             needed |= wanted
             item.add_marker(pytest.mark.timeout(PLANTED_TRAINING_TIMEOUT))
-    # Modules that use a planted model run last (whole modules, so module fixtures stay shared).
-    planted_modules = {item.module.__name__ for item in items if _needs_planted(item) and item.module}
-    items.sort(key=lambda item: bool(item.module) and item.module.__name__ in planted_modules)
+    # Modules that use a planted model run last (whole modules, so module fixtures stay shared):
+    # those needing only the 50-epoch model (trained first) before those needing the full one.
+    wanted_by_module: dict[str, set[str]] = {}
+    for item in items:
+        if item.module is not None:
+            wanted_by_module.setdefault(item.module.__name__, set()).update(_needs_planted(item))
+    order = lambda wanted: 0 if not wanted else 1 if wanted == {"short_planted_model"} else 2  # noqa: E731
+    items.sort(key=lambda item: order(wanted_by_module.get(item.module.__name__, set()) if item.module else set()))
     missing = sorted(fixture for fixture in needed if not _is_cached(fixture))
     if missing and not config.option.collectonly:
         cache = getattr(config, "cache", None)  # absent under -p no:cacheprovider
