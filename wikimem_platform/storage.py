@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -42,3 +44,22 @@ def is_complete_model_dir(model_dir: str | Path, needed_files: Sequence[str], ex
     except (OSError, ValueError):
         return False
     return expected_hash is None or manifest.get("config_hash") == expected_hash
+
+
+def write_model_dir(out_dir: str | Path, write_files: Callable[[Path], object], manifest: dict) -> Path:
+    """Build a model directory in a staging folder beside `out_dir` (`write_files(staging)`, then
+    the manifest last) and swap it in for any old one: a killed run never leaves a directory that
+    `is_complete_model_dir` would take for a model."""
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-", dir=out_dir.parent))
+    try:
+        write_files(staging)
+        (staging / MANIFEST_NAME).write_text(json.dumps(manifest, ensure_ascii=False, indent=1), encoding="utf-8")
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        os.replace(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out_dir

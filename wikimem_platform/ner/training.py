@@ -18,9 +18,6 @@ import hashlib
 import importlib.metadata
 import json
 import logging
-import os
-import shutil
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -35,7 +32,7 @@ from wikimem_platform.ner.schema import ENTITY_TYPES, ID2LABEL, IGNORE_LABEL, LA
 from wikimem_platform.planted.generator import config_hash
 from wikimem_platform.planted.training import length_bucketed_batches, torch_settings
 from wikimem_platform.progress import throttled
-from wikimem_platform.storage import MANIFEST_NAME, is_complete_model_dir, load_manifest
+from wikimem_platform.storage import MANIFEST_NAME, is_complete_model_dir, load_manifest, write_model_dir
 
 logger = logging.getLogger(__name__)
 
@@ -304,23 +301,14 @@ def train_ner_model(out_dir: str | Path | None = None, config: NerTrainConfig | 
     logger.info("NER corpus: %d sentences over %d in-sample names", len(sentences), int(names["is_in"].sum()))
     model, tokenizer, record = train_model(sentences, config, progress)
 
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-", dir=out_dir.parent))
-    try:
+    def write_files(staging: Path) -> None:
         model.save_pretrained(staging)
         tokenizer.save_pretrained(staging)
         with open(staging / SENTENCES_NAME, "w", encoding="utf-8") as handle:
             for sentence in sentences:
                 handle.write(json.dumps(sentence.as_dict(), ensure_ascii=False) + "\n")
-        manifest = _manifest(config, digest, names, sentences, record)
-        (staging / MANIFEST_NAME).write_text(json.dumps(manifest, ensure_ascii=False, indent=1), encoding="utf-8")
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        os.replace(staging, out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return out_dir
+
+    return write_model_dir(out_dir, write_files, _manifest(config, digest, names, sentences, record))
 
 
 def load_ner_model(model_dir: str | Path) -> NerModel:

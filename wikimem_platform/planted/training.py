@@ -13,9 +13,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import os
-import shutil
-import tempfile
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -33,7 +30,7 @@ from wikimem_platform.planted.generator import (
     generate_world,
     held_out_biographies,
 )
-from wikimem_platform.storage import MANIFEST_NAME, is_complete_model_dir, load_manifest
+from wikimem_platform.storage import MANIFEST_NAME, is_complete_model_dir, load_manifest, write_model_dir
 
 logger = logging.getLogger(__name__)
 
@@ -454,9 +451,7 @@ def train_planted_model(
     model, record = train_model(world, tokenizer, training, progress)
     held_out = held_out_biographies(world.people, planted.seed)
 
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-", dir=out_dir.parent))
-    try:
+    def write_files(staging: Path) -> None:
         model.save_pretrained(staging)
         tokenizer.save_pretrained(staging)
         write_planted_dump(world.people, staging / DUMP_NAME)
@@ -465,15 +460,8 @@ def train_planted_model(
                                              for d in world.documents])
         _write_jsonl(staging / HELD_OUT_NAME, [{"qid": d.qid, "text": d.text, "sentences": list(d.sentences)}
                                                for d in held_out])
-        manifest = _manifest(world, tokenizer, planted, training, record, digest, held_out)
-        (staging / MANIFEST_NAME).write_text(json.dumps(manifest, ensure_ascii=False, indent=1), encoding="utf-8")
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        os.replace(staging, out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return out_dir
+
+    return write_model_dir(out_dir, write_files, _manifest(world, tokenizer, planted, training, record, digest, held_out))
 
 
 def registry_fields(model_dir: str | Path) -> dict:
