@@ -1,11 +1,10 @@
 """GX suite and asset check for the canary table."""
 
-import great_expectations.expectations as gxe
 import pandas as pd
 from dagster import AssetCheckResult, asset_check
 
 from assets.canaries import canaries
-from expectations.gx import check_result
+from expectations.gx import check_result, gxe
 from wikimem_platform.canaries.checks import canary_rows_for_checks, variants_per_pair
 from wikimem_platform.vocabulary import CANARY_KINDS, N_PARAPHRASES, N_SCORED_VARIANTS
 

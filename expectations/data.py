@@ -5,12 +5,11 @@ label, a counterfactual equal to the truth it is ranked against).
 """
 
 
-import great_expectations.expectations as gxe
 import pandas as pd
 from dagster import AssetCheckResult, AssetIn, asset_check
 
 from assets.data import candidates, counterfactuals, property_table, subjects
-from expectations.gx import check_result
+from expectations.gx import check_result, gxe
 from wikimem_platform.cohorts import LESSER_KNOWN, WELL_KNOWN
 from wikimem_platform.counterfactuals import flag_truth_clashes
 from wikimem_platform.wikidata import ALLOWED_DATATYPES, PID_PATTERN, QID_PATTERN

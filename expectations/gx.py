@@ -5,17 +5,37 @@ process, a pandas data source, a whole-dataframe batch.
 """
 
 
+from __future__ import annotations
+
 import uuid
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import great_expectations as gx
 import pandas as pd
 from dagster import AssetCheckResult, AssetCheckSeverity, MetadataValue
-from great_expectations.data_context.types.base import ProgressBarsConfig
+
+if TYPE_CHECKING:
+    import great_expectations as gx
+
+
+class _Expectations:
+    """`great_expectations.expectations`, imported on first use: every step process imports the
+    code location, and only check steps need Great Expectations (1.4 s to import)."""
+
+    def __getattr__(self, name: str):
+        import great_expectations.expectations
+
+        return getattr(great_expectations.expectations, name)
+
+
+gxe = _Expectations()
 
 
 @lru_cache(maxsize=1)
 def _context():
+    import great_expectations as gx
+    from great_expectations.data_context.types.base import ProgressBarsConfig
+
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False)
     return context
@@ -23,6 +43,8 @@ def _context():
 
 def validate_frame(frame: pd.DataFrame, suite_name: str, expectations: list) -> gx.core.ExpectationSuiteValidationResult:
     """Validate ``frame`` against ``expectations`` (GX expectation objects)."""
+    import great_expectations as gx
+
     context = _context()
     name = f"{suite_name}-{uuid.uuid4().hex[:8]}"
     batch_definition = (

@@ -1,12 +1,11 @@
 """Checks of the probes group: the entity-memorization table's arms, answers and cues."""
 
-import great_expectations.expectations as gxe
 import pandas as pd
 from dagster import AssetCheckResult, asset_check
 
 from assets.partitions import models_partitions
 from assets.probes import eme_probe
-from expectations.gx import check_result
+from expectations.gx import check_result, gxe
 from wikimem_platform.eme import METHODS
 from wikimem_platform.eme.audit import ARM_COLUMNS, AUDITED, CONTROL, ENSEMBLE, TRAINING_DATA
 from wikimem_platform.eme.records import TEXT_PROMPTS

@@ -2,12 +2,11 @@
 
 from datetime import UTC, datetime
 
-import great_expectations.expectations as gxe
 import pandas as pd
 from dagster import AssetCheckExecutionContext, AssetCheckResult, AssetCheckSeverity, asset_check
 
 from assets.partitions import requests_partitions
-from expectations.gx import check_result
+from expectations.gx import check_result, gxe
 from expectations.scoring import scores_for_checks, scores_suite
 from resources.scoring import RegistryResource
 from wikimem_platform.subject_requests.answer import VERDICT_ORDER

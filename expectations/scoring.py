@@ -1,13 +1,12 @@
 """GX suites and asset checks for the per-model scores and memorization results."""
 
-import great_expectations.expectations as gxe
 import numpy as np
 import pandas as pd
 from dagster import AssetCheckResult, asset_check
 
 from assets.partitions import models_partitions
 from assets.scoring import memorization, scores
-from expectations.gx import check_result
+from expectations.gx import check_result, gxe
 from wikimem_platform.vocabulary import N_SCORED_VARIANTS
 
 NLL_COLUMNS = ("nll_h", "nll_h0", "nll_similar_mean")

@@ -1,12 +1,11 @@
 """GX suites and asset checks for the per-model CRM and MIA summaries."""
 
-import great_expectations.expectations as gxe
 import pandas as pd
 from dagster import AssetCheckResult, asset_check
 
 from assets.partitions import models_partitions
 from assets.summaries import crm_summary, mia_summary
-from expectations.gx import check_result
+from expectations.gx import check_result, gxe
 from wikimem_platform.mia import RATE_COLUMNS
 
 

@@ -1,12 +1,11 @@
 """Checks of the wording-sensitivity table: one row per canary wording, AUCs in [0, 1]."""
 
-import great_expectations.expectations as gxe
 import pandas as pd
 from dagster import AssetCheckResult, asset_check
 
 from assets.partitions import models_partitions
 from assets.wording import wording_sensitivity
-from expectations.gx import check_result
+from expectations.gx import check_result, gxe
 from wikimem_platform.vocabulary import CANARY_KINDS
 from wikimem_platform.wording import DETECTIONS, HALVES, WORDING_KEYS
 

@@ -2,14 +2,17 @@
 
 Training is deterministic and keyed by its config hash (`train_planted_model` returns a current
 directory untouched), so later runs load them in a second. The first run on a machine must
-train them (about 17 minutes on one core), and the suite itself keeps about one of the two cores
-busy: so when a selected test needs a model that is not cached, training starts at once in a
-background process (lower priority), the test modules that need it run last, and their fixtures
-wait for it — the other tests run meanwhile on the other core.
+train them (about 24 minutes of one core), which is the suite's critical path: so when a
+selected test needs a model that is not cached, training starts at once in a background
+process, the test modules that need it run last, and their fixtures wait for it. Until it ends
+the other tests keep to the other core (one torch thread in this process and, through
+OMP_NUM_THREADS, in the processes it starts), so that neither side's threads spin waiting for
+a core the other holds.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -33,8 +36,8 @@ from wikimem_platform.planted.training import (
 PLANTED_TRAINING_TIMEOUT = 3600
 PLANTED_FIXTURES = {"planted_model": default_planted_dir, "short_planted_model": default_short_planted_dir}
 TRAINING_CONFIGS = {"planted_model": TrainConfig, "short_planted_model": short_training_config}
-BACKGROUND_NICENESS = 10
 WAIT_POLL_SECONDS = 2
+THREADS_WHILE_TRAINING = 1
 
 _TRAINER = """
 import logging
@@ -86,11 +89,36 @@ def _start_background_training(fixtures: list[str], log_dir: Path) -> None:
     arguments = [str(part) for fixture in fixtures for part in (fixture, PLANTED_FIXTURES[fixture]())]
     log_path = log_dir / "training.log"
     log = open(log_path, "w", encoding="utf-8")  # noqa: SIM115 - the child writes to it until it ends
-    process = subprocess.Popen(
-        ["nice", "-n", str(BACKGROUND_NICENESS), sys.executable, "-c", _TRAINER, *arguments],
-        stdout=log, stderr=subprocess.STDOUT,
-    )
+    process = subprocess.Popen([sys.executable, "-c", _TRAINER, *arguments], stdout=log, stderr=subprocess.STDOUT)
     _background.update(process=process, log=log, log_path=log_path)
+    _keep_to_one_core()
+
+
+def _keep_to_one_core() -> None:
+    import torch
+
+    _background["restore"] = (torch.get_num_threads(), os.environ.get("OMP_NUM_THREADS"))
+    torch.set_num_threads(THREADS_WHILE_TRAINING)
+    os.environ["OMP_NUM_THREADS"] = str(THREADS_WHILE_TRAINING)
+
+
+def _release_cores_when_trained() -> None:
+    """Both cores back to the tests once the background trainer has ended."""
+    process = _background.get("process")
+    if "restore" not in _background or process is None or process.poll() is None:
+        return
+    import torch
+
+    threads, omp = _background.pop("restore")
+    torch.set_num_threads(threads)
+    if omp is None:
+        os.environ.pop("OMP_NUM_THREADS", None)
+    else:
+        os.environ["OMP_NUM_THREADS"] = omp
+
+
+def pytest_runtest_setup(item):
+    _release_cores_when_trained()
 
 
 def _wait_for_background_training(fixture: str) -> None:
@@ -101,6 +129,7 @@ def _wait_for_background_training(fixture: str) -> None:
         time.sleep(WAIT_POLL_SECONDS)
     if process is not None and process.poll() not in (None, 0):
         sys.stderr.write(f"background planted training failed (log: {_background['log_path']})\n")
+    _release_cores_when_trained()
 
 
 def pytest_unconfigure(config):

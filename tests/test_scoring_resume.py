@@ -38,7 +38,10 @@ def test_killed_scoring_run_resumes_from_finished_shards(tmp_path):
     home.mkdir()
     (home / "dagster.yaml").write_text((REPO / "dagster.yaml").read_text())
     entry = Registry(f"sqlite:///{home / 'wikimem_registry.db'}").register(name=MODEL, source_kind="shipped", source=MODEL)
-    assert dagster_materialize(home, UPSTREAM, UPSTREAM_CONFIG).wait(timeout=600) == 0
+    # The reference tables in one process (their steps take milliseconds; the scoring run below
+    # keeps the default multiprocess executor, whose step processes are what the kill tests).
+    upstream = {**UPSTREAM_CONFIG, "execution": {"config": {"in_process": {}}}}
+    assert dagster_materialize(home, UPSTREAM, upstream).wait(timeout=600) == 0
     os.environ["DAGSTER_HOME"] = str(home)
     try:
         with DagsterInstance.get() as instance:

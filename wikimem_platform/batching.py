@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:
+    import torch
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,8 @@ def padded_batches(
     `batch_size` sequences or, given `batch_tokens` instead, of as many sequences as fit in that
     many tokens at the batch's width (at least one). Right padding for scoring; `left_pad` for
     generation, where the model continues after each row's last position."""
+    import torch
+
     if (batch_size is None) == (batch_tokens is None):
         raise ValueError("give exactly one of batch_size and batch_tokens")
     order = sorted(range(len(token_ids)), key=lambda i: -len(token_ids[i]))

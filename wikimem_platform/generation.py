@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import torch
 
 from wikimem_platform.batching import padded_batches
 from wikimem_platform.canaries.text import VALUE, render
@@ -34,6 +34,9 @@ from wikimem_platform.labels import normalize_label
 from wikimem_platform.models import LoadedModel
 from wikimem_platform.nll import score_token_ids
 from wikimem_platform.vocabulary import CONTEXTUALIZED_KINDS, MAX_NEW_TOKENS
+
+if TYPE_CHECKING:
+    import torch
 
 # App. B's English templates (pii_crm templates/templates.json, "en"), with the PII type made
 # a placeholder; the trailing space of the originals is the joiner before the target instead.
@@ -65,6 +68,8 @@ def greedy_generate(lm: LoadedModel, prompts: Sequence[str], max_new_tokens: int
     prompts of the same token length, for a model that ignores position ids (peft's prompt and
     p-tuning wrappers drop them, so a left-padded row would start at the wrong position).
     """
+    import torch
+
     prompts = list(prompts)
     if not prompts:
         return []

@@ -18,9 +18,10 @@ import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-import torch
+if TYPE_CHECKING:  # torch is imported where it is used: loading the code location (every Dagster
+    import torch  # step process) must not pay ~1.5 s for it in steps that load no model
 
 DEFAULT_CACHE_DIR = Path.home() / ".cache" / "wikimem" / "models"
 CACHE_DIR_ENV = "WIKIMEM_CACHE_DIR"
@@ -125,6 +126,8 @@ def _is_chat_marker(token: str | None) -> bool:
 
 def resolve_device(device: str | torch.device) -> torch.device:
     """cpu / cuda / cuda:N / auto; a clear error when CUDA is asked for but absent."""
+    import torch
+
     name = str(device)
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -151,6 +154,8 @@ def resolve_batch_size(batch_size: int | str | None, device: torch.device, vocab
         raise ModelLoadError(f"batch_size must be an int or 'auto', got {batch_size!r}")
     if device.type != "cuda":
         return DEFAULT_CPU_BATCH_SIZE
+    import torch
+
     free_bytes, _ = torch.cuda.mem_get_info(device)
     typical_tokens = 32
     per_sentence = typical_tokens * vocab_size * 4 * 2  # logits + log_softmax
@@ -177,6 +182,8 @@ def load_model(
     allow_4bit_on_cpu=True (it works there but saves only memory, no speed).
     """
     import time
+
+    import torch
 
     started = time.perf_counter()
     target_device = resolve_device(device)
@@ -246,6 +253,8 @@ def load_model(
 
 
 def _resolve_dtype(dtype: torch.dtype | str | None) -> torch.dtype | None:
+    import torch
+
     if dtype is None or isinstance(dtype, torch.dtype):
         return dtype
     aliases = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "half": "float16"}
@@ -262,6 +271,8 @@ def _nf4_config(compute_dtype: torch.dtype | None, device: torch.device):
     except ImportError as error:
         raise ModelLoadError(f"4-bit loading needs bitsandbytes: {error}") from error
     if compute_dtype is None:
+        import torch
+
         compute_dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
     return BitsAndBytesConfig(
         load_in_4bit=True,
@@ -387,6 +398,7 @@ def _gguf_cache(gguf_path: Path | None, name: str, fingerprint: str, cache_root:
         return entry
     if gguf_path is None or not gguf_path.is_file():
         raise ModelLoadError(f"GGUF file {gguf_path} does not exist")
+    import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     cache_root.mkdir(parents=True, exist_ok=True)

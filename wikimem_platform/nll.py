@@ -20,13 +20,15 @@ so the generic-subject (h0) sentences are computed once for all subjects.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
-import torch
 
 from wikimem_platform.batching import padded_batches
 from wikimem_platform.models import LoadedModel
+
+if TYPE_CHECKING:
+    import torch
 
 DEFAULT_CHUNK_TOKENS = 256  # tree nodes per packed row: attention cost grows with its square
 TOKENS_PER_SENTENCE = 32  # converts LoadedModel.batch_size (sentences) into tokens per forward
@@ -87,6 +89,8 @@ def score_token_ids(
     progress: Progress | None = None,
 ) -> np.ndarray:
     """The engine on full token ids (start token included); the first token is never scored."""
+    import torch
+
     sequences = [tuple(int(t) for t in ids) for ids in token_ids]
     result = np.zeros(len(sequences), dtype=np.float64)
     distinct = list(dict.fromkeys(sequences))
@@ -202,6 +206,8 @@ def _run_chunks(lm: LoadedModel, chunks: list[_Chunk]) -> list[np.ndarray]:
 
     Leaves (mostly each sentence's last token) are scored from their parent's hidden state and
     never enter the model themselves: about a third of the tree."""
+    import torch
+
     model, device = lm.model, lm.device
     inner_positions = []  # per chunk: its inner nodes' row positions (-1 for leaves)
     for chunk in chunks:
@@ -275,6 +281,8 @@ def _cumulate_along_paths(parents: list[int], node_logprob: np.ndarray) -> np.nd
 
 def _logits(model: torch.nn.Module, hidden: torch.Tensor) -> torch.Tensor:
     """What the causal-LM head would compute for these hidden states (incl. Gemma's softcap)."""
+    import torch
+
     logits = model.get_output_embeddings()(hidden)
     softcap = getattr(model.config, "final_logit_softcapping", None)
     if softcap is not None:
@@ -285,6 +293,8 @@ def _logits(model: torch.nn.Module, hidden: torch.Tensor) -> torch.Tensor:
 def _target_logprob(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """log p(target) in float32 as logit - logsumexp: torch.log_softmax's float32 CPU kernel is
     off by up to 6e-5 nats per token over Gemma's 262k vocabulary, logsumexp by 1e-6."""
+    import torch
+
     picked = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
     return picked - torch.logsumexp(logits, dim=-1)
 
@@ -306,6 +316,8 @@ def _sliding_window(lm: LoadedModel) -> int | None:
 def _score_naive_ids(
     lm: LoadedModel, token_ids: list[list[int]], batch_size: int, progress: Progress | None
 ) -> np.ndarray:
+    import torch
+
     model = lm.model
     result = np.zeros(len(token_ids), dtype=np.float64)
     done = 0

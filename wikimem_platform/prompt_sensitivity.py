@@ -25,8 +25,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import kendalltau
-from sklearn.metrics import roc_auc_score
 
 MAJORITY_VOTE = "majority_vote"
 AVERAGE = "average"
@@ -45,6 +43,8 @@ def m_mem(confidence: Sequence[float], is_in: Sequence[bool], groups: Sequence |
         confidence, is_in = confidence[keep], is_in[keep]
         if is_in.all() or not is_in.any():
             return float("nan")
+        from sklearn.metrics import roc_auc_score  # imported where used: see wikimem_platform/__init__.py
+
         return float(roc_auc_score(is_in, confidence))
     keep = ~np.isnan(confidence)
     group_id, uniques = pd.factorize(pd.Series(list(groups))[keep])
@@ -93,6 +93,8 @@ def kendall_tau(a: pd.Series, b: pd.Series) -> float:
     both = pd.concat([a, b], axis=1, join="inner").dropna()
     if len(both) < 2:
         return float("nan")
+    from scipy.stats import kendalltau  # imported where used: see wikimem_platform/__init__.py
+
     tau = kendalltau(both.iloc[:, 0], both.iloc[:, 1]).statistic
     return float(tau)
 

@@ -17,10 +17,10 @@ import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import torch
 
 from wikimem_platform.crm import TAUS, crm_rates
 from wikimem_platform.eme.ensemble import ensemble_choice, extracted_entity
@@ -45,6 +45,9 @@ from wikimem_platform.models import LoadedModel
 from wikimem_platform.nll import score_sentences
 from wikimem_platform.progress import throttled
 from wikimem_platform.vocabulary import MAX_NEW_TOKENS
+
+if TYPE_CHECKING:
+    import torch
 
 TRAINING_DATA = ("real", "fabricated")
 ARM_COLUMNS = ["model_role", "prompt_method", "prefix_length", "training_data", "n_training"]
@@ -108,6 +111,8 @@ class EmeAudit:
 
 def untrained_copy(lm: LoadedModel, seed: int = 0) -> LoadedModel:
     """The audited architecture with seeded random weights: the control that never saw anyone."""
+    import torch
+
     from transformers import AutoModelForCausalLM
 
     torch.manual_seed(seed)

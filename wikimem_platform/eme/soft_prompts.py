@@ -27,10 +27,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import torch
 
 from wikimem_platform.batching import padded_batches
 from wikimem_platform.eme.records import FIELD_END
@@ -38,6 +38,9 @@ from wikimem_platform.generation import prompt_cut
 from wikimem_platform.models import LoadedModel
 from wikimem_platform.storage import path_safe_key
 from wikimem_platform.versions import source_version
+
+if TYPE_CHECKING:
+    import torch
 
 METHODS = ("prefix", "prompt", "p-tuning")
 DEFAULT_METHOD = "prefix"
@@ -117,6 +120,8 @@ def _pad_id(lm: LoadedModel) -> int:
 def train_soft_prompt(lm: LoadedModel, texts: Sequence[TrainingText], config: SoftPromptConfig,
                       progress: Progress | None = None):
     """A peft model holding the trained prompt (the base model frozen) and the loss per epoch."""
+    import torch
+
     from peft import get_peft_model
 
     if not texts:

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import roc_auc_score, roc_curve
 
 TARGET_FPRS = (0.001, 0.01)
 
@@ -46,6 +45,8 @@ def _bootstrap_auroc(scores: np.ndarray, labels: np.ndarray, n_bootstrap: int,
 
 def tpr_at_fpr(scores, labels, target_fpr: float) -> float:
     """The highest TPR among ROC points with FPR <= target_fpr."""
+    from sklearn.metrics import roc_curve  # imported where used: see wikimem_platform/__init__.py
+
     fpr, tpr, _ = roc_curve(np.asarray(labels, dtype=bool), np.asarray(scores, dtype=float),
                             drop_intermediate=False)
     return float(tpr[fpr <= target_fpr].max())
@@ -71,6 +72,8 @@ def evaluate_attack(scores, labels, n_bootstrap: int = 1000, seed: int = 0,
     n1, n0 = int(labels.sum()), int((~labels).sum())
     if n1 == 0 or n0 == 0:
         raise ValueError("need members and non-members")
+    from sklearn.metrics import roc_auc_score
+
     result = {"auroc": float(roc_auc_score(labels, scores))}
     boots = _bootstrap_auroc(scores, labels, n_bootstrap, np.random.default_rng(seed))
     low, high = (np.percentile(boots, [2.5, 97.5]) if boots.size else (np.nan, np.nan))

@@ -22,9 +22,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
-import torch.nn.functional as F
+if TYPE_CHECKING:
+    import torch
+    import torch.nn.functional as F
 
 METHODS = ("npo", "gradient_ascent")
 UNLEARNING_MANIFEST = "unlearning.json"
@@ -62,6 +64,8 @@ class UnlearnResult:
 
 def sequence_logprob(model, tokenizer, texts: Sequence[str], device: torch.device) -> torch.Tensor:
     """log p(text) summed over its tokens (after the first), one value per text."""
+    import torch
+
     start = [tokenizer.bos_token_id] if tokenizer.bos_token_id is not None else []
     encoded = [start + tokenizer(text, add_special_tokens=False)["input_ids"] for text in texts]
     width = max(len(ids) for ids in encoded)
@@ -80,6 +84,8 @@ def sequence_logprob(model, tokenizer, texts: Sequence[str], device: torch.devic
 def forget_loss(method: str, logprob: torch.Tensor, reference_logprob: torch.Tensor | None, beta: float) -> torch.Tensor:
     """Gradient ascent: the mean log-likelihood (minimizing it raises the NLL). NPO: the bounded
     preference loss against the reference model."""
+    import torch.nn.functional as F
+
     if method == "gradient_ascent":
         return logprob.mean()
     return -(2.0 / beta) * F.logsigmoid(-beta * (logprob - reference_logprob)).mean()
@@ -98,6 +104,8 @@ def unlearn(
 ) -> UnlearnResult:
     """Unlearn `forget_texts` from the model in `model_dir` while keeping `retain_texts`; write the
     result to `out_dir` (every other file of the model directory is copied along)."""
+    import torch
+
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     config = config or UnlearnConfig()

@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
-from sklearn.metrics import roc_auc_score
 
 from wikimem_platform.unlearning.methods import UNLEARNING_MANIFEST
 from wikimem_platform.vocabulary import AT_THRESHOLD, CONTEXTUALIZED_KINDS
@@ -55,6 +54,8 @@ def privleak_auroc(scores: pd.DataFrame, facts: Iterable[tuple[str, str]]) -> fl
     labels = rows["is_true"].astype(bool)
     if labels.nunique() < 2:
         return None
+    from sklearn.metrics import roc_auc_score  # imported where used: see wikimem_platform/__init__.py
+
     return float(roc_auc_score(labels, -rows["nll_h"].astype(float)))
 
 
