@@ -61,3 +61,30 @@ def test_score_canaries_reads_the_cache_before_the_model(tmp_path, smollm2):
     second, report = score_canaries(smollm2, canaries, candidates, ShardStore(tmp_path / "b"), sentence_cache=cache, log=lambda m: None)
     assert report.sentences_computed == 0
     assert second["nll_h"].tolist() == first["nll_h"].tolist()
+
+
+@pytest.mark.slow
+def test_a_scoring_shard_logs_counts_rate_and_eta_while_it_runs(tmp_path, smollm2, monkeypatch):
+    """Issue 17.6: the `scores` step says how far it is between shards (here every forward)."""
+    import dataclasses
+    import re
+
+    import pandas as pd
+
+    from wikimem_platform import scoring
+    from wikimem_platform.scoring import ShardStore, score_canaries
+
+    monkeypatch.setattr(scoring, "LOG_EVERY_SECONDS", 0.0)
+    canaries = pd.DataFrame([{"subject_qid": "Q1", "property": "P106", "variant_id": 0, "kind": "baseline",
+                              "template": "{subject}'s occupation is {value}.", "subject": "Ilse Marwitz",
+                              "subject_generic": "This person", "subject_similar": ["Esli Marwitz"]}])
+    values = [f"occupation number {i}" for i in range(150)]
+    candidates = pd.DataFrame([{"subject_qid": "Q1", "property": "P106", "value": v, "value_label": v, "is_true": i == 0}
+                               for i, v in enumerate(values)])
+    lines: list[str] = []
+    small_batches = dataclasses.replace(smollm2, batch_size=8)  # 256 tree nodes per forward: several forwards
+    score_canaries(small_batches, canaries, candidates, ShardStore(tmp_path / "a"), log=lines.append)
+    progress = [line for line in lines if re.fullmatch(r"shard 1/1 P106: [\d,]+/450 sentences, [\d.]+/s, ETA \d+ s", line)]
+    assert len(progress) >= 2, lines  # during the shard, not only at its end
+    done = [int(re.match(r"shard 1/1 P106: ([\d,]+)/", line).group(1).replace(",", "")) for line in progress]
+    assert done == sorted(done) and done[-1] == 450

@@ -40,6 +40,8 @@ DEMO_CRM_EXAMPLES = 20  # generation examples per CRM paradigm
 DEMO_MIA_PER_CLASS = 50  # member / non-member texts
 REFERENCE_SELECTION = "group:data,group:canaries"
 MODEL_SELECTION = "group:scoring,group:summaries,group:reports"
+# What the across-models sensor runs after an audit on a live instance (no sensor runs here).
+ACROSS_MODELS_SELECTION = "group:across_models"
 DAGSTER_RUNNER = "sensors.materialize"  # the Dagster-layer module that materializes
 
 
@@ -437,6 +439,7 @@ def cmd_demo(args) -> int:
     storage = home / "storage"
     runs = [("reference data", REFERENCE_SELECTION, None, None)]
     runs += [(key, MODEL_SELECTION, key, demo_run_config(args.properties, args.subjects_per_cohort)) for key in keys]
+    runs.append(("across models", ACROSS_MODELS_SELECTION, None, None))
     for label, selection, partition_key, run_config in runs:
         outcome = runner.materialize(selection, label, partition_key=partition_key, run_config=run_config)
         if not outcome.success:
@@ -581,7 +584,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="the main job: register the shipped model and audit it on the bundled sample",
         description=(
             "Register the shipped model(s), then materialize the reference data (bundled Wikidata sample, every "
-            "data default) and, per model, scores, memorization, CRM/MIA summaries and the compliance report, "
+            "data default) and, per model, scores, memorization, CRM/MIA summaries, wording sensitivity and the "
+            "compliance report, then the tables across models, "
             f"through Dagster (runs recorded on the SQLite instance in DAGSTER_HOME). The audit is narrowed to stay within "
             f"15 minutes on 2 CPU cores: properties {' '.join(DEMO_PROPERTIES)}, {DEMO_SUBJECTS_PER_COHORT} subject "
             f"per cohort, {DEMO_CRM_EXAMPLES} CRM examples per paradigm, {DEMO_MIA_PER_CLASS} MIA texts per class."

@@ -34,6 +34,7 @@ import pandas as pd
 from wikimem_platform.canaries.text import render
 from wikimem_platform.models import LoadedModel
 from wikimem_platform.nll import score_sentences
+from wikimem_platform.progress import LOG_EVERY_SECONDS, throttled
 from wikimem_platform.storage import write_atomically
 from wikimem_platform.versions import source_version
 
@@ -242,7 +243,8 @@ def score_canaries(
     """Score all canaries shard by shard, reusing finished shards; returns (scores, report).
 
     sentence_cache: the model's persistent sentence cache, read before and filled after each
-    scored shard."""
+    scored shard. progress(done, total) is called as sentences are scored; without one, a line
+    with counts, sentences/s and an ETA goes to `log` at least every LOG_EVERY_SECONDS."""
     shards = plan_shards(canaries, candidates, lm.fingerprint, settings)
     report = ScoringReport(shards_total=len(shards))
     cache: dict[str, float] = {}
@@ -259,7 +261,9 @@ def score_canaries(
         if sentence_cache is not None:
             cache.update(sentence_cache.get_many([s for s in sentences if s not in cache]))
         report.sentences_computed += sum(s not in cache for s in sentences)
-        scores = score_expanded(lm, rows, cache=cache, progress=progress)
+        shard_progress = progress or throttled(log, f"shard {number}/{len(shards)} {shard.property}",
+                                               every=LOG_EVERY_SECONDS)
+        scores = score_expanded(lm, rows, cache=cache, progress=shard_progress)
         if sentence_cache is not None:
             sentence_cache.put_many({s: cache[s] for s in sentences})
         store.write(shard, scores)
