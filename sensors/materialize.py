@@ -9,7 +9,9 @@ run's event stream on the instance (one tick per finished step).
 from __future__ import annotations
 
 import operator
+import sys
 import threading
+import time
 import uuid
 from dataclasses import dataclass
 from functools import reduce
@@ -29,6 +31,7 @@ from tqdm import tqdm
 
 from assets.partitions import models_partitions
 from resources.placement import IN_PROCESS_EXECUTION
+from wikimem_platform.progress import LOG_EVERY_SECONDS
 
 # The terminal shows a progress bar and warnings; every event is in the instance's run log.
 QUIET_CONSOLE = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
@@ -102,8 +105,10 @@ def materialize_on(instance: DagsterInstance, selection: str, label: str,
 
     worker = threading.Thread(target=execute, name=f"materialize {label}")
     worker.start()
-    with tqdm(desc=label, unit="step", total=None) as bar:
-        run_id, cursor = None, None
+    # On a terminal the bar redraws as time passes; in a log file (no TTY) a line every LOG_EVERY_SECONDS.
+    interactive = sys.stderr.isatty()
+    with tqdm(desc=label, unit="step", total=None, mininterval=0.1 if interactive else LOG_EVERY_SECONDS) as bar:
+        run_id, cursor, shown = None, None, time.monotonic()
         while True:
             finished = not worker.is_alive()  # read before polling, so the last poll sees every event
             if run_id is None:
@@ -115,12 +120,14 @@ def materialize_on(instance: DagsterInstance, selection: str, label: str,
                 for record in page.records:
                     event = record.event_log_entry.dagster_event
                     if event.event_type == DagsterEventType.STEP_START:
-                        bar.set_postfix_str(event.step_key)
+                        bar.set_postfix_str(event.step_key, refresh=interactive)
                     else:
                         bar.update(1)
             if finished:
                 break
-            bar.refresh()  # the elapsed time keeps moving during a long step
+            if interactive or time.monotonic() - shown >= LOG_EVERY_SECONDS:
+                bar.refresh()  # the elapsed time keeps moving during a long step
+                shown = time.monotonic()
             worker.join(POLL_SECONDS)
     worker.join()
     if "error" in result:

@@ -8,11 +8,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from dagster import DagsterInstance
 
 from tests.dagster_process import REPO
+from wikimem_platform.progress import LOG_EVERY_SECONDS
 
 BIN = Path(sys.executable).parent
 MODEL_JOBS = {"model_audit", "model_audit_with_reference_data", "request_audit"}
@@ -64,15 +66,20 @@ def test_definitions_load_from_another_directory(tmp_path):
     assert {key for key, pools in found["pools"].items() if pools == ["lm"]} == LM_ASSETS | {"request_completions", "request_model_audits"}
 
 
-def test_materialize_through_the_python_api(tmp_path, monkeypatch):
+def test_materialize_through_the_python_api(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))
     (tmp_path / "dagster.yaml").write_text((REPO / "dagster.yaml").read_text())
     from sensors import materialize
 
     assert materialize.add_model_partitions(["a@1", "b@1"]) == ["a@1", "b@1"]
     assert materialize.add_model_partitions(["a@1", "c@1"]) == ["c@1"]
+    started = time.monotonic()
     outcome = materialize.materialize("group:data,subjects", "data")  # comma = union, as on the CLI
     assert outcome.success and not outcome.failures
+    # Not a terminal (captured): the progress bar shows itself about every LOG_EVERY_SECONDS (and
+    # when it opens and closes), not at every poll of the run's events (twice a second).
+    shown, seconds = capsys.readouterr().err.count("data: "), time.monotonic() - started
+    assert 1 <= shown <= 3 + seconds / LOG_EVERY_SECONDS, (shown, seconds)
     with DagsterInstance.get() as instance:
         assert set(instance.get_dynamic_partitions("models")) == {"a@1", "b@1", "c@1"}
         run = instance.get_run_by_id(outcome.run_id)
