@@ -3,10 +3,11 @@
 import zlib
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from wikimem_platform import mia
+from wikimem_platform import mia, reports
 from wikimem_platform.mia import TokenStats
 
 
@@ -150,8 +151,23 @@ def test_perfect_separation():
     res = mia.evaluate_attack([3.0, 4.0, 1.0, 2.0], [1, 1, 0, 0], n_bootstrap=200)
     assert res["auroc"] == 1.0
     assert res["auroc_ci_low"] == 1.0 and res["auroc_ci_high"] == 1.0
-    assert res["tpr_at_fpr_0.001"] == 1.0 and res["tpr_at_fpr_0.01"] == 1.0
+    # 2 non-members cannot support a TPR at 0.1 % or 1 % FPR (1,000 and 100 needed).
+    assert np.isnan(res["tpr_at_fpr_0.001"]) and np.isnan(res["tpr_at_fpr_0.01"])
     assert (res["n_members"], res["n_nonmembers"]) == (2, 2)
+
+
+def test_tpr_at_a_low_fpr_needs_one_over_fpr_non_members():
+    assert (mia.min_nonmembers(0.001), mia.min_nonmembers(0.01)) == (1000, 100)
+    members, non_members = np.full(5, 2.0), np.linspace(0, 1, 999)
+    scores, labels = np.r_[members, non_members], np.r_[np.ones(5, bool), np.zeros(999, bool)]
+    res = mia.evaluate_attack(scores, labels, n_bootstrap=10)
+    assert np.isnan(res["tpr_at_fpr_0.001"]) and res["tpr_at_fpr_0.01"] == 1.0  # 999 < 1,000 <= ... 100
+    res = mia.evaluate_attack(np.r_[scores, -1.0], np.r_[labels, False], n_bootstrap=10)
+    assert res["tpr_at_fpr_0.001"] == 1.0  # the 1,000th non-member makes it reportable
+    shown = reports.mia_table(pd.DataFrame([{"attack": "loss", "auroc": 1.0, "tpr_at_fpr_0.001": np.nan,
+                                              "tpr_at_fpr_0.01": 0.25, "set_description": "x"}]))
+    assert shown.iloc[0]["tpr_at_fpr_0.001"] == "n/a: too few non-members (< 1,000)"
+    assert shown.iloc[0]["tpr_at_fpr_0.01"] == "0.250" and "set_description" not in shown
 
 
 def test_flipping_labels_flips_auroc():
@@ -206,7 +222,7 @@ def test_bootstrap_is_seeded_and_rejects_nan():
     rng = np.random.default_rng(1)
     scores, labels = rng.normal(size=100), np.arange(100) % 2 == 0
     a = mia.evaluate_attack(scores, labels, seed=7)
-    assert a == mia.evaluate_attack(scores, labels, seed=7)
+    assert pd.Series(a).equals(pd.Series(mia.evaluate_attack(scores, labels, seed=7)))  # NaN TPRs equal too
     assert a["auroc_ci_low"] < a["auroc"] < a["auroc_ci_high"]
     with pytest.raises(ValueError):
         mia.evaluate_attack([np.nan, 1.0], [1, 0])

@@ -276,6 +276,18 @@ def report_summary(inputs: ReportInputs) -> dict:
     return numbers
 
 
+def mia_table(mia: pd.DataFrame) -> pd.DataFrame:
+    """The MIA rows as shown: a TPR the non-member count cannot support says so instead of a number."""
+    from wikimem_platform.mia import TARGET_FPRS, too_few_nonmembers, tpr_column
+
+    shown = mia.drop(columns=["set_description"], errors="ignore")
+    for target in TARGET_FPRS:
+        column = tpr_column(target)
+        if column in shown:
+            shown[column] = [too_few_nonmembers(target) if pd.isna(value) else f"{value:.3f}" for value in shown[column]]
+    return shown
+
+
 def _table(frame: pd.DataFrame, max_rows: int = 200) -> str:
     shown = frame.head(max_rows)
     note = f"<p>First {max_rows} of {len(frame)} rows.</p>" if len(frame) > max_rows else ""
@@ -402,7 +414,7 @@ def render_html(inputs: ReportInputs, summary: Mapping) -> str:
         if title.startswith("Which wordings") and this_wordings is not None:
             body.append(wording_tables(model["key"], inputs.wordings))
         if title.startswith("Membership") and inputs.mia is not None:
-            body.append(_table(inputs.mia.drop(columns=["set_description"], errors="ignore")))
+            body.append(_table(mia_table(inputs.mia)))
     table1 = cohort_table(inputs.pairs) if len(inputs.pairs) else pd.DataFrame()
     headline = "".join(f"<tr><th>{esc(k)}</th><td>{v:.2f}</td></tr>" if isinstance(v, float)
                        else f"<tr><th>{esc(k)}</th><td>{v}</td></tr>" for k, v in summary.items())

@@ -5,6 +5,7 @@ member), so no attack needs a sign flip here.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -16,6 +17,18 @@ TARGET_FPRS = (0.001, 0.01)
 def tpr_column(target_fpr: float) -> str:
     """The result column holding TPR at one target FPR."""
     return f"tpr_at_fpr_{target_fpr:g}"
+
+
+def min_nonmembers(target_fpr: float) -> int:
+    """Non-members needed before TPR at this FPR means anything: 1 / FPR (1,000 for 0.1 %). With
+    fewer, FPR <= target allows no false positive at all and the TPR is that of a single
+    threshold above every non-member (LiRA's and the SoK's point about low-FPR reporting)."""
+    return math.ceil(1 / target_fpr - 1e-9)
+
+
+def too_few_nonmembers(target_fpr: float) -> str:
+    """What a report shows instead of a TPR that `min_nonmembers` rules out."""
+    return f"n/a: too few non-members (< {min_nonmembers(target_fpr):,})"
 
 
 # Result columns that are rates in [0, 1] (what a check on an evaluation table bounds).
@@ -60,6 +73,7 @@ def evaluate_attack(scores, labels, n_bootstrap: int = 1000, seed: int = 0,
     attack with no signal gives 0.5 and flipping the labels gives 1 - AUROC. The bootstrap
     resamples members and non-members separately (class sizes fixed, so every replicate is
     defined). NaN scores raise: dropping them silently would bias the comparison.
+    TPR at a target FPR is NaN with fewer than `min_nonmembers(t)` non-members.
     Keys: auroc, auroc_ci_low, auroc_ci_high, tpr_at_fpr_<t> for each t, n_members,
     n_nonmembers, n_bootstrap.
     """
@@ -79,7 +93,8 @@ def evaluate_attack(scores, labels, n_bootstrap: int = 1000, seed: int = 0,
     low, high = (np.percentile(boots, [2.5, 97.5]) if boots.size else (np.nan, np.nan))
     result.update(auroc_ci_low=float(low), auroc_ci_high=float(high))
     for target in target_fprs:
-        result[tpr_column(target)] = tpr_at_fpr(scores, labels, target)
+        enough = n0 >= min_nonmembers(target)
+        result[tpr_column(target)] = tpr_at_fpr(scores, labels, target) if enough else float("nan")
     result.update(n_members=n1, n_nonmembers=n0, n_bootstrap=int(n_bootstrap))
     return result
 
