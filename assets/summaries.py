@@ -95,6 +95,8 @@ class MiaSummaryConfig(Config):
     n_neighbours: int = Field(default=5, description="Neighbours per text for the neighbourhood attack; 0 = none.")
     reference_model: str = Field(default="", description="Registry key (name@revision) of a reference model; empty = no reference attack.")
     n_bootstrap: int = Field(default=1000, description="Bootstrap resamples for the AUROC confidence interval.")
+    prefix_shots: int = Field(default=3, description="Texts of each class in ReCaLL's and Con-ReCall's prefixes; 0 = no ReCaLL.")
+    gradient_norm: bool = Field(default=True, description="Run the gradient-norm attack (one backward pass per text).")
     seed: int = 0
 
 
@@ -125,6 +127,7 @@ def mia_summary(
     _, table = membership.run_mia(
         lm, texts, reference_lm=reference, k=config.k, n_neighbours=config.n_neighbours,
         reference_corpus=membership.reference_corpus_texts(humans), n_bootstrap=config.n_bootstrap, seed=config.seed,
+        prefix_shots=config.prefix_shots, gradient_norm=config.gradient_norm,
     )
     figure = auroc_figure(table, title=f"{entry.key}: {description}")
     return Output(

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from wikimem_platform import mia, reports
+from wikimem_platform import membership, mia, reports
 from wikimem_platform.mia import TokenStats
 
 
@@ -98,7 +98,7 @@ def test_attack_scores_frame():
     freq = mia.token_frequencies([[1, 2, 3]], 4)
     frame = mia.attack_scores(stats, k=0.5, reference_mean_nll=[3.0, 3.0],
                               neighbour_mean_nlls=[[2.5, 3.5], [2.0]], token_freq=freq)
-    assert list(frame.columns) == ["mean_nll", "loss", "zlib", "min_k", "min_k_pp",
+    assert list(frame.columns) == ["mean_nll", "loss", "zlib", "zlib_total", "min_k", "min_k_pp",
                                    "reference", "neighbourhood", "dc_pdd"]
     assert frame["loss"].tolist() == [-2.0, -2.0]
     assert frame["min_k"].tolist() == [-3.0, -2.0]
@@ -168,6 +168,14 @@ def test_tpr_at_a_low_fpr_needs_one_over_fpr_non_members():
                                               "tpr_at_fpr_0.01": 0.25, "set_description": "x"}]))
     assert shown.iloc[0]["tpr_at_fpr_0.001"] == "n/a: too few non-members (< 1,000)"
     assert shown.iloc[0]["tpr_at_fpr_0.01"] == "0.250" and "set_description" not in shown
+
+
+def test_the_report_warns_when_words_alone_separate_the_split():
+    table = pd.DataFrame({"attack": ["loss", "bag_of_words"], "auroc": [0.9, 0.59]})
+    assert reports.blind_baseline_warning(table) == ""
+    table.loc[1, "auroc"] = mia.BLIND_SHIFT_AUROC
+    assert "AUROC 0.60" in reports.blind_baseline_warning(table) and "shifted" in reports.blind_baseline_warning(table)
+    assert reports.blind_baseline_warning(table[table["attack"] == "loss"]) == ""
 
 
 def test_flipping_labels_flips_auroc():
@@ -284,9 +292,12 @@ def test_run_attacks_shares_one_pass(smollm2):
     neighbours = [["The capital of France is Rome."], ["Marco Polo was a Venetian."]]
     frame = mia.run_attacks(smollm2, texts, reference_lm=smollm2, neighbours=neighbours,
                             reference_corpus=["Paris is in France."])
-    assert list(frame.columns) == ["mean_nll", "loss", "zlib", "min_k", "min_k_pp", "reference",
-                                   "dc_pdd", "neighbourhood"]
+    assert list(frame.columns) == ["mean_nll", "loss", "zlib", "zlib_total", "min_k", "min_k_pp", "reference",
+                                   "dc_pdd", "neighbourhood", "lowercase"]
     own = mia.token_stats(smollm2, texts + [n[0] for n in neighbours])
+    lowered = mia.token_stats(smollm2, [t.lower() for t in texts])
+    assert frame["lowercase"].tolist() == pytest.approx(
+        [lowered[i].mean_nll - own[i].mean_nll for i in range(2)], abs=1e-5)
     assert frame["mean_nll"].tolist() == pytest.approx([st.mean_nll for st in own[:2]], abs=1e-5)
     # neighbourhood = neighbour's mean NLL - the text's
     assert frame["neighbourhood"].tolist() == pytest.approx(
@@ -307,3 +318,75 @@ def test_dc_pdd_frequencies_count_the_tokenizers_ids(smollm2):
     count = sum(i.count(paris) for i in ids)
     assert freq[paris] == pytest.approx((1 + count) / (total + len(freq)))
     assert freq.sum() == pytest.approx(1.0) and len(freq) >= len(smollm2.tokenizer)
+
+
+# ----------------------------------------------------------------------------- attacks of issue 17.10
+
+def test_new_attack_formulas_by_hand():
+    # zlib_total: 3 nats = 3 / ln 2 bits, against zlib's 8 * len(compress("aaaa")) bits.
+    stats = TokenStats(token_logprobs=[-1.0, -2.0], text="aaaa")
+    assert mia.zlib_total_score(stats) == pytest.approx(-(3 / np.log(2)) / (8 * len(zlib.compress(b"aaaa"))))
+    assert mia.lowercase_score(2.0, 2.5) == pytest.approx(0.5)  # casing cost half a nat per token
+    # ReCaLL = LL(x|P) / LL(x) = (-3) / (-2); Con-ReCall = (LL(x|P_non) - g LL(x|P_mem)) / LL(x).
+    assert mia.recall_score(2.0, 3.0) == pytest.approx(1.5)
+    assert mia.con_recall_score(2.0, 3.0, 1.0) == pytest.approx((-3 - -1) / -2)
+    assert mia.con_recall_score(2.0, 3.0, 1.0, gamma=0.5) == pytest.approx((-3 + 0.5) / -2)
+    frame = mia.attack_scores([stats])
+    assert {"zlib", "zlib_total"} <= set(frame.columns)
+
+
+def test_recall_shots_are_seeded_per_class_and_skip_small_classes():
+    labels = np.r_[np.ones(10, bool), np.zeros(6, bool)]
+    non, mem = membership.recall_shots(labels, 3, seed=1)
+    assert (non, mem) == membership.recall_shots(labels, 3, seed=1) and len(non) == len(mem) == 3
+    assert not labels[non].any() and labels[mem].all()
+    assert membership.recall_shots(labels, 5, seed=1)[0] == []  # 6 non-members - 5 shots leaves 1 < 2
+    assert membership.recall_shots(labels, 0) == ([], [])
+
+
+def test_bag_of_words_baseline_sees_a_shifted_split_and_not_a_fair_one():
+    rng = np.random.default_rng(0)
+    vocabulary = [f"word{i}" for i in range(300)]
+    fair = [" ".join(rng.choice(vocabulary, 12)) for _ in range(200)]
+    labels = np.arange(200) % 2 == 0
+    fair_auroc = mia.evaluate_attack(mia.bag_of_words_scores(fair, labels), labels, n_bootstrap=10)["auroc"]
+    assert abs(fair_auroc - 0.5) < mia.BLIND_SHIFT_AUROC - 0.5
+    shifted = [text + (" in 2024" if member else " in 2019") for text, member in zip(fair, labels)]
+    shifted_auroc = mia.evaluate_attack(mia.bag_of_words_scores(shifted, labels), labels, n_bootstrap=10)["auroc"]
+    assert shifted_auroc == 1.0
+    assert np.isnan(mia.bag_of_words_scores(["a b", "c d", "e f"], [True, False, False])).all()
+
+
+@pytest.mark.slow
+def test_prefixed_nll_and_gradient_norm_match_direct_computations(smollm2):
+    import torch
+
+    texts = ["Ada Lovelace was born in London.", "Alan Turing studied at Cambridge."]
+    prefix = "Marie Curie was a physicist."
+    got = mia.prefixed_mean_nlls(smollm2, texts, prefix)
+    prefix_ids = smollm2.encode([prefix])[0]
+    for text, value in zip(texts, got):
+        own = smollm2.tokenizer(text, add_special_tokens=False)["input_ids"]
+        ids = torch.tensor([prefix_ids + own])
+        with torch.inference_mode():
+            logp = torch.log_softmax(smollm2.model(input_ids=ids).logits[0, :-1].double(), -1)
+        picked = logp[torch.arange(len(prefix_ids) - 1, ids.shape[1] - 1), ids[0, len(prefix_ids):]]
+        assert value == pytest.approx(float(-picked.mean()), abs=1e-4)
+
+    before = [p.detach().clone() for p in smollm2.model.parameters()][:3]
+    frozen = [p.requires_grad_(False) for p in smollm2.model.parameters()]  # as the scoring resource loads it
+    [norm] = mia.gradient_norms(smollm2, texts[:1])
+    assert not any(p.requires_grad for p in smollm2.model.parameters())  # left as found
+    smollm2.model.requires_grad_(True)
+    del frozen
+    ids = torch.tensor(smollm2.encode(texts[:1]))
+    smollm2.model.zero_grad(set_to_none=True)
+    smollm2.model(input_ids=ids, labels=ids).loss.backward()  # transformers' own mean NLL
+    expected = torch.stack([p.grad.norm(2) for p in smollm2.model.parameters() if p.grad is not None]).mean()
+    smollm2.model.zero_grad(set_to_none=True)
+    assert norm == pytest.approx(float(expected), rel=1e-4)
+    assert all(torch.equal(a, b) for a, b in zip(before, list(smollm2.model.parameters())[:3]))  # weights untouched
+    frame = mia.run_attacks(smollm2, texts, nonmember_prefix=prefix, member_prefix=texts[0], gradient_norm=True)
+    assert frame["recall"].to_numpy() == pytest.approx(got / frame["mean_nll"].to_numpy(), rel=1e-6)
+    assert frame["gradient_norm"].iloc[0] == pytest.approx(-norm, rel=1e-4)
+    assert {"lowercase", "con_recall"} <= set(frame.columns)

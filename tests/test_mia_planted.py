@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import torch
 
-from wikimem_platform import membership
+from wikimem_platform import membership, mia
 from wikimem_platform.models import LoadedModel, load_model
 
 
@@ -40,5 +40,10 @@ def test_planted_membership_is_detected(planted_model):
     assert set(table["set_kind"]) == {membership.PLANTED_TRAINING}
     assert table.at["loss", "auroc"] >= 0.95
     assert table.at["reference", "auroc"] >= 0.5
-    assert set(table.index) == {"loss", "zlib", "min_k", "min_k_pp", "reference",
-                                "neighbourhood", "neighbourhood_pii"}
+    assert set(table.index) == {"loss", "zlib", "zlib_total", "min_k", "min_k_pp", "reference", "neighbourhood",
+                                "neighbourhood_pii", "lowercase", "recall", "con_recall", "gradient_norm",
+                                "bag_of_words"}
+    # Members' training documents and non-members' held-out biographies come from one generator:
+    # the words alone must not separate them (else every AUROC above would be suspect).
+    assert table.at["bag_of_words", "auroc"] < mia.BLIND_SHIFT_AUROC
+    assert table.at["recall", "n_unscored"] == 6  # the 3 + 3 prefix texts are not judged with themselves

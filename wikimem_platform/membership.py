@@ -223,26 +223,54 @@ def reference_corpus_texts(humans: pd.DataFrame, limit: int | None = 20000) -> l
     return texts[:limit] if limit else texts
 
 
+def recall_shots(labels, shots: int, seed: int = 0) -> tuple[list[int], list[int]]:
+    """Which texts make ReCaLL's non-member prefix and Con-ReCall's member prefix: `shots` of
+    each class, seeded; none of a class that would keep fewer than 2 texts to evaluate."""
+    labels = np.asarray(labels).astype(bool)
+    rng = np.random.default_rng([seed, 17])
+    picked = []
+    for is_member in (False, True):
+        indices = np.flatnonzero(labels == is_member)
+        enough = shots > 0 and len(indices) >= shots + 2
+        picked.append(sorted(int(i) for i in rng.choice(indices, size=shots, replace=False)) if enough else [])
+    return picked[0], picked[1]
+
+
 def run_mia(lm, membership: pd.DataFrame, *, reference_lm=None, k: float = 0.2,
             n_neighbours: int = 5, reference_corpus: list[str] | None = None,
-            n_bootstrap: int = 1000, seed: int = 0, progress=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+            n_bootstrap: int = 1000, seed: int = 0, prefix_shots: int = 3, gradient_norm: bool = True,
+            progress=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every attack on a membership set: (per-text scores, one row per attack).
 
-    One token-probability pass of `lm` over the texts and their neighbours (word perturbations,
-    and PII-aware swaps where the set has names or values); the reference attack when
-    `reference_lm` is given, DC-PDD when `reference_corpus` is. The attack table carries the
-    set's `set_kind` and `set_description` (e.g. "association (not training membership)").
+    One token-probability pass of `lm` over the texts, their lowercased forms and their
+    neighbours (word perturbations, and PII-aware swaps where the set has names or values); the
+    reference attack when `reference_lm` is given, DC-PDD when `reference_corpus` is; ReCaLL and
+    Con-ReCall with prefixes of `prefix_shots` non-member and member texts of the set (scored
+    NaN themselves, so no text is judged with itself in the prefix); the gradient norm; and the
+    model-free bag-of-words baseline (`bag_of_words`: high means the split itself is shifted).
+    The attack table carries the set's `set_kind` and `set_description` (e.g. "association (not
+    training membership)").
     """
     from wikimem_platform import mia
 
     texts = membership["text"].tolist()
+    labels = membership["label"].to_numpy(dtype=bool)
     neighbours = mia.word_neighbours(texts, n=n_neighbours, seed=seed) if n_neighbours else None
     has_pii = n_neighbours and (membership.get("name", pd.Series(dtype=object)).notna().any()
                                 or membership.get("value", pd.Series(dtype=object)).notna().any())
     pii = pii_neighbour_texts(membership, n=n_neighbours, seed=seed) if has_pii else None
-    scores = mia.run_attacks(lm, texts, k=k, reference_lm=reference_lm, neighbours=neighbours,
-                             pii_neighbours_=pii, reference_corpus=reference_corpus, progress=progress)
-    scores.insert(0, "label", membership["label"].to_numpy(dtype=bool))
+    nonmember_shots, member_shots = recall_shots(labels, prefix_shots, seed)
+    scores = mia.run_attacks(
+        lm, texts, k=k, reference_lm=reference_lm, neighbours=neighbours, pii_neighbours_=pii,
+        reference_corpus=reference_corpus, progress=progress, gradient_norm=gradient_norm,
+        nonmember_prefix=" ".join(texts[i] for i in nonmember_shots) or None,
+        member_prefix=" ".join(texts[i] for i in member_shots) or None,
+    )
+    for column in ("recall", "con_recall"):
+        if column in scores:
+            scores.loc[nonmember_shots + member_shots, column] = np.nan
+    scores["bag_of_words"] = mia.bag_of_words_scores(texts, labels, seed=seed)
+    scores.insert(0, "label", labels)
     table = mia.evaluate_available(scores.drop(columns=["label"]), scores["label"], n_bootstrap, seed)
     kind = membership["set_kind"].iloc[0] if len(membership) else ""
     table["set_kind"] = kind

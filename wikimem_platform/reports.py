@@ -276,6 +276,19 @@ def report_summary(inputs: ReportInputs) -> dict:
     return numbers
 
 
+def blind_baseline_warning(mia: pd.DataFrame) -> str:
+    """A warning paragraph when the model-free bag-of-words baseline separates the set ('' if not)."""
+    from wikimem_platform.mia import BLIND_SHIFT_AUROC
+
+    blind = mia[mia["attack"] == "bag_of_words"] if "attack" in mia else mia.iloc[0:0]
+    if blind.empty or not blind["auroc"].iloc[0] >= BLIND_SHIFT_AUROC:
+        return ""
+    return (f"<p class='warning'><strong>The member and non-member texts differ in their words:</strong> a classifier "
+            f"on the words alone, with no model, reaches AUROC {blind['auroc'].iloc[0]:.2f} (≥ {BLIND_SHIFT_AUROC}). "
+            "The split itself is shifted, so the attacks' AUROCs below may measure that shift rather than "
+            "what the model memorized.</p>")
+
+
 def mia_table(mia: pd.DataFrame) -> pd.DataFrame:
     """The MIA rows as shown: a TPR the non-member count cannot support says so instead of a number."""
     from wikimem_platform.mia import TARGET_FPRS, too_few_nonmembers, tpr_column
@@ -414,7 +427,7 @@ def render_html(inputs: ReportInputs, summary: Mapping) -> str:
         if title.startswith("Which wordings") and this_wordings is not None:
             body.append(wording_tables(model["key"], inputs.wordings))
         if title.startswith("Membership") and inputs.mia is not None:
-            body.append(_table(mia_table(inputs.mia)))
+            body.append(blind_baseline_warning(inputs.mia) + _table(mia_table(inputs.mia)))
     table1 = cohort_table(inputs.pairs) if len(inputs.pairs) else pd.DataFrame()
     headline = "".join(f"<tr><th>{esc(k)}</th><td>{v:.2f}</td></tr>" if isinstance(v, float)
                        else f"<tr><th>{esc(k)}</th><td>{v}</td></tr>" for k, v in summary.items())

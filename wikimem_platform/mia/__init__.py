@@ -4,7 +4,9 @@ HIGHER score = MORE LIKELY A MEMBER.
 - `attacks`: the attacks as math on per-token statistics (`TokenStats`), no model needed;
 - `neighbours`: neighbour texts for the neighbourhood attack (PII swaps, word perturbations);
 - `model_pass`: the one model pass (`token_stats`) and `run_attacks`, every score per text;
-- `evaluation`: AUROC with a bootstrap CI and TPR at low FPRs per attack.
+- `evaluation`: AUROC with a bootstrap CI and TPR at low FPRs per attack;
+- `blind`: the model-free bag-of-words baseline that tells whether the member / non-member
+  split itself is shifted (then every attack's AUROC is suspect).
 
 Everything public is importable from `wikimem_platform.mia` itself.
 """
@@ -14,15 +16,19 @@ from wikimem_platform.mia.attacks import (
     DEFAULT_K,
     TokenStats,
     attack_scores,
+    con_recall_score,
     dc_pdd_score,
+    lowercase_score,
     loss_score,
     min_k_plus_plus_score,
     min_k_score,
     neighbourhood_score,
+    recall_score,
     reference_score,
     token_frequencies,
     token_stats_from_logprobs,
     zlib_score,
+    zlib_total_score,
 )
 from wikimem_platform.mia.evaluation import (
     RATE_COLUMNS,
@@ -36,10 +42,19 @@ from wikimem_platform.mia.evaluation import (
     tpr_at_fpr,
     tpr_column,
 )
-from wikimem_platform.mia.model_pass import dc_pdd_frequencies, mean_nlls, run_attacks, token_stats
+from wikimem_platform.mia.blind import BLIND_SHIFT_AUROC, bag_of_words_scores
+from wikimem_platform.mia.model_pass import (
+    dc_pdd_frequencies,
+    gradient_norms,
+    mean_nlls,
+    prefixed_mean_nlls,
+    run_attacks,
+    token_stats,
+)
 from wikimem_platform.mia.neighbours import perturb_words, pii_neighbours, word_neighbours
 
 __all__ = [
+    "BLIND_SHIFT_AUROC",
     "DC_PDD_CAP",
     "DEFAULT_K",
     "RATE_COLUMNS",
@@ -47,19 +62,25 @@ __all__ = [
     "TokenStats",
     "attack_scores",
     "auroc_figure",
+    "bag_of_words_scores",
+    "con_recall_score",
     "dc_pdd_frequencies",
     "dc_pdd_score",
     "evaluate_attack",
     "evaluate_attacks",
     "evaluate_available",
+    "gradient_norms",
     "loss_score",
+    "lowercase_score",
     "mean_nlls",
     "min_k_plus_plus_score",
-    "min_nonmembers",
     "min_k_score",
+    "min_nonmembers",
     "neighbourhood_score",
     "perturb_words",
     "pii_neighbours",
+    "prefixed_mean_nlls",
+    "recall_score",
     "reference_score",
     "run_attacks",
     "token_frequencies",
@@ -70,4 +91,5 @@ __all__ = [
     "tpr_column",
     "word_neighbours",
     "zlib_score",
+    "zlib_total_score",
 ]

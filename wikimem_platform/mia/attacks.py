@@ -21,6 +21,21 @@ Definitions (mimir = iamgroot42/mimir, mimir/attacks/*.py, read for this module)
 - neighbourhood = mean over neighbours of their mean NLL - the text's mean NLL
                (mimir: loss - mean neighbour loss, negated); `neighbourhood_pii` the same
                with PII-aware neighbours (names and values swapped, CRM App. C.1).
+- zlib_total = -(total NLL in bits) / (zlib-compressed length in bits): the model's code length
+               against zlib's for the whole text (the mean-NLL zlib above divides a per-token
+               figure by a whole-text one).
+- lowercase  = mean NLL of the lowercased text - mean NLL of the text (Carlini et al. 2021's
+               perplexity ratio, in log space): a memorized text loses more when its casing goes.
+- recall     = ReCaLL (Xie et al. 2024; ruoyuxie/recall's run.py): LL(x | P) / LL(x) with P a
+               prefix of known non-member texts and LL the mean token log-likelihood; that repo
+               scores it higher = member, as here. = mean NLL(x | P) / mean NLL(x).
+- con_recall = Con-ReCall (Wang et al. 2024): (LL(x | P_non) - gamma * LL(x | P_mem)) / LL(x),
+               P_mem a prefix of known member texts: = (NLL(x|P_non) - gamma * NLL(x|P_mem)) / NLL(x).
+- gradient_norm = -(mean over parameter tensors of the p-norm of d mean NLL / d tensor) (mimir's
+               GradNorm aggregation, p = 2 here; mimir's default is inf): members sit where the
+               loss is flat. mimir returns +norm in its lower-is-member convention, i.e. it
+               calls a large gradient a member; the Pandora paper (arXiv 2402.17012) and this
+               module call a small one a member.
 - dc_pdd     = DC-PDD (Zhang et al. 2024, as in mimir/attacks/dc_pdd.py): at the first occurrence
                of each distinct token id, alpha_i = p(x_i) * log(1 / f(x_i)) with f the
                Laplace-smoothed token frequency of a reference corpus, f = (1 + count) /
@@ -109,6 +124,29 @@ def zlib_score(stats: TokenStats) -> float:
     return -stats.mean_nll / len(zlib.compress(stats.text.encode("utf-8")))
 
 
+def zlib_total_score(stats: TokenStats) -> float:
+    """-(total NLL in bits) / (zlib length in bits): the model's compression against zlib's."""
+    if stats.text is None:
+        raise ValueError("zlib_total needs the text")
+    return -(stats.total_nll / np.log(2)) / (8 * len(zlib.compress(stats.text.encode("utf-8"))))
+
+
+def lowercase_score(mean_nll, lowercase_mean_nll):
+    """Mean NLL of the lowercased text minus the text's (arrays or floats)."""
+    return np.asarray(lowercase_mean_nll, dtype=float) - np.asarray(mean_nll, dtype=float)
+
+
+def recall_score(mean_nll, nonmember_prefixed_mean_nll):
+    """ReCaLL: NLL(x | non-member prefix) / NLL(x), per-token means (= LL(x|P) / LL(x))."""
+    return np.asarray(nonmember_prefixed_mean_nll, dtype=float) / np.asarray(mean_nll, dtype=float)
+
+
+def con_recall_score(mean_nll, nonmember_prefixed_mean_nll, member_prefixed_mean_nll, gamma: float = 1.0):
+    """Con-ReCall: (NLL(x | P_non) - gamma * NLL(x | P_mem)) / NLL(x), per-token means."""
+    return ((np.asarray(nonmember_prefixed_mean_nll, dtype=float) - gamma * np.asarray(member_prefixed_mean_nll, dtype=float))
+            / np.asarray(mean_nll, dtype=float))
+
+
 def min_k_score(stats: TokenStats, k: float = DEFAULT_K) -> float:
     """Mean of the lowest k% token log-probs."""
     lp = stats.token_logprobs
@@ -175,7 +213,7 @@ def attack_scores(stats: Sequence[TokenStats], k: float = DEFAULT_K,
                   dc_pdd_cap: float | None = DC_PDD_CAP) -> pd.DataFrame:
     """One row per text, one column per attack whose inputs are present (higher = member).
 
-    Columns: mean_nll, loss, min_k, and if available zlib (all texts given), min_k_pp (mu/var),
+    Columns: mean_nll, loss, min_k, and if available zlib and zlib_total (all texts given), min_k_pp (mu/var),
     reference (reference_mean_nll), neighbourhood (neighbour_mean_nlls), dc_pdd (token_freq and
     token ids).
     """
@@ -183,6 +221,7 @@ def attack_scores(stats: Sequence[TokenStats], k: float = DEFAULT_K,
     out["loss"] = -out["mean_nll"]
     if all(st.text is not None for st in stats):
         out["zlib"] = [zlib_score(st) for st in stats]
+        out["zlib_total"] = [zlib_total_score(st) for st in stats]
     out["min_k"] = [min_k_score(st, k) for st in stats]
     if all(st.mu is not None and st.var is not None for st in stats):
         out["min_k_pp"] = [min_k_plus_plus_score(st, k) for st in stats]

@@ -14,7 +14,10 @@ from wikimem_platform.mia.attacks import (
     DEFAULT_K,
     TokenStats,
     attack_scores,
+    con_recall_score,
+    lowercase_score,
     neighbourhood_score,
+    recall_score,
     token_frequencies,
 )
 
@@ -102,6 +105,52 @@ def mean_nlls(lm, texts: Sequence[str]) -> np.ndarray:
         return np.where(counts > 0, total / counts, np.nan)
 
 
+def prefixed_mean_nlls(lm, texts: Sequence[str], prefix: str) -> np.ndarray:
+    """Mean NLL per token of each text's own tokens after `prefix` (ReCaLL's LL(x | P), as a
+    loss): the prefix's ids (start token first) then the text's ids, as ruoyuxie/recall
+    concatenates them; through the prefix-tree engine, so the prefix is run once for all texts."""
+    from wikimem_platform.nll import score_token_ids
+
+    prefix_ids = lm.encode([prefix])[0]
+    own = lm.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+    totals = score_token_ids(lm, [prefix_ids, *[prefix_ids + list(ids) for ids in own]])
+    counts = np.array([len(ids) for ids in own], dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, (totals[1:] - totals[0]) / counts, np.nan)
+
+
+def gradient_norms(lm, texts: Sequence[str], p: float = 2.0) -> np.ndarray:
+    """Per text: the mean over parameter tensors of the p-norm of the gradient of its mean NLL
+    (mimir's GradNorm aggregation). One backward pass per text; the weights are not changed."""
+    import torch
+
+    model = lm.model
+    was_training = model.training
+    needed_grad = [param.requires_grad for param in model.parameters()]  # scoring loads them frozen
+    model.eval()
+    model.requires_grad_(True)
+    norms = []
+    try:
+        with torch.enable_grad():
+            for ids in lm.encode(list(texts)):
+                if len(ids) < 2:
+                    norms.append(np.nan)
+                    continue
+                model.zero_grad(set_to_none=True)
+                input_ids = torch.tensor([ids], device=lm.device)
+                logits = model(input_ids=input_ids).logits[0, :-1].float()
+                nll = torch.nn.functional.cross_entropy(logits, input_ids[0, 1:])
+                nll.backward()
+                per_tensor = [param.grad.detach().norm(p) for param in model.parameters() if param.grad is not None]
+                norms.append(float(torch.stack(per_tensor).mean()))
+    finally:
+        model.zero_grad(set_to_none=True)
+        model.train(was_training)
+        for param, needed in zip(model.parameters(), needed_grad):
+            param.requires_grad_(needed)
+    return np.asarray(norms, dtype=float)
+
+
 def dc_pdd_frequencies(lm, corpus: Iterable[str]) -> np.ndarray:
     """Laplace-smoothed token frequencies of a reference corpus under `lm`'s tokenizer."""
     corpus = list(corpus)
@@ -115,20 +164,25 @@ def run_attacks(lm, texts: Sequence[str], *, k: float = DEFAULT_K, reference_lm=
                 neighbours: Sequence[Sequence[str]] | None = None,
                 pii_neighbours_: Sequence[Sequence[str]] | None = None,
                 reference_corpus: Sequence[str] | None = None,
-                dc_pdd_cap: float | None = DC_PDD_CAP, progress=None) -> pd.DataFrame:
+                dc_pdd_cap: float | None = DC_PDD_CAP, lowercase: bool = True,
+                nonmember_prefix: str | None = None, member_prefix: str | None = None,
+                con_recall_gamma: float = 1.0, gradient_norm: bool = False, progress=None) -> pd.DataFrame:
     """Every attack's score per text (higher = member) from one `token_stats` pass of `lm`.
 
-    The texts and all their neighbours go through the same pass; a reference model (another
-    LoadedModel) adds `reference` (its mean NLL per token of its own tokens minus the target's,
-    as mimir); `reference_corpus` adds `dc_pdd`. `neighbours` give `neighbourhood`,
-    `pii_neighbours_` (names and values swapped) `neighbourhood_pii`; a text without neighbours
-    scores NaN there.
+    The texts, their lowercased forms and all their neighbours go through the same pass; a
+    reference model (another LoadedModel) adds `reference` (its mean NLL per token of its own
+    tokens minus the target's, as mimir); `reference_corpus` adds `dc_pdd`. `neighbours` give
+    `neighbourhood`, `pii_neighbours_` (names and values swapped) `neighbourhood_pii`; a text
+    without neighbours scores NaN there. `nonmember_prefix` adds `recall` (ReCaLL), with
+    `member_prefix` also `con_recall`; `gradient_norm` one backward pass per text.
     """
     texts = list(texts)
+    lowered = [t.lower() for t in texts] if lowercase else []
     flat = [t for group in (neighbours or []) for t in group]
     flat_pii = [t for group in (pii_neighbours_ or []) for t in group]
-    stats = token_stats(lm, [*texts, *flat, *flat_pii], progress=progress)
-    own, rest = stats[:len(texts)], stats[len(texts):]
+    stats = token_stats(lm, [*texts, *lowered, *flat, *flat_pii], progress=progress)
+    own, lowered_stats = stats[:len(texts)], stats[len(texts):len(texts) + len(lowered)]
+    rest = stats[len(texts) + len(lowered):]
 
     def group_nlls(groups):
         nonlocal rest
@@ -151,4 +205,14 @@ def run_attacks(lm, texts: Sequence[str], *, k: float = DEFAULT_K, reference_lm=
         frame["neighbourhood"] = neighbourhood(neighbour_nlls)
     if pii_nlls is not None:
         frame["neighbourhood_pii"] = neighbourhood(pii_nlls)
+    if lowercase:
+        frame["lowercase"] = lowercase_score(frame["mean_nll"], [st.mean_nll for st in lowered_stats])
+    if nonmember_prefix:
+        nonmember_nlls = prefixed_mean_nlls(lm, texts, nonmember_prefix)
+        frame["recall"] = recall_score(frame["mean_nll"], nonmember_nlls)
+        if member_prefix:
+            frame["con_recall"] = con_recall_score(frame["mean_nll"], nonmember_nlls,
+                                                   prefixed_mean_nlls(lm, texts, member_prefix), con_recall_gamma)
+    if gradient_norm:
+        frame["gradient_norm"] = -gradient_norms(lm, texts)
     return frame
