@@ -1,5 +1,6 @@
 """Hand-computed cases for the membership-inference math (higher score = member)."""
 
+import dataclasses
 import zlib
 
 import numpy as np
@@ -363,7 +364,7 @@ def test_prefixed_nll_and_gradient_norm_match_direct_computations(smollm2):
 
     texts = ["Ada Lovelace was born in London.", "Alan Turing studied at Cambridge."]
     prefix = "Marie Curie was a physicist."
-    got = mia.prefixed_mean_nlls(smollm2, texts, prefix)
+    got = mia.prefixed_mean_nlls(smollm2, texts, [prefix])
     prefix_ids = smollm2.encode([prefix])[0]
     for text, value in zip(texts, got):
         own = smollm2.tokenizer(text, add_special_tokens=False)["input_ids"]
@@ -386,7 +387,32 @@ def test_prefixed_nll_and_gradient_norm_match_direct_computations(smollm2):
     smollm2.model.zero_grad(set_to_none=True)
     assert norm == pytest.approx(float(expected), rel=1e-4)
     assert all(torch.equal(a, b) for a, b in zip(before, list(smollm2.model.parameters())[:3]))  # weights untouched
-    frame = mia.run_attacks(smollm2, texts, nonmember_prefix=prefix, member_prefix=texts[0], gradient_norm=True)
+    frame = mia.run_attacks(smollm2, texts, nonmember_shots=[prefix], member_shots=texts[:1], gradient_norm=True)
     assert frame["recall"].to_numpy() == pytest.approx(got / frame["mean_nll"].to_numpy(), rel=1e-6)
     assert frame["gradient_norm"].iloc[0] == pytest.approx(-norm, rel=1e-4)
     assert {"lowercase", "con_recall"} <= set(frame.columns)
+    # Shots that do not fit the context with the longest text are dropped from the front.
+    short = dataclasses.replace(smollm2, model=_WithContext(smollm2.model, len(prefix_ids) + 12))
+    two_shots = mia.prefixed_mean_nlls(short, texts, ["An early shot that no longer fits.", prefix])
+    assert two_shots == pytest.approx(got)
+    assert np.isnan(mia.prefixed_mean_nlls(dataclasses.replace(smollm2, model=_WithContext(smollm2.model, 5)),
+                                           texts, [prefix])).all()
+    # No shot fits with the longest text: the shortest shot alone, the texts that fit after it scored.
+    lengths = [len(ids) for ids in smollm2.tokenizer(texts, add_special_tokens=False)["input_ids"]]
+    tight = dataclasses.replace(smollm2, model=_WithContext(smollm2.model, len(prefix_ids) + min(lengths)))
+    partial = mia.prefixed_mean_nlls(tight, texts, [prefix, prefix + " " + prefix])
+    shorter = int(np.argmin(lengths))
+    assert lengths[0] != lengths[1] and partial[shorter] == pytest.approx(got[shorter])
+    assert np.isnan(partial[1 - shorter])
+
+
+class _WithContext:
+    """A model whose config says it takes `limit` positions (what `prefixed_mean_nlls` reads)."""
+
+    def __init__(self, model, limit: int):
+        import types
+
+        self._model, self.config = model, types.SimpleNamespace(max_position_embeddings=limit)
+
+    def __getattr__(self, name):
+        return getattr(self._model, name)

@@ -46,4 +46,9 @@ def test_planted_membership_is_detected(planted_model):
     # Members' training documents and non-members' held-out biographies come from one generator:
     # the words alone must not separate them (else every AUROC above would be suspect).
     assert table.at["bag_of_words", "auroc"] < mia.BLIND_SHIFT_AUROC
-    assert table.at["recall", "n_unscored"] == 6  # the 3 + 3 prefix texts are not judged with themselves
+    # The 3 + 3 prefix texts are not judged with themselves; in 128 positions only the shortest
+    # shot fits, and texts too long to follow it are left out (counted, not hidden).
+    assert 6 <= table.at["recall", "n_unscored"] < 60
+    # Measured 2026-11-24: zlib_total 0.998, gradient norm 0.989, ReCaLL 0.961, lowercase 0.780.
+    for attack, floor in {"zlib_total": 0.9, "gradient_norm": 0.9, "recall": 0.8, "lowercase": 0.65}.items():
+        assert table.at[attack, "auroc"] >= floor, (attack, table.at[attack, "auroc"])

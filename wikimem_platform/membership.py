@@ -263,8 +263,7 @@ def run_mia(lm, membership: pd.DataFrame, *, reference_lm=None, k: float = 0.2,
     scores = mia.run_attacks(
         lm, texts, k=k, reference_lm=reference_lm, neighbours=neighbours, pii_neighbours_=pii,
         reference_corpus=reference_corpus, progress=progress, gradient_norm=gradient_norm,
-        nonmember_prefix=" ".join(texts[i] for i in nonmember_shots) or None,
-        member_prefix=" ".join(texts[i] for i in member_shots) or None,
+        nonmember_shots=[texts[i] for i in nonmember_shots], member_shots=[texts[i] for i in member_shots],
     )
     for column in ("recall", "con_recall"):
         if column in scores:

@@ -105,18 +105,36 @@ def mean_nlls(lm, texts: Sequence[str]) -> np.ndarray:
         return np.where(counts > 0, total / counts, np.nan)
 
 
-def prefixed_mean_nlls(lm, texts: Sequence[str], prefix: str) -> np.ndarray:
-    """Mean NLL per token of each text's own tokens after `prefix` (ReCaLL's LL(x | P), as a
-    loss): the prefix's ids (start token first) then the text's ids, as ruoyuxie/recall
-    concatenates them; through the prefix-tree engine, so the prefix is run once for all texts."""
+def context_length(lm) -> int | None:
+    """The most positions the model takes (None when its config does not say)."""
+    config = lm.model.config
+    return getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
+
+
+def prefixed_mean_nlls(lm, texts: Sequence[str], shots: Sequence[str]) -> np.ndarray:
+    """Mean NLL per token of each text's own tokens after a prefix of `shots` (ReCaLL's
+    LL(x | P), as a loss): the prefix's ids (start token first) then the text's ids, as
+    ruoyuxie/recall concatenates them; through the prefix-tree engine, so the prefix is run once
+    for all texts. Like mimir, only the last shots that fit the context with the longest text
+    are kept; when not even one does, the shortest shot alone, and a text that does not fit
+    after it scores NaN."""
     from wikimem_platform.nll import score_token_ids
 
-    prefix_ids = lm.encode([prefix])[0]
     own = lm.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
-    totals = score_token_ids(lm, [prefix_ids, *[prefix_ids + list(ids) for ids in own]])
-    counts = np.array([len(ids) for ids in own], dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(counts > 0, (totals[1:] - totals[0]) / counts, np.nan)
+    limit, longest = context_length(lm), max((len(ids) for ids in own), default=0)
+    for kept in range(len(shots), 0, -1):
+        prefix_ids = lm.encode([" ".join(shots[-kept:])])[0]
+        if limit is None or len(prefix_ids) + longest <= limit:
+            break
+    else:  # a small context (the planted model's 128): the shortest shot, and the texts that fit after it
+        prefix_ids = min(lm.encode(list(shots)), key=len) if shots else []
+    fits = [bool(prefix_ids) and ids and (limit is None or len(prefix_ids) + len(ids) <= limit) for ids in own]
+    scored = [prefix_ids + list(ids) for ids, ok in zip(own, fits) if ok]
+    result = np.full(len(own), np.nan)
+    if scored:
+        totals = score_token_ids(lm, [prefix_ids, *scored])
+        result[np.flatnonzero(fits)] = (totals[1:] - totals[0]) / np.array([len(s) - len(prefix_ids) for s in scored])
+    return result
 
 
 def gradient_norms(lm, texts: Sequence[str], p: float = 2.0) -> np.ndarray:
@@ -165,7 +183,7 @@ def run_attacks(lm, texts: Sequence[str], *, k: float = DEFAULT_K, reference_lm=
                 pii_neighbours_: Sequence[Sequence[str]] | None = None,
                 reference_corpus: Sequence[str] | None = None,
                 dc_pdd_cap: float | None = DC_PDD_CAP, lowercase: bool = True,
-                nonmember_prefix: str | None = None, member_prefix: str | None = None,
+                nonmember_shots: Sequence[str] = (), member_shots: Sequence[str] = (),
                 con_recall_gamma: float = 1.0, gradient_norm: bool = False, progress=None) -> pd.DataFrame:
     """Every attack's score per text (higher = member) from one `token_stats` pass of `lm`.
 
@@ -173,8 +191,9 @@ def run_attacks(lm, texts: Sequence[str], *, k: float = DEFAULT_K, reference_lm=
     reference model (another LoadedModel) adds `reference` (its mean NLL per token of its own
     tokens minus the target's, as mimir); `reference_corpus` adds `dc_pdd`. `neighbours` give
     `neighbourhood`, `pii_neighbours_` (names and values swapped) `neighbourhood_pii`; a text
-    without neighbours scores NaN there. `nonmember_prefix` adds `recall` (ReCaLL), with
-    `member_prefix` also `con_recall`; `gradient_norm` one backward pass per text.
+    without neighbours scores NaN there. `nonmember_shots` (texts known not to be members) add
+    `recall` (ReCaLL), with `member_shots` also `con_recall`; `gradient_norm` one backward pass
+    per text.
     """
     texts = list(texts)
     lowered = [t.lower() for t in texts] if lowercase else []
@@ -207,12 +226,12 @@ def run_attacks(lm, texts: Sequence[str], *, k: float = DEFAULT_K, reference_lm=
         frame["neighbourhood_pii"] = neighbourhood(pii_nlls)
     if lowercase:
         frame["lowercase"] = lowercase_score(frame["mean_nll"], [st.mean_nll for st in lowered_stats])
-    if nonmember_prefix:
-        nonmember_nlls = prefixed_mean_nlls(lm, texts, nonmember_prefix)
+    if nonmember_shots:
+        nonmember_nlls = prefixed_mean_nlls(lm, texts, nonmember_shots)
         frame["recall"] = recall_score(frame["mean_nll"], nonmember_nlls)
-        if member_prefix:
+        if member_shots:
             frame["con_recall"] = con_recall_score(frame["mean_nll"], nonmember_nlls,
-                                                   prefixed_mean_nlls(lm, texts, member_prefix), con_recall_gamma)
+                                                   prefixed_mean_nlls(lm, texts, member_shots), con_recall_gamma)
     if gradient_norm:
         frame["gradient_norm"] = -gradient_norms(lm, texts)
     return frame
