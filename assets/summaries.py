@@ -16,10 +16,12 @@ from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform import crm, membership
 from wikimem_platform.mia import auroc_figure
+from wikimem_platform.models import other_shipped_model
 from wikimem_platform.versions import source_version
 from wikimem_platform.vocabulary import BASELINE, CANARY_KINDS, DEFAULT_CRITERION, DEFAULT_CUE_TAU, MAX_NEW_TOKENS, MEMORIZED_COLUMNS
 
 GROUP = "summaries"
+AUTO_REFERENCE = "auto"  # mia_summary's reference model: the other shipped model
 
 
 def _metric_key(value) -> str:
@@ -93,7 +95,9 @@ class MiaSummaryConfig(Config):
     max_per_class: int = Field(default=100, description="Texts per class (seeded sample); 0 = all.")
     k: float = Field(default=0.2, description="Share of lowest-probability tokens for min-k% and min-k%++.")
     n_neighbours: int = Field(default=5, description="Neighbours per text for the neighbourhood attack; 0 = none.")
-    reference_model: str = Field(default="", description="Registry key (name@revision) of a reference model; empty = no reference attack.")
+    reference_model: str = Field(default=AUTO_REFERENCE, description=(
+        f"Reference model of the reference attack: '{AUTO_REFERENCE}' = the other shipped model (the smallest one "
+        "for a model that is not shipped), a registry key (name@revision), or '' = no reference attack."))
     n_bootstrap: int = Field(default=1000, description="Bootstrap resamples for the AUROC confidence interval.")
     prefix_shots: int = Field(default=3, description="Texts of each class in ReCaLL's and Con-ReCall's prefixes; 0 = no ReCaLL.")
     gradient_norm: bool = Field(default=True, description="Run the gradient-norm attack (one backward pass per text).")
@@ -123,7 +127,13 @@ def mia_summary(
     description = texts["set_description"].iloc[0] if len(texts) else ""
     context.log.info(f"{len(texts)} texts, {int(texts['label'].sum())} members: {description}")
     lm = scoring.load(entry)
-    reference = scoring.load(registry.get(config.reference_model)) if config.reference_model else None
+    reference, reference_name = None, "none"
+    if config.reference_model == AUTO_REFERENCE:
+        reference_name = other_shipped_model(entry.source)
+        reference = scoring.load_reference(reference_name)
+    elif config.reference_model:
+        reference_name = config.reference_model
+        reference = scoring.load(registry.get(reference_name))
     _, table = membership.run_mia(
         lm, texts, reference_lm=reference, k=config.k, n_neighbours=config.n_neighbours,
         reference_corpus=membership.reference_corpus_texts(humans), n_bootstrap=config.n_bootstrap, seed=config.seed,
@@ -137,7 +147,7 @@ def mia_summary(
             "model": entry.key,
             "set_kind": str(table["set_kind"].iloc[0]) if len(table) else "",
             "set_description": description,
-            "reference_model": config.reference_model or "none",
+            "reference_model": reference_name,
             **{f"auroc_{row['attack']}": float(row["auroc"]) for row in table.to_dict("records")},
             "attacks": MetadataValue.md(table.drop(columns=["set_description"]).round(4).to_markdown(index=False)),
             "plot": MetadataValue.path(plot_path(context, GROUP, "mia_auroc", figure)),

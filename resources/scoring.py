@@ -48,6 +48,12 @@ class ScoringResource(ConfigurableResource):
             self._loaded[entry.key] = self._load(entry)
         return self._loaded[entry.key]
 
+    def load_reference(self, source: str) -> LoadedModel:
+        """A second model beside the release's (the MIA reference attack), same settings, not
+        kept: it does not replace the release's model in this process."""
+        return load_model(source, device=self.device, dtype=self.dtype, batch_size=self.batch_size or "auto",
+                          cache_dir=self.cache_dir)
+
     def _load(self, entry: ModelEntry) -> LoadedModel:
         return load_model(
             entry.source,

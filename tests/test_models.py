@@ -197,3 +197,11 @@ def test_gguf_path_is_dequantized_once_then_read_from_cache(tmp_path, monkeypatc
     ids = torch.tensor(second.encode(["Marie Curie was a chemist."]))
     with torch.inference_mode():
         assert torch.equal(second.model(ids).logits, smollm2.model(ids).logits)
+
+
+def test_the_reference_for_a_release_is_the_other_shipped_model():
+    from wikimem_platform.models import other_shipped_model
+
+    assert other_shipped_model("smollm2-135m-instruct") == "gemma-3-270m"
+    assert other_shipped_model("gemma-3-270m") == "smollm2-135m-instruct"
+    assert other_shipped_model("/models/planted-tiny") == "smollm2-135m-instruct"  # the smallest shipped one

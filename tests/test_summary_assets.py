@@ -89,8 +89,9 @@ def test_crm_summary_rows_and_metadata(summaries):
 def test_mia_summary_one_row_per_attack_labelled_association(summaries):
     summaries, _ = summaries
     table = summaries.asset_value("mia_summary")
-    assert set(table["attack"]) == {"loss", "zlib", "min_k", "min_k_pp", "dc_pdd",
-                                    "neighbourhood", "neighbourhood_pii"}
+    # 2 memorized pairs and 2 others here: too few for ReCaLL's 3-text prefixes (tested on the planted model).
+    assert set(table["attack"]) == {"loss", "zlib", "zlib_total", "min_k", "min_k_pp", "dc_pdd", "neighbourhood",
+                                    "neighbourhood_pii", "lowercase", "gradient_norm", "bag_of_words", "reference"}
     assert table["attack"].is_unique
     assert (table["set_kind"] == "association").all()
     assert (table["set_description"] == ASSOCIATION_DESCRIPTION).all()
@@ -98,6 +99,7 @@ def test_mia_summary_one_row_per_attack_labelled_association(summaries):
     meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata
             for e in summaries.get_asset_materialization_events()}["mia_summary"]
     assert meta["set_description"].value == ASSOCIATION_DESCRIPTION
+    assert meta["reference_model"].value == "gemma-3-270m"  # by default the other shipped model
     assert meta["auroc_loss"].value == pytest.approx(table.set_index("attack").at["loss", "auroc"])
     assert Path(meta["plot"].value).is_file()
 

@@ -29,6 +29,14 @@ CACHE_FORMAT_VERSION = 1
 DEFAULT_CPU_BATCH_SIZE = 64
 
 
+def other_shipped_model(source: str) -> str:
+    """The shipped model to use as a reference for `source` (a release's source): the other
+    shipped one for a shipped model, else the smallest shipped one (a public model that did not
+    see the audited training data, as the reference attack needs)."""
+    others = sorted((m for m in SHIPPED_MODELS if m != source), key=lambda m: SHIPPED_MODELS[m].parameter_count)
+    return others[0]
+
+
 class ModelLoadError(RuntimeError):
     """A model could not be resolved or loaded (bad path, unknown name, no GPU, refused option)."""
 
