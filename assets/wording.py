@@ -45,13 +45,16 @@ def wording_sensitivity(
     model_registry: RegistryResource,
     scores: pd.DataFrame,
     canary_templates: pd.DataFrame,
+    subjects: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
-    """One row per canary wording: its detection scores (all subjects, dev and test halves)."""
+    """One row per canary wording: its detection scores (all subjects, dev and test halves) and
+    its rank-1 rate, overall and per cohort."""
     entry = model_registry.registry().get(context.partition_key)
     members = eme.planted_inputs(entry.source)[1] if membership.is_planted_model(entry.source) else None
     result = wording.wording_sensitivity(
         scores, canary_templates, members, seed=config.seed,
         include_contextualized=config.include_contextualized, embed=load_encoder(),
+        cohorts=subjects.set_index("qid")["cohort"],
     )
     overall = result.overall
     numbers = {f"{row['detection']}_{name}": float(row[name])
@@ -66,6 +69,7 @@ def wording_sensitivity(
             "membership_known": members is not None,
             **numbers,
             "per_property": _markdown(result.properties),
+            "plain_vs_contextualized": _markdown(wording.kind_comparison(result.wordings)),
             "strategies_on_test_half": _markdown(strategies.drop(columns=["property"])),
             "best_wordings": preview(result.wordings.sort_values(wording.TRUTH_AUC, ascending=False)),
             "plot": MetadataValue.path(plot_path(context, GROUP, "wording_sensitivity", figure)),

@@ -100,7 +100,8 @@ def _wordings(scores):
     """A wording_sensitivity table: one property, three wordings with the given truth AUCs."""
     return pd.DataFrame({"property": "P106", "variant_id": [0, 1, 2], "kind": ["baseline", "paraphrase", "contextualized"],
                          "template": ["{subject} works as {value}.", "{subject} is a {value}.", "[aux] {subject} is {value}."],
-                         "n_subjects": 4, "truth_auc": scores, "truth_auc_dev": scores, "truth_auc_test": scores[::-1]})
+                         "n_subjects": 4, "truth_auc": scores, "truth_auc_dev": scores, "truth_auc_test": scores[::-1],
+                         "rank1_rate": [0.5, 0.25, 0.75], "rank1_rate_well-known": [1.0, 0.5, 0.875]})
 
 
 WORDINGS = {"a@2": _wordings([0.9, 0.6, 0.7]), "g@1": _wordings([0.8, 0.5, 0.6])}
@@ -134,6 +135,9 @@ def test_report_sections_with_and_without_summaries(tmp_path):
     assert "Which wordings reveal the most" in page and "{subject} works as {value}." in page
     assert "<td>0.300</td>" in page and "<td>0.333</td>" in page
     assert "scores between releases</h3>" in page and "<th>release</th>" in page
+    # Plain vs contextualized (§7): the contextualized canary's rank-1 rate beside the others'.
+    assert "Plain and contextualized canaries" in page and "<th>rank1_rate_well-known</th>" in page
+    assert "<td>0.875</td>" in page
     # EME: record 1 of 2 facts, prefix 5 both; the facts emitted are listed with their prompts
     assert "Entity-level extraction (EME)" in page and "Facts emitted (3)" in page
     assert "Compared on the 3 (subject, property) pairs" in page  # Q3 P19 was not audited by g@1

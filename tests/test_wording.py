@@ -272,3 +272,26 @@ def test_figures_highlight_best_and_worst_and_show_tau(result):
     matrix = wd.across_models({"m1": M1, "m2": M2}).kendall
     heatmap = ps.kendall_heatmap(matrix).data[0]
     assert heatmap.z[0][1] == pytest.approx(11 / 15)
+
+
+def test_rank1_rates_per_wording_and_cohort_and_plain_vs_contextualized_by_hand():
+    """Issue 17.3 (the paper's §7): T ranks first when it beats every counterfactual in S above.
+    P1: baseline Q1 Q3 (2/4), paraphrase Q2 (1/4), contextualized Q1 Q2 (2/4);
+    P2: baseline Q1 Q3 Q4 (3/4), paraphrase Q1 Q3 (2/4), contextualized Q1 Q4 (2/4)."""
+    cohorts = {"Q1": "well-known", "Q2": "well-known", "Q3": "lesser-known", "Q4": "lesser-known"}
+    result = wd.wording_sensitivity(hand_scores(), TEMPLATES, MEMBERS, seed=0, cohorts=cohorts)
+    rates = result.wordings.set_index(["property", "variant_id"])
+    assert rates[wd.rank1_column()].to_dict() == {("P1", 0): 0.5, ("P1", 1): 0.25, ("P1", 2): 0.5,
+                                                  ("P2", 0): 0.75, ("P2", 1): 0.5, ("P2", 2): 0.5}
+    assert rates.at[("P1", 2), wd.rank1_column("well-known")] == 1.0  # Q1 and Q2
+    assert rates.at[("P1", 2), wd.rank1_column("lesser-known")] == 0.0
+    assert rates.at[("P2", 0), wd.rank1_column("lesser-known")] == 1.0  # Q3 and Q4
+    kinds = wd.kind_comparison(result.wordings)
+    assert kinds["kind"].tolist() == [BASELINE, PARAPHRASE, CONTEXTUALIZED] * 2  # the paper's order
+    p1 = kinds[kinds["property"] == "P1"].set_index("kind")
+    assert p1[wd.rank1_column()].to_dict() == {BASELINE: 0.5, PARAPHRASE: 0.25, CONTEXTUALIZED: 0.5}
+    assert p1.at[CONTEXTUALIZED, wd.rank1_column("well-known")] == 1.0
+    assert (kinds["n_wordings"] == 1).all()
+    # Without cohorts, only the overall rate.
+    plain = wd.kind_comparison(wd.wording_sensitivity(hand_scores(), TEMPLATES, MEMBERS, seed=0).wordings)
+    assert [c for c in plain.columns if c.startswith(wd.RANK1_RATE)] == [wd.RANK1_RATE]

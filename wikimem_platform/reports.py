@@ -373,6 +373,10 @@ def wording_tables(key: str, wordings: Mapping[str, pd.DataFrame]) -> str:
     properties = wording.property_table(wordings[key])
     properties = properties[properties["detection"] == wording.TRUTH_AUC].drop(columns=["detection"])
     out = _table(properties.round(3))
+    kinds = wording.kind_comparison(wordings[key])
+    if len(kinds) and kinds.columns.str.startswith(wording.RANK1_RATE).any():
+        out += ("<h3>Plain and contextualized canaries: share of people whose true value ranks first</h3>"
+                + _table(kinds.round(3)))
     if len(wordings) > 1:
         across = wording.across_models(dict(wordings))
         out += "<h3>Kendall τ of the wordings' scores between releases</h3>" + _table(across.kendall.round(3).rename_axis("release").reset_index())

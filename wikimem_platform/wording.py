@@ -49,7 +49,7 @@ from wikimem_platform.prompt_sensitivity import (
     sensitivity,
 )
 from wikimem_platform.splits import halves
-from wikimem_platform.vocabulary import CONTEXTUALIZED, CONTEXTUALIZED_KINDS, CRITERIA, M_THRESHOLD, SUMMED_MEMORIZED
+from wikimem_platform.vocabulary import CANARY_KINDS, CONTEXTUALIZED, CONTEXTUALIZED_KINDS, CRITERIA, M_THRESHOLD, SUMMED_MEMORIZED
 
 WORDING_KEYS = ["property", "variant_id"]
 TRUTH_AUC = "truth_auc"  # truths vs counterfactuals within each ranking, mean over subjects
@@ -65,6 +65,7 @@ WORDING_FAMILY, ENSEMBLE_FAMILY, RULE_FAMILY = "wording", "ensemble", "rule"
 # Wording scores are ratios of small counts: equal ones must tie exactly for Kendall τ and for
 # choosing the best wording, whatever order the floating-point sums ran in.
 SCORE_DECIMALS = 12
+RANK1_RATE = "rank1_rate"  # share of a wording's subjects whose truth ranks first (WikiMem's verdict)
 
 
 # --------------------------------------------------------------------------- confidences
@@ -173,8 +174,13 @@ def _member_auc(block: pd.DataFrame) -> float:
     return m_mem(known["truth_confidence"], known["member"].astype(bool))
 
 
+def rank1_column(cohort: str | None = None) -> str:
+    """The wordings-table column with the share of subjects (of a cohort) whose truth ranks first."""
+    return RANK1_RATE if cohort is None else f"{RANK1_RATE}_{cohort}"
+
+
 def _wording_table(conf: WordingConfidences, dev: set, test: set, member: pd.Series | None,
-                   templates: pd.DataFrame | None) -> pd.DataFrame:
+                   templates: pd.DataFrame | None, cohorts: pd.Series | None = None) -> pd.DataFrame:
     """One row per wording: both detection scores on all subjects and on each half (see module doc).
 
     truth_auc of a set of subjects = the mean of their rankings' truth AUCs, i.e.
@@ -189,6 +195,14 @@ def _wording_table(conf: WordingConfidences, dev: set, test: set, member: pd.Ser
         subsets |= {f"_{name}": scored[scored["subject_qid"].isin(keep)] for name, keep in zip(HALVES, (dev, test))}
         for suffix, subset in subsets.items():
             row[f"{TRUTH_AUC}{suffix}"] = float(subset["truth_auc"].mean()) if len(subset) else np.nan
+        # WikiMem's per-wording verdict (a truth at rank 1: it beats every counterfactual).
+        first = scored["truth_confidence"] == 1.0
+        row[rank1_column()] = float(first.mean()) if len(scored) else np.nan
+        if cohorts is not None:
+            cohort_of = scored["subject_qid"].map(cohorts)
+            for cohort in sorted(cohorts.dropna().unique()):
+                inside = cohort_of == cohort
+                row[rank1_column(cohort)] = float(first[inside].mean()) if inside.any() else np.nan
         if member is not None:
             for suffix, subset in subsets.items():
                 row[f"{MEMBER_AUC}{suffix}"] = _member_auc(subset)
@@ -206,6 +220,20 @@ def _wording_table(conf: WordingConfidences, dev: set, test: set, member: pd.Ser
 
 def _detections(wordings: pd.DataFrame) -> list[str]:
     return [d for d in DETECTIONS if d in wordings.columns]
+
+
+def kind_comparison(wordings: pd.DataFrame) -> pd.DataFrame:
+    """The paper's §7 comparison: per property and canary kind (baseline, paraphrase,
+    contextualized), the mean rank-1 rate of its wordings, overall and per cohort, from a
+    `wordings` table alone (the report rebuilds it from the stored asset)."""
+    rates = [c for c in wordings.columns if c == RANK1_RATE or c.startswith(f"{RANK1_RATE}_")]
+    if not rates:
+        return pd.DataFrame(columns=["property", "kind", "n_wordings"])
+    table = wordings.groupby(["property", "kind"], sort=True).agg(
+        n_wordings=("variant_id", "size"), **{c: (c, "mean") for c in rates}).reset_index()
+    order = {kind: i for i, kind in enumerate(CANARY_KINDS)}
+    return table.sort_values(["property", "kind"], key=lambda c: c.map(order) if c.name == "kind" else c,
+                             ignore_index=True)
 
 
 def property_table(wordings: pd.DataFrame) -> pd.DataFrame:
@@ -386,14 +414,16 @@ def wording_sensitivity(scores: pd.DataFrame, templates: pd.DataFrame | None = N
                         seed: int = 0, include_contextualized: bool = True, *, alpha: float = 1.0,
                         m_threshold: float = M_THRESHOLD,
                         embed: Callable[[list[str]], np.ndarray] | None = None,
-                        value_aliases: Mapping[str, Sequence[str]] | None = None) -> WordingSensitivity:
+                        value_aliases: Mapping[str, Sequence[str]] | None = None,
+                        cohorts: Mapping[str, str] | pd.Series | None = None) -> WordingSensitivity:
     """Every wording's detection scores, their spread per property and overall, and the ways to
     combine wordings judged on held-out subjects (see `WordingSensitivity`).
 
     scores: one model's scores table (memorization.py format); templates: the canary templates
     (for the text); membership: subject_qid -> member (mapping, Series or frame with subject_qid,
     member), enables member_auc; seed: the dev/test halves of the subjects; include_contextualized:
-    whether the contextualized wording counts among the wordings (never in M).
+    whether the contextualized wording counts among the wordings (never in M); cohorts:
+    subject_qid -> cohort, adds a rank-1 rate per cohort to every wording.
     """
     if "model" in scores.columns and scores["model"].nunique() > 1:
         raise ValueError("scores holds several models: run wording_sensitivity per model, then across_models")
@@ -407,7 +437,8 @@ def wording_sensitivity(scores: pd.DataFrame, templates: pd.DataFrame | None = N
             frame["kind"] = pd.MultiIndex.from_frame(frame[WORDING_KEYS]).map(kind_of)
     dev, test = halves(prepared["subject_qid"].astype(str), seed)
     member = _membership_series(membership)
-    wordings = _wording_table(conf, set(dev), set(test), member, templates)
+    cohort_series = pd.Series(cohorts, dtype=object) if cohorts is not None else None
+    wordings = _wording_table(conf, set(dev), set(test), member, templates, cohort_series)
     properties = property_table(wordings)
     overall = _overall_table(wordings, properties)
     _, variants = variant_metrics(prepared)
