@@ -101,6 +101,7 @@ class MiaSummaryConfig(Config):
     n_bootstrap: int = Field(default=1000, description="Bootstrap resamples for the AUROC confidence interval.")
     prefix_shots: int = Field(default=3, description="Texts of each class in ReCaLL's and Con-ReCall's prefixes; 0 = no ReCaLL.")
     gradient_norm: bool = Field(default=True, description="Run the gradient-norm attack (one backward pass per text).")
+    samia_samples: int = Field(default=5, description="SaMIA: sampled continuations per text (0 = no SaMIA).")
     seed: int = 0
 
 
@@ -137,7 +138,7 @@ def mia_summary(
     _, table = membership.run_mia(
         lm, texts, reference_lm=reference, k=config.k, n_neighbours=config.n_neighbours,
         reference_corpus=membership.reference_corpus_texts(humans), n_bootstrap=config.n_bootstrap, seed=config.seed,
-        prefix_shots=config.prefix_shots, gradient_norm=config.gradient_norm,
+        prefix_shots=config.prefix_shots, gradient_norm=config.gradient_norm, samia_samples=config.samia_samples,
     )
     figure = auroc_figure(table, title=f"{entry.key}: {description}")
     return Output(

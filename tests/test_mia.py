@@ -416,3 +416,23 @@ class _WithContext:
 
     def __getattr__(self, name):
         return getattr(self._model, name)
+
+
+def test_rouge1_and_samia_by_hand():
+    # candidate {the, cat, sat}, reference {the x2, cat}: overlap 2 (the once, cat), P = R = 2/3.
+    assert mia.rouge1_f1("The cat sat", "the cat, the") == pytest.approx(2 / 3)
+    assert mia.rouge1_f1("", "the cat") == 0.0 and mia.rouge1_f1("dog", "the cat") == 0.0
+    assert mia.samia_score(["the cat sat", "dog"], "the cat the") == pytest.approx((2 / 3 + 0) / 2)
+    assert np.isnan(mia.samia_score([], "x"))
+
+
+@pytest.mark.slow
+def test_samia_samples_through_the_shared_generator_seeded(smollm2):
+    from wikimem_platform.generation import sample_generate
+
+    texts = ["Ada Lovelace was born in London in 1815 and worked with Babbage.", "Too short."]
+    first = mia.samia_scores(smollm2, texts, n_samples=3, seed=4)
+    assert first[0] == mia.samia_scores(smollm2, texts, n_samples=3, seed=4)[0]  # seeded
+    assert 0.0 <= first[0] <= 1.0 and np.isnan(first[1])  # under 4 words: no second half to compare
+    drawn = sample_generate(smollm2, ["Ada Lovelace was born in"], n_samples=4, max_new_tokens=6, seed=1)
+    assert len(drawn) == 1 and len(drawn[0]) == 4 and len(set(drawn[0])) > 1  # sampled, not greedy

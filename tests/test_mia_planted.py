@@ -42,7 +42,7 @@ def test_planted_membership_is_detected(planted_model):
     assert table.at["reference", "auroc"] >= 0.5
     assert set(table.index) == {"loss", "zlib", "zlib_total", "min_k", "min_k_pp", "reference", "neighbourhood",
                                 "neighbourhood_pii", "lowercase", "recall", "con_recall", "gradient_norm",
-                                "bag_of_words"}
+                                "samia", "bag_of_words"}
     # Members' training documents and non-members' held-out biographies come from one generator:
     # the words alone must not separate them (else every AUROC above would be suspect).
     assert table.at["bag_of_words", "auroc"] < mia.BLIND_SHIFT_AUROC

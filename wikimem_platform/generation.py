@@ -68,6 +68,25 @@ def greedy_generate(lm: LoadedModel, prompts: Sequence[str], max_new_tokens: int
     prompts of the same token length, for a model that ignores position ids (peft's prompt and
     p-tuning wrappers drop them, so a left-padded row would start at the wrong position).
     """
+    return _generate(lm, prompts, max_new_tokens, batch_size, progress, unpadded, sampling=None)
+
+
+def sample_generate(lm: LoadedModel, prompts: Sequence[str], n_samples: int, max_new_tokens: int = MAX_NEW_TOKENS,
+                    temperature: float = 1.0, top_k: int = 50, seed: int = 0,
+                    batch_size: int | None = None, progress: Callable[[int, int], None] | None = None) -> list[list[str]]:
+    """`n_samples` sampled continuations of each prompt (temperature, top-k), seeded: the same
+    batching as `greedy_generate`; one list of new texts per prompt."""
+    import torch
+
+    torch.manual_seed(seed)
+    repeated = [prompt for prompt in prompts for _ in range(n_samples)]
+    flat = _generate(lm, repeated, max_new_tokens, batch_size, progress, False,
+                     sampling={"do_sample": True, "temperature": temperature, "top_k": top_k, "top_p": None})
+    return [flat[i * n_samples:(i + 1) * n_samples] for i in range(len(prompts))]
+
+
+def _generate(lm: LoadedModel, prompts: Sequence[str], max_new_tokens: int, batch_size: int | None,
+              progress: Callable[[int, int], None] | None, unpadded: bool, sampling: dict | None) -> list[str]:
     import torch
 
     prompts = list(prompts)
@@ -95,8 +114,8 @@ def greedy_generate(lm: LoadedModel, prompts: Sequence[str], max_new_tokens: int
         for group, batch in batches:
             generated = lm.model.generate(
                 input_ids=batch.input_ids.to(lm.device), attention_mask=batch.attention_mask.to(lm.device),
-                max_new_tokens=max_new_tokens, do_sample=False, num_beams=1,
-                temperature=None, top_p=None, top_k=None,
+                max_new_tokens=max_new_tokens, num_beams=1,
+                **(sampling or {"do_sample": False, "temperature": None, "top_p": None, "top_k": None}),
                 pad_token_id=pad_id, eos_token_id=eos_ids or None,
             )
             for row, i in enumerate(batch.indices):

@@ -239,14 +239,15 @@ def recall_shots(labels, shots: int, seed: int = 0) -> tuple[list[int], list[int
 def run_mia(lm, membership: pd.DataFrame, *, reference_lm=None, k: float = 0.2,
             n_neighbours: int = 5, reference_corpus: list[str] | None = None,
             n_bootstrap: int = 1000, seed: int = 0, prefix_shots: int = 3, gradient_norm: bool = True,
-            progress=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+            samia_samples: int = 5, progress=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every attack on a membership set: (per-text scores, one row per attack).
 
     One token-probability pass of `lm` over the texts, their lowercased forms and their
     neighbours (word perturbations, and PII-aware swaps where the set has names or values); the
     reference attack when `reference_lm` is given, DC-PDD when `reference_corpus` is; ReCaLL and
     Con-ReCall with prefixes of `prefix_shots` non-member and member texts of the set (scored
-    NaN themselves, so no text is judged with itself in the prefix); the gradient norm; and the
+    NaN themselves, so no text is judged with itself in the prefix); the gradient norm; SaMIA
+    (`samia_samples` sampled continuations of each text's first half); and the
     model-free bag-of-words baseline (`bag_of_words`: high means the split itself is shifted).
     The attack table carries the set's `set_kind` and `set_description` (e.g. "association (not
     training membership)").
@@ -263,6 +264,7 @@ def run_mia(lm, membership: pd.DataFrame, *, reference_lm=None, k: float = 0.2,
     scores = mia.run_attacks(
         lm, texts, k=k, reference_lm=reference_lm, neighbours=neighbours, pii_neighbours_=pii,
         reference_corpus=reference_corpus, progress=progress, gradient_norm=gradient_norm,
+        samia_samples=samia_samples, seed=seed,
         nonmember_shots=[texts[i] for i in nonmember_shots], member_shots=[texts[i] for i in member_shots],
     )
     for column in ("recall", "con_recall"):

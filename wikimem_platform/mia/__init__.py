@@ -25,6 +25,8 @@ from wikimem_platform.mia.attacks import (
     neighbourhood_score,
     recall_score,
     reference_score,
+    rouge1_f1,
+    samia_score,
     token_frequencies,
     token_stats_from_logprobs,
     zlib_score,
@@ -49,6 +51,7 @@ from wikimem_platform.mia.model_pass import (
     mean_nlls,
     prefixed_mean_nlls,
     run_attacks,
+    samia_scores,
     token_stats,
 )
 from wikimem_platform.mia.neighbours import perturb_words, pii_neighbours, word_neighbours
@@ -82,7 +85,10 @@ __all__ = [
     "prefixed_mean_nlls",
     "recall_score",
     "reference_score",
+    "rouge1_f1",
     "run_attacks",
+    "samia_score",
+    "samia_scores",
     "token_frequencies",
     "token_stats",
     "token_stats_from_logprobs",

@@ -36,6 +36,10 @@ Definitions (mimir = iamgroot42/mimir, mimir/attacks/*.py, read for this module)
                loss is flat. mimir returns +norm in its lower-is-member convention, i.e. it
                calls a large gradient a member; the Pandora paper (arXiv 2402.17012) and this
                module call a small one a member.
+- samia      = SaMIA (Kaneko et al. 2024): sample continuations of the text's first half and
+               score their word overlap with the true second half (ROUGE-1 F1, lowercased
+               words, counts clipped), averaged over the samples: a model that saw the text
+               tends to write it again. The sampling runs through the shared generator.
 - dc_pdd     = DC-PDD (Zhang et al. 2024, as in mimir/attacks/dc_pdd.py): at the first occurrence
                of each distinct token id, alpha_i = p(x_i) * log(1 / f(x_i)) with f the
                Laplace-smoothed token frequency of a reference corpus, f = (1 + count) /
@@ -50,7 +54,9 @@ token of the text is scored; mu[i], var[i] are taken from the same distribution.
 
 from __future__ import annotations
 
+import re
 import zlib
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -145,6 +151,26 @@ def con_recall_score(mean_nll, nonmember_prefixed_mean_nll, member_prefixed_mean
     """Con-ReCall: (NLL(x | P_non) - gamma * NLL(x | P_mem)) / NLL(x), per-token means."""
     return ((np.asarray(nonmember_prefixed_mean_nll, dtype=float) - gamma * np.asarray(member_prefixed_mean_nll, dtype=float))
             / np.asarray(mean_nll, dtype=float))
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
+
+
+def rouge1_f1(candidate: str, reference: str) -> float:
+    """ROUGE-1 F1: unigram overlap of lowercased words, each counted at most as often as it occurs
+    in both; 0 when either side has no word."""
+    cand, ref = Counter(_words(candidate)), Counter(_words(reference))
+    overlap = sum((cand & ref).values())
+    if not overlap:
+        return 0.0
+    precision, recall = overlap / sum(cand.values()), overlap / sum(ref.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+def samia_score(samples: Sequence[str], reference: str) -> float:
+    """Mean ROUGE-1 F1 of sampled continuations against the true continuation."""
+    return float(np.mean([rouge1_f1(sample, reference) for sample in samples])) if len(samples) else np.nan
 
 
 def min_k_score(stats: TokenStats, k: float = DEFAULT_K) -> float:

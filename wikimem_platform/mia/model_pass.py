@@ -18,6 +18,7 @@ from wikimem_platform.mia.attacks import (
     lowercase_score,
     neighbourhood_score,
     recall_score,
+    samia_score,
     token_frequencies,
 )
 
@@ -169,6 +170,31 @@ def gradient_norms(lm, texts: Sequence[str], p: float = 2.0) -> np.ndarray:
     return np.asarray(norms, dtype=float)
 
 
+SAMIA_MAX_NEW_TOKENS = 64
+
+
+def samia_scores(lm, texts: Sequence[str], n_samples: int = 5, seed: int = 0, progress=None) -> np.ndarray:
+    """SaMIA per text: `n_samples` continuations of its first half (by words; temperature 1,
+    top-k 50, seeded) against its second half; NaN for a text under 4 words."""
+    from wikimem_platform.generation import sample_generate
+
+    halves = []
+    for text in texts:
+        words = text.split()
+        cut = len(words) // 2
+        halves.append((" ".join(words[:cut]), " ".join(words[cut:])) if len(words) >= 4 else None)
+    usable = [i for i, pair in enumerate(halves) if pair is not None]
+    result = np.full(len(texts), np.nan)
+    if not usable:
+        return result
+    longest = max(len(ids) for ids in lm.tokenizer([halves[i][1] for i in usable], add_special_tokens=False)["input_ids"])
+    samples = sample_generate(lm, [halves[i][0] for i in usable], n_samples, seed=seed, progress=progress,
+                              max_new_tokens=min(SAMIA_MAX_NEW_TOKENS, longest))
+    for i, drawn in zip(usable, samples):
+        result[i] = samia_score(drawn, halves[i][1])
+    return result
+
+
 def dc_pdd_frequencies(lm, corpus: Iterable[str]) -> np.ndarray:
     """Laplace-smoothed token frequencies of a reference corpus under `lm`'s tokenizer."""
     corpus = list(corpus)
@@ -184,7 +210,8 @@ def run_attacks(lm, texts: Sequence[str], *, k: float = DEFAULT_K, reference_lm=
                 reference_corpus: Sequence[str] | None = None,
                 dc_pdd_cap: float | None = DC_PDD_CAP, lowercase: bool = True,
                 nonmember_shots: Sequence[str] = (), member_shots: Sequence[str] = (),
-                con_recall_gamma: float = 1.0, gradient_norm: bool = False, progress=None) -> pd.DataFrame:
+                con_recall_gamma: float = 1.0, gradient_norm: bool = False, samia_samples: int = 0,
+                seed: int = 0, progress=None) -> pd.DataFrame:
     """Every attack's score per text (higher = member) from one `token_stats` pass of `lm`.
 
     The texts, their lowercased forms and all their neighbours go through the same pass; a
@@ -193,7 +220,7 @@ def run_attacks(lm, texts: Sequence[str], *, k: float = DEFAULT_K, reference_lm=
     `neighbourhood`, `pii_neighbours_` (names and values swapped) `neighbourhood_pii`; a text
     without neighbours scores NaN there. `nonmember_shots` (texts known not to be members) add
     `recall` (ReCaLL), with `member_shots` also `con_recall`; `gradient_norm` one backward pass
-    per text.
+    per text; `samia_samples` > 0 adds `samia` (that many sampled continuations per text).
     """
     texts = list(texts)
     lowered = [t.lower() for t in texts] if lowercase else []
@@ -234,4 +261,6 @@ def run_attacks(lm, texts: Sequence[str], *, k: float = DEFAULT_K, reference_lm=
                                                    prefixed_mean_nlls(lm, texts, member_shots), con_recall_gamma)
     if gradient_norm:
         frame["gradient_norm"] = -gradient_norms(lm, texts)
+    if samia_samples:
+        frame["samia"] = samia_scores(lm, texts, samia_samples, seed=seed)
     return frame
