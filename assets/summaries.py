@@ -36,6 +36,9 @@ class CrmSummaryConfig(Config):
     memorized_column: Literal[MEMORIZED_COLUMNS] = Field(
         default=DEFAULT_CRITERION, description="Which verdict of the memorization table counts as memorized.")
     max_new_tokens: int = Field(default=MAX_NEW_TOKENS, description="Greedy completion length of the generation paradigms.")
+    verbatim_jsonl: str = Field(default="", description=(
+        "Texts for the verbatim paradigm (JSONL: text, value, optional label member / non-member) when the "
+        "model's training text is not known; a planted model's own biographies are used without it."))
     seed: int = 0
 
 
@@ -55,11 +58,16 @@ def crm_summary(
     for cue < tau; WikiMem's memorized share likewise (paradigm "wikimem")."""
     entry = model_registry.registry().get(context.partition_key)
     lm = scoring.load(entry)
+    verbatim = (membership.planted_verbatim_texts(entry.source) if membership.is_planted_model(entry.source)
+                else membership.verbatim_texts_from_jsonl(config.verbatim_jsonl) if config.verbatim_jsonl else None)
+    if "verbatim" in config.paradigms:
+        context.log.info(f"verbatim paradigm: {0 if verbatim is None else len(verbatim)} texts of known wording")
     audit = crm.crm_audit(
         lm, canaries, memorization, paradigms=config.paradigms, claims=claims,
         property_labels=dict(zip(property_table["property"], property_table["label"])),
         max_examples=config.max_examples, taus=config.taus, flag_tau=config.flag_tau,
         memorized_column=config.memorized_column, max_new_tokens=config.max_new_tokens, seed=config.seed,
+        verbatim_texts=verbatim,
     )
     rates = audit.rates
     numbers = {

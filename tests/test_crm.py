@@ -105,3 +105,27 @@ def test_memorized_and_cue_resistant_flag():
 def test_build_examples_rejects_unknown_paradigm():
     with pytest.raises(ValueError):
         crm.build_examples(canaries(), paradigms=("canary", "telepathy"))
+
+
+def test_verbatim_examples_prompt_with_the_text_before_the_value_split_by_training():
+    texts = pd.DataFrame({"text": ["Ilse Marwitz works as a journalist in Berlin.", "Born in Ulm, he was a physicist.",
+                                   "No value here."],
+                          "value": ["journalist", "physicist", "baker"], "member": [True, False, True]})
+    examples = crm.build_examples(canaries(), paradigms=("verbatim",), verbatim_texts=texts)
+    assert examples["prompt"].tolist() == ["Ilse Marwitz works as a", "Born in Ulm, he was a"]
+    assert examples["joiner"].tolist() == [" ", " "] and examples["targets"].tolist() == [["journalist"], ["physicist"]]
+    assert examples["paradigm"].tolist() == [crm.VERBATIM, crm.VERBATIM_HELD_OUT]  # the text without its value is skipped
+    assert len(crm.build_examples(canaries(), paradigms=("verbatim",))) == 0  # no text of known wording: nothing
+
+
+def test_user_verbatim_texts_need_text_and_value(tmp_path):
+    from wikimem_platform import membership
+
+    good = tmp_path / "texts.jsonl"
+    good.write_text('{"text": "Her e-mail is a@b.org.", "value": "a@b.org"}\n'
+                    '{"text": "His is c@d.org.", "value": "c@d.org", "label": "non-member"}\n')
+    assert membership.verbatim_texts_from_jsonl(good)["member"].tolist() == [True, False]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "no value field"}\n')
+    with pytest.raises(ValueError, match="line 1: needs non-empty 'text' and 'value'"):
+        membership.verbatim_texts_from_jsonl(bad)

@@ -52,3 +52,20 @@ def test_planted_membership_is_detected(planted_model):
     # Measured 2026-11-24: zlib_total 0.998, gradient norm 0.989, ReCaLL 0.961, lowercase 0.780.
     for attack, floor in {"zlib_total": 0.9, "gradient_norm": 0.9, "recall": 0.8, "lowercase": 0.65}.items():
         assert table.at[attack, "auroc"] >= floor, (attack, table.at[attack, "auroc"])
+
+
+@pytest.mark.slow
+def test_verbatim_prefixes_of_training_texts_make_the_planted_model_say_the_value(planted_model):
+    """CRM's verbatim paradigm where the training text is known (issue 17.7): the text before a
+    value makes the model emit it for members' training documents, never for non-members'
+    held-out biographies. Measured 2026-11-24: 0.875 vs 0.000 (80 examples each)."""
+    from wikimem_platform import crm, generation
+
+    texts = membership.planted_verbatim_texts(planted_model)
+    assert set(texts["member"]) == {True, False} and texts.apply(lambda r: r["value"] in r["text"], axis=1).all()
+    sample = pd.concat([block.sample(min(len(block), 80), random_state=0) for _, block in texts.groupby("member")])
+    examples = crm.build_examples(pd.DataFrame(), paradigms=("verbatim",), verbatim_texts=sample)
+    ran = crm.add_cues(generation.run_examples(load_model(planted_model), examples, max_new_tokens=8))
+    rates = crm.crm_rates(ran, (0.5,)).set_index(["paradigm", "subset"])["hit_rate"]
+    assert rates[(crm.VERBATIM, "all")] >= 0.7 and rates[(crm.VERBATIM, "cue<0.5")] >= 0.7
+    assert rates[(crm.VERBATIM_HELD_OUT, "all")] <= 0.05

@@ -117,7 +117,10 @@ def wikimem_rates(flagged: pd.DataFrame, taus: Sequence[float] = TAUS,
 
 # --------------------------------------------------------------------------- one model's audit
 
-PARADIGMS = ("canary", "twin", "triplet", "extraction")
+PARADIGMS = ("canary", "twin", "triplet", "extraction", "verbatim")
+# Verbatim examples from texts the model was not trained on (held-out biographies, user texts
+# labelled non-member) are their own paradigm: the hit rate on training vs held-out texts.
+VERBATIM, VERBATIM_HELD_OUT = "verbatim", "verbatim_held_out"
 
 
 @dataclass
@@ -129,10 +132,13 @@ class CrmAudit:
 
 def build_examples(canaries: pd.DataFrame, paradigms: Sequence[str] = PARADIGMS,
                    claims: pd.DataFrame | None = None,
-                   property_labels: Mapping[str, str] | None = None) -> pd.DataFrame:
+                   property_labels: Mapping[str, str] | None = None,
+                   verbatim_texts: pd.DataFrame | None = None) -> pd.DataFrame:
     """Generation examples of the chosen paradigms from the canaries (see `generation`):
-    canary prefixes, twin / triplet prompts from the subject's name and property label, and
-    cue-free extraction prompts per property whose targets are all true values audited."""
+    canary prefixes, twin / triplet prompts from the subject's name and property label,
+    cue-free extraction prompts per property whose targets are all true values audited, and
+    verbatim prefixes of texts whose wording is known (`verbatim_texts`: text, value, member;
+    none without them): the text before the value, the value as target."""
     from wikimem_platform import generation
 
     unknown = set(paradigms) - set(PARADIGMS)
@@ -150,6 +156,10 @@ def build_examples(canaries: pd.DataFrame, paradigms: Sequence[str] = PARADIGMS,
         values = {lab: [v for vs in g["ground_truth_labels"] for v in vs]
                   for lab, g in labels.groupby("property_label", sort=True)}
         parts.append(generation.extraction_examples(values))
+    if "verbatim" in paradigms and verbatim_texts is not None and len(verbatim_texts):
+        verbatim = generation.verbatim_value_examples(verbatim_texts["text"].tolist(), verbatim_texts["value"].tolist())
+        member = verbatim_texts["member"].to_numpy(dtype=bool)[verbatim["text_id"].to_numpy(dtype=int)]
+        parts.append(verbatim.assign(paradigm=np.where(member, VERBATIM, VERBATIM_HELD_OUT)))
     parts = [p for p in parts if len(p)]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=generation.EXAMPLE_COLUMNS)
 
@@ -158,7 +168,7 @@ def crm_audit(lm, canaries: pd.DataFrame, pairs: pd.DataFrame, *, paradigms: Seq
               claims: pd.DataFrame | None = None, property_labels: Mapping[str, str] | None = None,
               max_examples: int = 0, taus: Sequence[float] = TAUS, flag_tau: float = DEFAULT_CUE_TAU,
               memorized_column: str = DEFAULT_CRITERION, max_new_tokens: int = MAX_NEW_TOKENS,
-              seed: int = 0, progress=None) -> CrmAudit:
+              verbatim_texts: pd.DataFrame | None = None, seed: int = 0, progress=None) -> CrmAudit:
     """Generation paradigms + CRM rates for one model on the WikiMem facts in `pairs`.
 
     Only canaries of the (subject, property) pairs in `pairs` (the memorization result) are
@@ -168,7 +178,7 @@ def crm_audit(lm, canaries: pd.DataFrame, pairs: pd.DataFrame, *, paradigms: Seq
 
     keys = pairs[["subject_qid", "property"]].drop_duplicates()
     chosen = canaries.merge(keys, on=["subject_qid", "property"], how="inner")
-    examples = build_examples(chosen, paradigms, claims, property_labels)
+    examples = build_examples(chosen, paradigms, claims, property_labels, verbatim_texts)
     if max_examples and len(examples):
         examples = (examples.sample(frac=1.0, random_state=seed).groupby("paradigm", sort=False)
                     .head(max_examples).sort_index())

@@ -92,6 +92,37 @@ def planted_membership(model_dir: str | os.PathLike, members_from: str = "traini
     return _finish(pd.DataFrame(rows), kind, max_per_class, seed)
 
 
+VERBATIM_COLUMNS = ["text", "value", "member"]
+
+
+def planted_verbatim_texts(model_dir: str | os.PathLike) -> pd.DataFrame:
+    """CRM's verbatim setting on a planted model: one row per (document, fact of its person whose
+    value it states): members' training documents (member True) and non-members' held-out
+    biographies (member False), with the value the text before it should lead to."""
+    path = Path(model_dir)
+    manifest = load_manifest(path)
+    people = {p["qid"]: p for p in manifest["people"]}
+    files = manifest.get("files", {})
+    training = _read_jsonl(path / files.get("corpus", CORPUS_NAME))
+    held_out = [r for r in _read_jsonl(path / files.get("held_out_biographies", HELD_OUT_NAME))
+                if not people[r["qid"]]["member"]]
+    rows = [dict(text=r["text"], value=fact["value_label"], member=member)
+            for records, member in ((training, True), (held_out, False)) for r in records
+            for fact in people[r["qid"]]["facts"] if fact["value_label"] in r["text"]]
+    return pd.DataFrame(rows, columns=VERBATIM_COLUMNS)
+
+
+def verbatim_texts_from_jsonl(path: str | os.PathLike) -> pd.DataFrame:
+    """User-supplied texts for CRM's verbatim setting: JSONL with `text` and `value` (the personal
+    value the text states), optionally `label` (member / non-member; default member)."""
+    rows = []
+    for number, record in enumerate(_read_jsonl(path), start=1):
+        if not _text_or_none(record.get("text")) or not _text_or_none(record.get("value")):
+            raise ValueError(f"{path}, line {number}: needs non-empty 'text' and 'value' fields")
+        rows.append(dict(text=record["text"], value=record["value"], member=_as_label(record.get("label", True))))
+    return pd.DataFrame(rows, columns=VERBATIM_COLUMNS)
+
+
 def _as_label(value) -> bool:
     if isinstance(value, str):
         lowered = value.strip().lower()
