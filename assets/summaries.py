@@ -87,6 +87,9 @@ def crm_summary(
             **numbers,
             "rates": MetadataValue.md(rates.round(4).to_markdown(index=False)),
             "plot": MetadataValue.path(plot_path(context, GROUP, "crm_hit_rate", crm.rates_figure(rates))),
+            "cue_roc_plot": MetadataValue.path(plot_path(context, GROUP, "crm_cue_roc", crm.cue_roc_figure(audit.cue_roc))),
+            **{f"cue_auroc_{paradigm}": float(value)
+               for paradigm, value in audit.cue_roc.groupby("paradigm")["auroc"].first().items()},
             "cue_resistant_facts": preview(flagged[flagged["memorized_and_cue_resistant"]][["subject_qid", "property", "M", "cue"]]),
             "sample_outputs": preview(audit.examples[["paradigm", "prompt", "output", "hit", "cue"]]),
         },

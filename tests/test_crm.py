@@ -129,3 +129,25 @@ def test_user_verbatim_texts_need_text_and_value(tmp_path):
     bad.write_text('{"text": "no value field"}\n')
     with pytest.raises(ValueError, match="line 1: needs non-empty 'text' and 'value'"):
         membership.verbatim_texts_from_jsonl(bad)
+
+
+def test_cue_roc_by_hand():
+    # canary: cues 0.9 (hit), 0.5 (hit), 0.4 (miss), 0.1 (miss) -> the cue orders hits first: AUROC 1.
+    # twin: 0.2 (hit), 0.8 (miss), 0.6 (hit), 0.6 (miss): pairs hit > miss: 0.2 beats none, 0.6
+    # ties 0.6 (1/2) and loses to 0.8 -> 0.5 / 4 = 0.125. extraction: only misses -> left out.
+    examples = pd.DataFrame({"paradigm": ["canary"] * 4 + ["twin"] * 4 + ["extraction"] * 2,
+                             "cue": [0.9, 0.5, 0.4, 0.1, 0.2, 0.8, 0.6, 0.6, 0.3, 0.1],
+                             "hit": [True, True, False, False, True, False, True, False, False, False]})
+    roc = crm.cue_roc(examples)
+    auroc = roc.groupby("paradigm")["auroc"].first().to_dict()
+    assert auroc == {"canary": 1.0, "twin": pytest.approx(0.125)}
+    canary = roc[roc["paradigm"] == "canary"]
+    assert (canary["fpr"].iloc[0], canary["tpr"].iloc[-1]) == (0.0, 1.0) and canary["n_hits"].iloc[0] == 2
+    assert len(crm.cue_roc_figure(roc).data) == 3  # two paradigms and the chance line
+
+
+def test_normalized_auroc_counts_a_wrong_sign_as_leakage():
+    from wikimem_platform import mia
+
+    assert mia.normalized_auroc(0.3) == pytest.approx(0.7) and mia.normalized_auroc(0.8) == 0.8
+    assert mia.evaluate_attack([1.0, 2.0, 3.0, 4.0], [1, 1, 0, 0], n_bootstrap=10)["auroc_normalized"] == 1.0

@@ -69,6 +69,44 @@ def crm_rates(examples: pd.DataFrame, taus: Sequence[float] = TAUS,
     return pd.DataFrame(rows, columns=[*groups, *RATE_COLUMNS])
 
 
+def cue_roc(examples: pd.DataFrame, group_by: Sequence[str] = ("paradigm",)) -> pd.DataFrame:
+    """How well the cue alone predicts a hit (the CRM paper's cue analysis as ROC curves): per
+    group, the ROC points of cue as a score for hit, with its AUROC (0.5: hits do not follow the
+    cue; 1: every hit has a higher cue than every miss). Groups with only hits or only misses
+    are left out. Columns: *group_by, fpr, tpr, threshold, auroc, n, n_hits."""
+    from sklearn.metrics import roc_auc_score, roc_curve
+
+    groups = [c for c in group_by if c in examples.columns]
+    frame = examples.dropna(subset=["cue"])
+    parts = frame.groupby(groups, sort=True) if groups else [((), frame)]
+    out = []
+    for key, block in parts:
+        hits = block["hit"].astype(bool).to_numpy()
+        if hits.all() or not hits.any():
+            continue
+        cue = block["cue"].to_numpy(dtype=float)
+        fpr, tpr, thresholds = roc_curve(hits, cue)
+        key = key if isinstance(key, tuple) else (key,)
+        out.append(pd.DataFrame({**dict(zip(groups, key)), "fpr": fpr, "tpr": tpr, "threshold": thresholds,
+                                 "auroc": roc_auc_score(hits, cue), "n": len(block), "n_hits": int(hits.sum())}))
+    columns = [*groups, "fpr", "tpr", "threshold", "auroc", "n", "n_hits"]
+    return pd.concat(out, ignore_index=True)[columns] if out else pd.DataFrame(columns=columns)
+
+
+def cue_roc_figure(roc: pd.DataFrame):
+    """Plotly figure: one ROC curve of cue -> hit per paradigm, chance diagonal."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for paradigm, block in roc.groupby("paradigm", sort=True):
+        fig.add_trace(go.Scatter(x=block["fpr"], y=block["tpr"], mode="lines",
+                                 name=f"{paradigm} (AUROC {block['auroc'].iloc[0]:.2f}, {block['n_hits'].iloc[0]} hits)"))
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line_dash="dash", name="chance"))
+    fig.update_layout(title="Does the cue alone predict a hit? (ROC of cue -> hit)", xaxis_title="false positive rate",
+                      yaxis_title="true positive rate", xaxis_range=[0, 1], yaxis_range=[0, 1])
+    return fig
+
+
 def canary_context(template: str, subject: str) -> str:
     """The canary as the model sees it around the value: the value placeholder removed."""
     return render(template, subject, None).replace("{value}", " ")
@@ -125,9 +163,10 @@ VERBATIM, VERBATIM_HELD_OUT = "verbatim", "verbatim_held_out"
 
 @dataclass
 class CrmAudit:
-    rates: pd.DataFrame     # crm_rates rows per paradigm, plus the "wikimem" rows
+    rates: pd.DataFrame     # crm_rates rows per paradigm, plus the "wikimem" rows; cue_auroc per paradigm
     examples: pd.DataFrame  # every generation example with output, hit, recon_ll, cue
     flagged: pd.DataFrame   # WikiMem pairs with cue, cue_mean, memorized_and_cue_resistant
+    cue_roc: pd.DataFrame   # ROC points of cue -> hit per paradigm (`cue_roc`)
 
 
 def build_examples(canaries: pd.DataFrame, paradigms: Sequence[str] = PARADIGMS,
@@ -187,7 +226,9 @@ def crm_audit(lm, canaries: pd.DataFrame, pairs: pd.DataFrame, *, paradigms: Seq
     flagged = flag_cue_resistant(pairs, fact_cues(chosen), flag_tau, memorized_column)
     rates = pd.concat([crm_rates(ran, taus), wikimem_rates(flagged, taus, memorized_column)],
                       ignore_index=True)
-    return CrmAudit(rates, ran, flagged)
+    roc = cue_roc(ran)
+    rates["cue_auroc"] = rates["paradigm"].map(roc.groupby("paradigm")["auroc"].first())
+    return CrmAudit(rates, ran, flagged, roc)
 
 
 def rates_figure(rates: pd.DataFrame):

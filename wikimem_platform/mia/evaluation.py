@@ -32,7 +32,14 @@ def too_few_nonmembers(target_fpr: float) -> str:
 
 
 # Result columns that are rates in [0, 1] (what a check on an evaluation table bounds).
-RATE_COLUMNS = ("auroc", "auroc_ci_low", "auroc_ci_high", *map(tpr_column, TARGET_FPRS))
+RATE_COLUMNS = ("auroc", "auroc_ci_low", "auroc_ci_high", "auroc_normalized", *map(tpr_column, TARGET_FPRS))
+
+
+def normalized_auroc(auroc: float) -> float:
+    """max(AUROC, 1 - AUROC), the CRM paper's normalized AUROC (after DPMLBench, Wei et al.
+    2023): 0.5 is chance, and an attack whose sign is wrong for a model still counts as leakage.
+    (Our copy of the CRM text lost the formula; this is DPMLBench's definition.)"""
+    return float(max(auroc, 1.0 - auroc))
 
 
 def _bootstrap_auroc(scores: np.ndarray, labels: np.ndarray, n_bootstrap: int,
@@ -74,7 +81,7 @@ def evaluate_attack(scores, labels, n_bootstrap: int = 1000, seed: int = 0,
     resamples members and non-members separately (class sizes fixed, so every replicate is
     defined). NaN scores raise: dropping them silently would bias the comparison.
     TPR at a target FPR is NaN with fewer than `min_nonmembers(t)` non-members.
-    Keys: auroc, auroc_ci_low, auroc_ci_high, tpr_at_fpr_<t> for each t, n_members,
+    Keys: auroc, auroc_ci_low, auroc_ci_high, auroc_normalized, tpr_at_fpr_<t> for each t, n_members,
     n_nonmembers, n_bootstrap.
     """
     scores = np.asarray(scores, dtype=float)
@@ -89,6 +96,7 @@ def evaluate_attack(scores, labels, n_bootstrap: int = 1000, seed: int = 0,
     from sklearn.metrics import roc_auc_score
 
     result = {"auroc": float(roc_auc_score(labels, scores))}
+    result["auroc_normalized"] = normalized_auroc(result["auroc"])
     boots = _bootstrap_auroc(scores, labels, n_bootstrap, np.random.default_rng(seed))
     low, high = (np.percentile(boots, [2.5, 97.5]) if boots.size else (np.nan, np.nan))
     result.update(auroc_ci_low=float(low), auroc_ci_high=float(high))
