@@ -91,7 +91,7 @@ def test_mia_summary_one_row_per_attack_labelled_association(summaries):
     table = summaries.asset_value("mia_summary")
     # 2 memorized pairs and 2 others here: too few for ReCaLL's 3-text prefixes (tested on the planted model).
     assert set(table["attack"]) == {"loss", "zlib", "zlib_total", "min_k", "min_k_pp", "dc_pdd", "neighbourhood",
-                                    "neighbourhood_pii", "lowercase", "gradient_norm", "bag_of_words", "reference"}
+                                    "neighbourhood_pii", "lowercase", "gradient_norm", "samia", "bag_of_words", "reference"}
     assert table["attack"].is_unique
     assert (table["set_kind"] == "association").all()
     assert (table["set_description"] == ASSOCIATION_DESCRIPTION).all()
