@@ -129,7 +129,8 @@ def prefixed_mean_nlls(lm, texts: Sequence[str], shots: Sequence[str]) -> np.nda
             break
     else:  # a small context (the planted model's 128): the shortest shot, and the texts that fit after it
         prefix_ids = min(lm.encode(list(shots)), key=len) if shots else []
-    fits = [bool(prefix_ids) and ids and (limit is None or len(prefix_ids) + len(ids) <= limit) for ids in own]
+    fits = [bool(prefix_ids) and len(ids) > 0 and (limit is None or len(prefix_ids) + len(ids) <= limit)
+            for ids in own]
     scored = [prefix_ids + list(ids) for ids, ok in zip(own, fits) if ok]
     result = np.full(len(own), np.nan)
     if scored:
@@ -147,7 +148,9 @@ def gradient_norms(lm, texts: Sequence[str], p: float = 2.0) -> np.ndarray:
     was_training = model.training
     needed_grad = [param.requires_grad for param in model.parameters()]  # scoring loads them frozen
     model.eval()
-    model.requires_grad_(True)
+    for param in model.parameters():
+        if param.is_floating_point():  # 4-bit (NF4) weights are packed integers: no gradient of their own
+            param.requires_grad_(True)
     norms = []
     try:
         with torch.enable_grad():
