@@ -2,7 +2,7 @@
 
 Training is deterministic and keyed by its config hash (`train_planted_model` returns a current
 directory untouched), so later runs load them in a second. The first run on a machine must
-train them (about 24 minutes of one core), which is the suite's critical path: so when a
+train them (about 20 minutes of one core), which is the suite's critical path: so when a
 selected test needs a model that is not cached, training starts at once in a background
 process, the test modules that need it run last, and their fixtures wait for it. Until it ends
 the other tests keep to the other core (one torch thread in this process and, through
