@@ -51,19 +51,24 @@ class ScoringResource(ConfigurableResource):
     def load_reference(self, source: str) -> LoadedModel:
         """A second model beside the release's (the MIA reference attack), same settings, not
         kept: it does not replace the release's model in this process."""
-        return load_model(source, device=self.device, dtype=self.dtype, batch_size=self.batch_size or "auto",
-                          cache_dir=self.cache_dir)
+        return self._load_source(source)
 
     def _load(self, entry: ModelEntry) -> LoadedModel:
+        return self._load_source(entry.source, nf4=entry.quantization == "nf4", trust_remote_code=entry.trust_remote_code,
+                                 revision=entry.revision if entry.source_kind == "hub" else None)
+
+    def _load_source(self, source: str, nf4: bool = False, trust_remote_code: bool = False,
+                     revision: str | None = None) -> LoadedModel:
+        """`load_model` with this resource's device, dtype, quantization, batch size and cache."""
         return load_model(
-            entry.source,
+            source,
             device=self.device,
             dtype=self.dtype,
-            load_in_4bit=self.quantization == "nf4" or entry.quantization == "nf4",
+            load_in_4bit=self.quantization == "nf4" or nf4,
             batch_size=self.batch_size or "auto",
             cache_dir=self.cache_dir,
-            trust_remote_code=entry.trust_remote_code,
-            revision=entry.revision if entry.source_kind == "hub" else None,
+            trust_remote_code=trust_remote_code,
+            revision=revision,
         )
 
     def shards_for(self, partition_key: str) -> Path:
