@@ -120,3 +120,49 @@ def similar_names(name: str, n: int = 2, avoid: Iterable[str] = ()) -> list[str]
             break
         offer(len(tokens) - 1, shift_letter(tokens[-1], step))
     return out
+
+
+def _token_alterations(token: str, limit: int) -> list[str]:
+    """Changed forms of one name part, most name-like first: reversed, rotated both ways, neighbour
+    swaps, then shifted last letters (always new, so the list never runs short)."""
+    if not any(_is_letter(c) or c[0].isdigit() for c in clusters(token)):
+        return [token]  # punctuation only ("-", "&"): not a name part, nothing to alter
+    forms = [reverse_letters(token), rotate_letters(token), rotate_letters(token, -1)]
+    forms += [swap_letters(token, k) for k in range(3)]
+    forms += [shift_letter(token, step) for step in range(1, limit + 1)]
+    return forms
+
+
+def all_parts_similar_names(name: str, n: int = 2, avoid: Iterable[str] = ()) -> list[str]:
+    """``n`` deterministic look-alikes that alter EVERY name part: "Barack Obama" -> "Kcarab
+    Amabo", "Arackb Bamao".
+
+    `similar_names` changes one token and keeps the rest, so a fact carried by one name part
+    alone ("Obama" -> United States) survives in the look-alike and the calibration cancels it;
+    these keep no part of the name, so the calibration study can compare both. Every token with a
+    letter or digit is replaced by a changed form that equals (casefolded) no token of ``name`` or
+    of ``avoid`` (its aliases): the k-th look-alike takes each token's k-th admissible form
+    (reversed first, then rotations, swaps, shifted letters), so look-alikes differ at every part.
+    Distinct, never equal to ``name`` or to a name in ``avoid``.
+    """
+    name = unicodedata.normalize("NFC", " ".join(name.split()))
+    avoid = [unicodedata.normalize("NFC", " ".join(str(a).split())) for a in avoid]
+    tokens = name.split(" ")
+    kept_tokens = {t.casefold() for t in tokens} | {t.casefold() for a in avoid for t in a.split(" ")}
+    forbidden = [name, *avoid]
+    options: list[list[str]] = []
+    for token in tokens:
+        forms = _token_alterations(token, limit=4 * n + 64)
+        if forms == [token]:
+            options.append(forms)
+            continue
+        admissible = [f for f in dict.fromkeys(forms) if f.casefold() not in kept_tokens]
+        options.append(list(dict.fromkeys(f for f in admissible if not _same(f, token))))
+    out: list[str] = []
+    for k in range(4 * n + 64):
+        if len(out) >= n:
+            break
+        candidate = " ".join(forms[min(k, len(forms) - 1)] for forms in options)
+        if not any(_same(candidate, f) for f in forbidden + out):
+            out.append(candidate)
+    return out
