@@ -3,7 +3,7 @@
 
 from dagster import load_asset_checks_from_modules
 
-from expectations import canaries, data, probes, requests, scoring, summaries, wording
+from expectations import across_models, canaries, data, probes, requests, scoring, summaries, wording
 
 DATA_CHECKS = load_asset_checks_from_modules([data])
 CANARY_CHECKS = load_asset_checks_from_modules([canaries])
@@ -11,3 +11,4 @@ SCORING_CHECKS = load_asset_checks_from_modules([scoring])
 SUMMARY_CHECKS = load_asset_checks_from_modules([summaries, wording])
 REQUEST_CHECKS = load_asset_checks_from_modules([requests])
 PROBE_CHECKS = load_asset_checks_from_modules([probes])
+ACROSS_CHECKS = load_asset_checks_from_modules([across_models])

@@ -6,12 +6,13 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance, materialize
 
+from assets import across_models as across_assets
 from assets import probes as probe_assets
 from assets import scoring as scoring_assets
 from assets import summaries as summary_assets
 from assets import wording as wording_assets
 from tests.checks import SCORING_CHECKS
-from tests.checks import PROBE_CHECKS, SUMMARY_CHECKS
+from tests.checks import ACROSS_CHECKS, PROBE_CHECKS, SUMMARY_CHECKS
 from tests.scoring_setup import UPSTREAM, materialize_upstream, resources, scores_config
 from wikimem_platform.crm import TAUS
 from wikimem_platform.membership import ASSOCIATION_DESCRIPTION
@@ -45,12 +46,19 @@ def summaries(tmp_path_factory):
             instance=instance, partition_key=entry.key,
             resources=resources(tmp_path, url), run_config=run_config,
         )
+        across_targets = [wording_assets.wording_sensitivity_across_models, across_assets.memorization_across_models,
+                          across_assets.across_models_report]
         across = materialize(
-            [*UPSTREAM, *targets, wording_assets.wording_sensitivity_across_models],
-            selection=[wording_assets.wording_sensitivity_across_models], instance=instance,
+            [*UPSTREAM, *targets, *across_targets, *ACROSS_CHECKS], selection=across_targets, instance=instance,
             resources=resources(tmp_path, url),
         )
         yield result, across
+
+
+def _metadata(result) -> dict:
+    """Each materialized asset's metadata by asset name."""
+    return {e.materialization.asset_key.to_user_string(): e.materialization.metadata
+            for e in result.get_asset_materialization_events()}
 
 
 @pytest.mark.slow
@@ -77,8 +85,7 @@ def test_crm_summary_rows_and_metadata(summaries):
     # restricting by cue never adds examples; cue < 1 keeps at most all of them
     for _, block in rates.groupby("paradigm"):
         assert block["n"].iloc[1:].is_monotonic_increasing and block["n"].iloc[-1] <= block["n"].iloc[0]
-    meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata
-            for e in summaries.get_asset_materialization_events()}
+    meta = _metadata(summaries)
     crm_meta = meta["crm_summary"]
     assert 0 <= crm_meta["hit_rate_canary_all"].value <= 1
     assert "hit_rate_wikimem_cue_lt_0_5" in crm_meta or rates.query("paradigm == 'wikimem' and subset == 'cue<0.5'")["n"].iloc[0] == 0
@@ -96,8 +103,7 @@ def test_mia_summary_one_row_per_attack_labelled_association(summaries):
     assert (table["set_kind"] == "association").all()
     assert (table["set_description"] == ASSOCIATION_DESCRIPTION).all()
     assert (table["n_members"] + table["n_unscored"] <= 6).all() and (table["n_members"] >= 1).all()
-    meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata
-            for e in summaries.get_asset_materialization_events()}["mia_summary"]
+    meta = _metadata(summaries)["mia_summary"]
     assert meta["set_description"].value == ASSOCIATION_DESCRIPTION
     assert meta["reference_model"].value == "gemma-3-270m"  # by default the other shipped model
     assert meta["auroc_loss"].value == pytest.approx(table.set_index("attack").at["loss", "auroc"])
@@ -114,8 +120,7 @@ def test_eme_probe_on_real_people(summaries):
     examples = summaries.asset_value("eme_probe")
     assert set(examples["prompt_method"]) == {"record", "prefix"} and set(examples["cohort"].dropna()) <= {"well-known", "lesser-known"}
     assert examples["subject_qid"].nunique() <= 3
-    meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata
-            for e in summaries.get_asset_materialization_events()}["eme_probe"]
+    meta = _metadata(summaries)["eme_probe"]
     assert meta["ground_truth"].value == "none (real people)" and meta["training_people"].value == 4
     assert Path(meta["plot"].value).is_file()
     store = Path(meta["plot"].value).parents[2] / "soft_prompts"  # <storage>/probes/<partition>/eme_rates.html
@@ -136,11 +141,33 @@ def test_wording_sensitivity_per_release_and_across_releases(summaries):
     wordings = summaries.asset_value("wording_sensitivity")
     assert set(wordings["property"]) == {"P106"} and wordings["variant_id"].is_unique
     assert wordings[TRUTH_AUC].between(0, 1).all() and wordings["template"].str.contains("{value}").all()
-    meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata
-            for e in summaries.get_asset_materialization_events()}["wording_sensitivity"]
+    meta = _metadata(summaries)["wording_sensitivity"]
     assert meta["truth_auc_delta"].value == pytest.approx(ps.sensitivity(wordings[TRUTH_AUC])["delta"])
     assert meta["membership_known"].value is False and Path(meta["plot"].value).is_file()
     table = across.asset_value("wording_sensitivity_across_models")
     assert len(table) == len(wordings) and table.filter(like="@").shape[1] == 1
-    across_meta = across.get_asset_materialization_events()[0].materialization.metadata
+    across_meta = _metadata(across)["wording_sensitivity_across_models"]
     assert across_meta["releases"].value == 1 and Path(across_meta["plot"].value).is_file()
+
+
+@pytest.mark.slow
+def test_table1_and_fig1_across_releases_and_the_cross_model_report(summaries):
+    """With one release audited: Table 1 has its cohorts and `all`, the checks pass, and the report
+    file exists with both figures."""
+    summaries, across = summaries
+    pairs = summaries.asset_value("memorization")
+    table = across.asset_value("memorization_across_models")
+    release = pairs.assign(model="x")
+    assert set(table["cohort"]) == {*pairs["cohort"].dropna(), "all"} and table["model"].nunique() == 1
+    overall = table[table["cohort"] == "all"].iloc[0]
+    assert overall["M_bar_pct"] == pytest.approx(100 * release["M"].mean()) and overall["n_pairs"] == len(pairs)
+    assert overall["variant"] == "instruct"                         # from the registry
+    rates = across.asset_value("memorization_by_property_across_models")
+    assert set(rates["property"]) == set(pairs["property"]) and rates["M_bar_pct"].between(0, 100).all()
+    failed = [(e.check_name, e.metadata) for e in across.get_asset_check_evaluations() if not e.passed]
+    assert {e.check_name for e in across.get_asset_check_evaluations()} >= {
+        "memorization_across_models_check", "memorization_by_property_across_models_check"} and not failed, failed
+    meta = _metadata(across)
+    assert Path(meta["memorization_by_property_across_models"]["plot"].value).is_file()
+    html = Path(meta["across_models_report"]["report"].value).read_text()
+    assert "Table 1 (paper layout)" in html and html.count("plotly-graph-div") >= 2
