@@ -8,7 +8,7 @@ from typing import Literal
 
 import pandas as pd
 from dagster import AssetExecutionContext, Config, MetadataValue, Output, asset
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from assets.metadata import plot_path, preview
 from assets.partitions import models_partitions
@@ -113,7 +113,16 @@ class MiaSummaryConfig(Config):
     prefix_shots: int = Field(default=3, description="Texts of each class in ReCaLL's and Con-ReCall's prefixes; 0 = no ReCaLL.")
     gradient_norm: bool = Field(default=True, description="Run the gradient-norm attack (one backward pass per text).")
     samia_samples: int = Field(default=5, description="SaMIA: sampled continuations per text (0 = no SaMIA).")
+    value_windows: list[int] = Field(default=[], description=(
+        "[min_tokens, max_tokens], e.g. [50, 150] (CRM §4.4): cut each text to a window of the model's tokens centred "
+        "on its personal value; texts without a window of that size are dropped. [] = whole texts."))
     seed: int = 0
+
+    @field_validator("value_windows")
+    @classmethod
+    def _window_bounds(cls, value: list[int]) -> list[int]:
+        membership.window_bounds(value, "value_windows")
+        return value
 
 
 @asset(group_name=GROUP, partitions_def=models_partitions, kinds={"pytorch", "pandas"},
@@ -131,14 +140,16 @@ def mia_summary(
     """One row per attack: AUROC with bootstrap CI, TPR at FPR 0.1% and 1%, class sizes, set kind."""
     registry = model_registry.registry()
     entry = registry.get(context.partition_key)
+    lm = scoring.load(entry)
     texts = membership.membership_set(
         config.set_kind, entry.source, jsonl_path=config.jsonl_path, planted_members_from=config.planted_members_from,
         canaries=canaries, candidates=candidates, audited_pairs=memorization,
         association_kinds=tuple(config.association_kinds), max_per_class=config.max_per_class or None, seed=config.seed,
+        value_windows=config.value_windows, tokenizer=lm.tokenizer,
     )
     description = texts["set_description"].iloc[0] if len(texts) else ""
-    context.log.info(f"{len(texts)} texts, {int(texts['label'].sum())} members: {description}")
-    lm = scoring.load(entry)
+    windows = {f"windows_{key}": int(count) for key, count in texts.attrs.get(membership.WINDOW_FIELD, {}).items()}
+    context.log.info(f"{len(texts)} texts, {int(texts['label'].sum())} members: {description} {windows or ''}")
     reference, reference_name = None, "none"
     if config.reference_model == AUTO_REFERENCE:
         reference_name = other_shipped_model(entry.source)
@@ -160,6 +171,7 @@ def mia_summary(
             "set_kind": str(table["set_kind"].iloc[0]) if len(table) else "",
             "set_description": description,
             "reference_model": reference_name,
+            **windows,
             **{f"auroc_{row['attack']}": float(row["auroc"]) for row in table.to_dict("records")},
             "attacks": MetadataValue.md(table.drop(columns=["set_description"]).round(4).to_markdown(index=False)),
             "plot": MetadataValue.path(plot_path(context, GROUP, "mia_auroc", figure)),

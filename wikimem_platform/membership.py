@@ -14,6 +14,9 @@ plus optional `name`, `value`, `qid`, `property` (used for PII-aware neighbours)
     vs the same canaries filled with a counterfactual value. This is an ASSOCIATION test (does
     the model link the person to the true value?), not training membership; `set_kind`
     "association" and its description say so in every output.
+
+Any set can be cut to CRM's MIA windows (`value_windows`, their §4.4 / App. C.2): each text
+becomes a window of the model's tokens centred on its personal value; the description says so.
 """
 
 from __future__ import annotations
@@ -43,16 +46,17 @@ DESCRIPTIONS = {
 SET_COLUMNS = ["text", "label", "set_kind", "set_description"]
 
 
-def _finish(frame: pd.DataFrame, kind: str, max_per_class: int | None, seed: int) -> pd.DataFrame:
+def _finish(frame: pd.DataFrame, kind: str, max_per_class: int | None, seed: int,
+            description: str | None = None) -> pd.DataFrame:
     """Dedupe texts (a text both member and non-member is ambiguous: dropped), cap each class
-    with a seeded sample, add the kind and its description."""
+    with a seeded sample, add the kind and its description (the kind's own unless given)."""
     frame = frame[frame["text"].astype(str).str.strip() != ""]
     conflicted = frame.groupby("text")["label"].nunique()
     frame = frame[~frame["text"].isin(conflicted[conflicted > 1].index)].drop_duplicates("text")
     if max_per_class:
         shuffled = frame.sample(frac=1.0, random_state=seed)
         frame = frame.loc[sorted(shuffled.groupby("label", sort=True).head(max_per_class).index)]
-    frame = frame.assign(set_kind=kind, set_description=DESCRIPTIONS[kind],
+    frame = frame.assign(set_kind=kind, set_description=description or DESCRIPTIONS[kind],
                          label=frame["label"].astype(bool))
     rest = [c for c in frame.columns if c not in SET_COLUMNS]
     return frame[SET_COLUMNS + rest].reset_index(drop=True)
@@ -72,9 +76,14 @@ def is_planted_model(model_dir: str | os.PathLike | None) -> bool:
 
 
 def planted_membership(model_dir: str | os.PathLike, members_from: str = "training",
-                       max_per_class: int | None = None, seed: int = 0) -> pd.DataFrame:
+                       max_per_class: int | None = None, seed: int = 0, values: bool = False) -> pd.DataFrame:
     """Members' training documents (default) or held-out biographies vs non-members' held-out
-    biographies of a planted model; `name` is the person's label (for PII neighbours)."""
+    biographies of a planted model; `name` is the person's label (for PII neighbours).
+
+    With `values`, each text's `value` is the value label of its person's first planted fact
+    (manifest order) that the text states (case-sensitive), None where it states none: the
+    personal value a value window centres on. Off by default: a value also turns on the value
+    swaps of the PII neighbours, which would change the default set's numbers."""
     path = Path(model_dir)
     manifest = load_manifest(path)
     people = {p["qid"]: p for p in manifest["people"]}
@@ -87,9 +96,15 @@ def planted_membership(model_dir: str | os.PathLike, members_from: str = "traini
         members, kind = [r for r in held_out if people[r["qid"]]["member"]], PLANTED_HELD_OUT
     else:
         raise ValueError(f"members_from must be 'training' or 'held_out', got {members_from!r}")
-    rows = [dict(text=r["text"], label=label, qid=r["qid"], name=people[r["qid"]]["label"], value=None)
+    rows = [dict(text=r["text"], label=label, qid=r["qid"], name=people[r["qid"]]["label"],
+                 value=_stated_value(r["text"], people[r["qid"]]["facts"]) if values else None)
             for records, label in ((members, True), (non_members, False)) for r in records]
     return _finish(pd.DataFrame(rows), kind, max_per_class, seed)
+
+
+def _stated_value(text: str, facts: list[dict]) -> str | None:
+    """The value label of the first fact (in the given order) that `text` states, else None."""
+    return next((fact["value_label"] for fact in facts if fact["value_label"] in text), None)
 
 
 VERBATIM_COLUMNS = ["text", "value", "member"]
@@ -193,30 +208,141 @@ def association_membership(canaries: pd.DataFrame, candidates: pd.DataFrame,
     return _finish(frame, ASSOCIATION, max_per_class, seed)
 
 
+WINDOW_FIELD = "value_windows"
+CRM_WINDOW_TOKENS = (50, 150)  # CRM App. C.2: windows of 50 to 150 tokens around the PII
+# Why a row gives no window: it has no value, its text does not contain the value, the value
+# alone spans more than max_tokens, or the whole text has fewer than min_tokens.
+NO_VALUE, VALUE_ABSENT, VALUE_TOO_LONG, TOO_SHORT = "no_value", "value_absent", "value_too_long", "too_short"
+DROP_REASONS = (NO_VALUE, VALUE_ABSENT, VALUE_TOO_LONG, TOO_SHORT)
+
+
+def window_bounds(value, field: str = WINDOW_FIELD) -> tuple[int, int] | None:
+    """A value-window option as (min_tokens, max_tokens), None when off (None or empty); a
+    ValueError naming `field` unless it is two whole numbers with 0 < min <= max."""
+    if value is None or (not isinstance(value, str) and len(value) == 0):
+        return None
+    bounds = tuple(value) if not isinstance(value, str) else (value,)
+    if (len(bounds) != 2 or not all(isinstance(b, (int, np.integer)) and not isinstance(b, bool) for b in bounds)
+            or not 0 < bounds[0] <= bounds[1]):
+        raise ValueError(f"{field} must be [min_tokens, max_tokens] with whole numbers 0 < min_tokens <= "
+                         f"max_tokens (e.g. {list(CRM_WINDOW_TOKENS)}), or empty for whole texts; got {value!r}")
+    return int(bounds[0]), int(bounds[1])
+
+
+def value_windows(frame: pd.DataFrame, tokenizer, min_tokens: int = CRM_WINDOW_TOKENS[0],
+                  max_tokens: int = CRM_WINDOW_TOKENS[1]) -> tuple[pd.DataFrame, dict[str, int]]:
+    """CRM's MIA windows (App. C.2): each row's `text` cut to a contiguous window of the
+    tokenizer's tokens around its `value` (first occurrence, case-sensitive).
+
+    The window holds every token overlapping the value and grows symmetrically around it up to
+    `max_tokens` (as much context as allowed; an odd spare token goes right); where one side of
+    the text runs out, the other side gives the rest. The window is the original characters
+    from its first token's start to its last token's end (not detokenized), edge whitespace
+    stripped. Rows giving no window of `min_tokens`..`max_tokens` tokens are dropped, counted by
+    reason (DROP_REASONS). Returns (kept rows with `window_tokens`, the count of tokens the
+    window has in the text's own tokenization; counts {"formed", "cut", "dropped_<reason>"}),
+    "cut" counting the windows shorter than their text. A fast tokenizer is needed (its offsets).
+    """
+    window_bounds((min_tokens, max_tokens), "(min_tokens, max_tokens)")
+    if not getattr(tokenizer, "is_fast", False):
+        raise ValueError(f"{WINDOW_FIELD} needs a fast tokenizer (character offsets); got {type(tokenizer).__name__}")
+    texts = frame["text"].astype(str).tolist()
+    values = [_text_or_none(v) for v in frame.get("value", pd.Series(None, index=frame.index, dtype=object))]
+    offsets = tokenizer(texts, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"] if texts else []
+    counts = dict.fromkeys(("formed", "cut", *(f"dropped_{reason}" for reason in DROP_REASONS)), 0)
+    kept, windows, sizes = [], [], []
+    for row, (text, value, spans) in enumerate(zip(texts, values, offsets)):
+        start = text.find(value) if value else -1
+        spans = np.asarray(spans, dtype=int).reshape(-1, 2)
+        inside = np.flatnonzero((spans[:, 0] < start + len(value or "")) & (spans[:, 1] > start)) if start >= 0 else []
+        if value is None:
+            reason = NO_VALUE
+        elif start < 0 or not len(inside):
+            reason = VALUE_ABSENT
+        elif inside[-1] + 1 - inside[0] > max_tokens:
+            reason = VALUE_TOO_LONG
+        elif len(spans) < min_tokens:
+            reason = TOO_SHORT
+        else:
+            reason = None
+        if reason:
+            counts[f"dropped_{reason}"] += 1
+            continue
+        first, end = int(inside[0]), int(inside[-1]) + 1
+        spare = max_tokens - (end - first)
+        left = min(first, spare // 2)
+        right = min(len(spans) - end, spare - left)
+        left = min(first, spare - right)                 # borrow what the right side lacked
+        first, end = first - left, end + right
+        kept.append(row)
+        windows.append(text[spans[first, 0]:spans[end - 1, 1]].strip())
+        sizes.append(end - first)
+        counts["formed"] += 1
+        counts["cut"] += int(end - first < len(spans))
+    out = frame.iloc[kept].copy()
+    out["text"] = windows
+    out["window_tokens"] = pd.Series(sizes, index=out.index, dtype=int)
+    return out, counts
+
+
+_cut_value_windows = value_windows  # membership_set's option of the same name shadows it
+
+
+def window_description(description: str, min_tokens: int, max_tokens: int) -> str:
+    return f"{description}; texts cut to {min_tokens}-{max_tokens}-token windows centred on the personal value"
+
+
 SET_KINDS = ("auto", "planted", "jsonl", "association")
 
 
 def membership_set(kind: str, model_source: str, *, jsonl_path: str = "", planted_members_from: str = "training",
                    canaries: pd.DataFrame | None = None, candidates: pd.DataFrame | None = None,
                    audited_pairs: pd.DataFrame | None = None, association_kinds: tuple[str, ...] = (BASELINE,),
-                   max_per_class: int | None = None, seed: int = 0) -> pd.DataFrame:
+                   max_per_class: int | None = None, seed: int = 0,
+                   value_windows: tuple[int, int] | list[int] | None = None, tokenizer=None) -> pd.DataFrame:
     """The member / non-member texts for one model: ``kind`` "auto" picks the planted sets for a
     planted model directory, else the user's JSONL if given, else the association sets built
-    from the canaries of the audited (subject_qid, property) pairs."""
+    from the canaries of the audited (subject_qid, property) pairs.
+
+    ``value_windows`` (min_tokens, max_tokens), e.g. CRM's (50, 150), cuts every text to its
+    value window in `tokenizer`'s tokens (see `value_windows`) before the per-class cap; the
+    planted texts then carry their values. The counts of windows and of rows dropped by reason
+    are in ``frame.attrs["value_windows"]``.
+    """
     if kind not in SET_KINDS:
         raise ValueError(f"set_kind must be one of {', '.join(SET_KINDS)}, got {kind!r}")
+    bounds = window_bounds(value_windows)
+    if bounds and tokenizer is None:
+        raise ValueError(f"{WINDOW_FIELD} needs the model's tokenizer")
+    cap = None if bounds else max_per_class
     if kind == "auto":
         kind = "planted" if is_planted_model(model_source) else "jsonl" if jsonl_path else "association"
     if kind == "planted":
-        return planted_membership(model_source, planted_members_from, max_per_class, seed)
-    if kind == "jsonl":
-        return jsonl_membership(jsonl_path, max_per_class, seed)
-    if canaries is None or candidates is None:
-        raise ValueError("association sets need the canaries and candidates")
-    if audited_pairs is not None:
-        canaries = canaries.merge(audited_pairs[["subject_qid", "property"]].drop_duplicates(),
-                                  on=["subject_qid", "property"], how="inner")
-    return association_membership(canaries, candidates, tuple(association_kinds), max_per_class, seed)
+        frame = planted_membership(model_source, planted_members_from, cap, seed, values=bool(bounds))
+    elif kind == "jsonl":
+        frame = jsonl_membership(jsonl_path, cap, seed)
+    else:
+        if canaries is None or candidates is None:
+            raise ValueError("association sets need the canaries and candidates")
+        if audited_pairs is not None:
+            canaries = canaries.merge(audited_pairs[["subject_qid", "property"]].drop_duplicates(),
+                                      on=["subject_qid", "property"], how="inner")
+        frame = association_membership(canaries, candidates, tuple(association_kinds), cap, seed)
+    if not bounds:
+        return frame
+    windows, counts = _cut_value_windows(frame, tokenizer, *bounds)
+    members = int(windows["label"].sum())
+    if not members or members == len(windows):
+        dropped = ", ".join(f"{reason} {counts[f'dropped_{reason}']}" for reason in DROP_REASONS
+                            if counts[f"dropped_{reason}"])
+        raise ValueError(f"{WINDOW_FIELD} {list(bounds)} left {members} members and {len(windows) - members} "
+                         f"non-members of {len(frame)} texts (dropped: {dropped or 'none'}); lower min_tokens "
+                         "or use longer texts that state their value")
+    set_kind = frame["set_kind"].iloc[0]
+    finished = _finish(windows.drop(columns=["set_kind", "set_description"]), set_kind, max_per_class, seed,
+                       window_description(DESCRIPTIONS[set_kind], *bounds))
+    finished.attrs[WINDOW_FIELD] = counts
+    return finished
 
 
 def pii_neighbour_texts(frame: pd.DataFrame, n: int = 5, seed: int = 0) -> list[list[str]]:
@@ -306,5 +432,5 @@ def run_mia(lm, membership: pd.DataFrame, *, reference_lm=None, k: float = 0.2,
     table = mia.evaluate_available(scores.drop(columns=["label"]), scores["label"], n_bootstrap, seed)
     kind = membership["set_kind"].iloc[0] if len(membership) else ""
     table["set_kind"] = kind
-    table["set_description"] = DESCRIPTIONS.get(kind, "")
+    table["set_description"] = membership["set_description"].iloc[0] if len(membership) else ""
     return scores, table
