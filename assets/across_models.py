@@ -12,7 +12,6 @@ Refreshed after every successful audit (sensors/across_models.py).
 """
 
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Optional
 
 import pandas as pd
@@ -27,14 +26,13 @@ from dagster import (
     multi_asset,
 )
 
-from assets.metadata import UNPARTITIONED_FOLDER, by_release, plot_path, preview
+from assets.metadata import by_release, plot_path, preview
 from assets.wording import ACROSS_MODELS_GROUP
 from resources.scoring import RegistryResource
 from wikimem_platform import across_models, prompt_sensitivity, wording
 from wikimem_platform.versions import source_version
 
 CODE_VERSION = source_version("wikimem_platform.across_models", "wikimem_platform.memorization")
-REPORT_FOLDER = "across_models"
 
 
 def _releases(model_registry: RegistryResource) -> pd.DataFrame:
@@ -100,8 +98,7 @@ def across_models_report(
     report = across_models.AcrossModelsReport(
         memorization_across_models, memorization_by_property_across_models, kendall,
         generated_at=datetime.now(UTC).isoformat(timespec="seconds"))
-    path = across_models.write_report(
-        report, Path(context.instance.storage_directory()) / "reports" / REPORT_FOLDER / UNPARTITIONED_FOLDER)
+    path = across_models.write_report(report, across_models.report_dir(context.instance.storage_directory()))
     context.log.info(f"Cross-model report: {path}")
     paper_layout = across_models.table1_paper_layout(memorization_across_models)
     return Output(paper_layout, metadata={

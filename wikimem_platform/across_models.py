@@ -247,6 +247,12 @@ def render_html(report: AcrossModelsReport) -> str:
     ])
 
 
+def report_dir(storage_dir: str | Path) -> Path:
+    """The cross-model report's folder, beside the per-release ones (`inquiry.report_dir`): a release
+    key always holds an "@", so no release's folder can take this name."""
+    return Path(storage_dir) / "reports" / "across_models"
+
+
 def write_report(report: AcrossModelsReport, out_dir: str | Path) -> Path:
     """report.html in `out_dir`, written whole then renamed."""
     out = Path(out_dir)

@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
+from wikimem_platform import across_models
 from wikimem_platform import inquiry as inq
 from wikimem_platform import reports
 from wikimem_platform.models import SHIPPED_MODELS
@@ -448,8 +449,10 @@ def cmd_demo(args) -> int:
         if partition_key:
             folder = inq.report_dir(storage, partition_key)
             print(f"{partition_key}: report {folder / 'report.html'}; forget set {folder / 'forget_set.jsonl'}")
+    cross_model = across_models.report_dir(storage) / "report.html"
+    print(f"across models: report {cross_model}")
     print(f"demo finished in {time.monotonic() - started:.0f} s")
-    return check_reports([inq.report_dir(storage, key) / "report.html" for key in keys])
+    return check_reports([*(inq.report_dir(storage, key) / "report.html" for key in keys), cross_model])
 
 
 def check_reports(paths: list[Path]) -> int:
