@@ -1,9 +1,17 @@
 """Streaming reader for the Wikidata JSON dump format.
 
 The dump is one entity per line between a leading ``[`` and a trailing ``]``, each line ending
-in a comma. The full dump is tens of GB, so nothing here holds more than the kept humans in
-memory: pass 1 keeps humans and the value ids they need, pass 2 (only if some value labels
-were not seen in pass 1) resolves those ids to English labels.
+in a comma. `read_dump` reads it in one of two modes:
+
+* ``mode="fast"`` (default, `wikimem_platform.dump_reader`): one pass, typed partial decoding of
+  each line, ``workers`` processes, rows spilled to Parquet parts so memory does not grow with
+  the dump;
+* ``mode="full"``: the reference, kept to check the fast path against: every line fully parsed
+  with ``json.loads``, labels of all entities held in memory, a second pass for value labels that
+  come after the humans citing them.
+
+Both give the same extract (tests/test_dump_reader.py); the functions below are the one place
+where an entity's fields are read, used by both.
 """
 
 from __future__ import annotations
@@ -13,73 +21,49 @@ import gzip
 import io
 import json
 import logging
-import re
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import pandas as pd
 
+from wikimem_platform.entities import (  # noqa: F401  (re-exported: callers import them from here)
+    ALLOWED_DATATYPES,
+    HUMAN_QID,
+    INSTANCE_OF,
+    PID_PATTERN,
+    QID_PATTERN,
+    MalformedDumpError,
+    ParseStats,
+    english_aliases,
+    english_description,
+    english_label,
+    format_time,
+    is_human,
+    parse_claims,
+    sitelink_count,
+)
+
 logger = logging.getLogger(__name__)
-
-HUMAN_QID = "Q5"
-INSTANCE_OF = "P31"
-ALLOWED_DATATYPES: tuple[str, ...] = ("wikibase-item", "string", "quantity", "time")
-QID_PATTERN = re.compile(r"^Q\d+$")
-PID_PATTERN = re.compile(r"^P\d+$")
-
-# Old-format (wbgetentities) snaks may lack "datatype"; infer it from the datavalue type.
-_DATAVALUE_TO_DATATYPE = {
-    "wikibase-entityid": "wikibase-item",
-    "string": "string",
-    "quantity": "quantity",
-    "time": "time",
-}
-_MONTHS = (
-    "January February March April May June July August September October November December"
-).split()
 
 HUMANS_COLUMNS = ["qid", "label", "description", "aliases", "sitelinks"]
 CLAIMS_COLUMNS = ["qid", "property", "datatype", "value", "value_label"]
-
-
-class MalformedDumpError(ValueError):
-    """Raised when more than the allowed share of dump lines cannot be parsed."""
-
-
-@dataclass
-class ParseStats:
-    """Counts a user needs to trust an extract: what was read, kept, skipped and why."""
-
-    lines: int = 0
-    malformed: int = 0
-    entities: int = 0
-    humans: int = 0
-    humans_without_english_label: int = 0
-    claims_kept: int = 0
-    claims_other_datatype: int = 0
-    claims_unresolved_value: int = 0
-    label_passes: int = 1
-    malformed_examples: list[str] = field(default_factory=list)
-
-    @property
-    def malformed_share(self) -> float:
-        return self.malformed / self.lines if self.lines else 0.0
-
-    def as_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["malformed_share"] = self.malformed_share
-        return out
+VALUE_ALIASES_COLUMNS = ["value", "aliases"]
+PROPERTIES_COLUMNS = ["property", "label", "description", "aliases", "datatype"]
+READ_MODES = ("fast", "full")
 
 
 @dataclass
 class WikidataExtract:
-    """Humans and their claims with labelled values."""
+    """Humans and their claims with labelled values; the English aliases of those values (one row
+    per cited value that has any); the property entities of the dump (none in the bundled sample)."""
 
     humans: pd.DataFrame
     claims: pd.DataFrame
     stats: ParseStats
+    value_aliases: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=VALUE_ALIASES_COLUMNS))
+    properties: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=PROPERTIES_COLUMNS))
 
 
 def open_dump(path: str | Path) -> TextIO:
@@ -125,155 +109,82 @@ def iter_dump_entities(
             yield entity
 
 
-def english_label(entity: dict) -> str | None:
-    value = (entity.get("labels") or {}).get("en", {})
-    label = value.get("value") if isinstance(value, dict) else None
-    return label.strip() if isinstance(label, str) and label.strip() else None
-
-
-def english_aliases(entity: dict) -> list[str]:
-    aliases = (entity.get("aliases") or {}).get("en", [])
-    return [a["value"] for a in aliases if isinstance(a, dict) and a.get("value")]
-
-
-def english_description(entity: dict) -> str | None:
-    value = (entity.get("descriptions") or {}).get("en", {})
-    return value.get("value") if isinstance(value, dict) else None
-
-
-def is_human(entity: dict) -> bool:
-    for statement in (entity.get("claims") or {}).get(INSTANCE_OF, []):
-        datavalue = statement.get("mainsnak", {}).get("datavalue", {})
-        if _entity_id(datavalue.get("value")) == HUMAN_QID:
-            return True
-    return False
-
-
-def sitelink_count(entity: dict) -> int | None:
-    """Number of sitelinks; None when the entity carries no sitelinks key (unknown, not zero)."""
-    sitelinks = entity.get("sitelinks")
-    return len(sitelinks) if isinstance(sitelinks, dict) else None
-
-
-def _entity_id(value: Any) -> str | None:
-    if not isinstance(value, dict):
-        return None
-    if isinstance(value.get("id"), str):
-        return value["id"]
-    if value.get("numeric-id") is not None and value.get("entity-type", "item") == "item":
-        return f"Q{value['numeric-id']}"
-    return None
-
-
-def format_time(value: dict) -> tuple[str, str] | None:
-    """Normalize a Wikidata time value to (sortable value, English label) at its precision."""
-    match = re.match(r"^([+-])(\d+)-(\d\d)-(\d\d)T", str(value.get("time", "")))
-    if not match:
-        return None
-    sign, year_text, month_text, day_text = match.groups()
-    year, month, day = int(year_text), int(month_text), int(day_text)
-    precision = int(value.get("precision", 11))
-    era = " BC" if sign == "-" else ""
-    prefix = "-" if sign == "-" else ""
-    if precision >= 11 and month and day:
-        return f"{prefix}{year:04d}-{month:02d}-{day:02d}", f"{day} {_MONTHS[month - 1]} {year}{era}"
-    if precision == 10 and month:
-        return f"{prefix}{year:04d}-{month:02d}", f"{_MONTHS[month - 1]} {year}{era}"
-    if precision >= 9:
-        return f"{prefix}{year:04d}", f"{year}{era}"
-    if precision == 8:
-        decade = year // 10 * 10
-        return f"{prefix}{decade:04d}s", f"{decade}s{era}"
-    century = (year - 1) // 100 + 1
-    suffix = "th" if 10 <= century % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(century % 10, "th")
-    return f"{prefix}C{century}", f"{century}{suffix} century{era}"
-
-
-def _normalize_amount(amount: str) -> str:
-    amount = amount.lstrip("+")
-    if "." in amount:
-        amount = amount.rstrip("0").rstrip(".")
-    return amount
-
-
-def parse_claims(entity: dict, datatypes: tuple[str, ...], stats: ParseStats) -> list[dict]:
-    """Claims of the selected datatypes, one row per (property, value); labels filled later.
-
-    Deprecated statements and 'somevalue'/'novalue' snaks are not facts about the person.
-    """
-    rows: list[dict] = []
-    for prop, statements in (entity.get("claims") or {}).items():
-        seen: set[str] = set()
-        for statement in statements:
-            snak = statement.get("mainsnak", {})
-            if statement.get("rank") == "deprecated" or snak.get("snaktype", "value") != "value":
-                continue
-            datavalue = snak.get("datavalue") or {}
-            datatype = snak.get("datatype") or _DATAVALUE_TO_DATATYPE.get(datavalue.get("type"))
-            if datatype not in datatypes:
-                stats.claims_other_datatype += 1
-                continue
-            raw = datavalue.get("value")
-            row = {"qid": entity["id"], "property": prop, "datatype": datatype}
-            if datatype == "wikibase-item":
-                value = _entity_id(raw)
-                row.update(value=value, value_label=None)
-            elif datatype == "string":
-                value = raw if isinstance(raw, str) else None
-                row.update(value=value, value_label=value)
-            elif datatype == "quantity":
-                raw = raw if isinstance(raw, dict) else {}
-                value = _normalize_amount(str(raw.get("amount", ""))) or None
-                unit = str(raw.get("unit", "")).rsplit("/", 1)[-1]  # "1" means unitless
-                row.update(value=value, value_label=value, unit=unit if QID_PATTERN.match(unit) else None)
-            else:  # time
-                formatted = format_time(raw) if isinstance(raw, dict) else None
-                value, label = formatted if formatted else (None, None)
-                row.update(value=value, value_label=label)
-            if not row["value"] or row["value"] in seen:
-                continue
-            seen.add(row["value"])
-            rows.append(row)
-    return rows
-
-
 def read_dump(
     path: str | Path,
     datatypes: tuple[str, ...] = ALLOWED_DATATYPES,
     max_malformed_share: float = 0.01,
     progress: Callable[[ParseStats], None] | None = None,
     progress_every: int = 100_000,
+    mode: str = "fast",
+    workers: int = 1,
+    block_bytes: int | None = None,
+    work_dir: str | Path | None = None,
 ) -> WikidataExtract:
     """Extract humans (P31 = Q5) with English label, aliases, sitelinks and labelled claims.
 
     Raises MalformedDumpError if more than ``max_malformed_share`` of the lines are malformed:
-    a few broken lines are normal in a multi-GB download, many mean the wrong file.
+    a few broken lines are normal in a multi-GB download, many mean the wrong file. ``mode``,
+    ``workers`` and ``block_bytes`` choose how (module docstring), never what is extracted;
+    ``work_dir`` holds the fast mode's Parquet parts (a temporary directory by default).
     """
+    if mode not in READ_MODES:
+        raise ValueError(f"mode must be one of {READ_MODES}, got {mode!r}")
+    if mode == "full":
+        if workers != 1:
+            raise ValueError(f"mode='full' reads in one process, got workers={workers}")
+        return _read_dump_full(path, datatypes, max_malformed_share, progress, progress_every)
+    import tempfile
+
+    from wikimem_platform import dump_reader
+
+    with tempfile.TemporaryDirectory(prefix="wikidata-extract-", dir=work_dir) as directory:
+        spilled = dump_reader.spill_dump(
+            path, Path(directory), datatypes, workers=workers,
+            block_bytes=block_bytes or dump_reader.DEFAULT_BLOCK_BYTES,
+            progress=progress, progress_every=progress_every,
+        )
+        stats = spilled.stats
+        _check_malformed(stats, max_malformed_share, path)
+        return _extract_from_parts(spilled.parts, stats, path)
+
+
+def _read_dump_full(
+    path: str | Path,
+    datatypes: tuple[str, ...],
+    max_malformed_share: float,
+    progress: Callable[[ParseStats], None] | None,
+    progress_every: int,
+) -> WikidataExtract:
+    """The reference: every line through ``json.loads``, every label in memory, two passes at most."""
     stats = ParseStats()
-    humans: list[dict] = []
+    humans: list[tuple] = []
     claim_rows: list[dict] = []
     labels: dict[str, str] = {}
+    aliases_by_id: dict[str, list[str]] = {}
+    properties: list[tuple] = []
 
     for entity in iter_dump_entities(path, stats, progress, progress_every):
         entity_id = entity["id"]
         label = english_label(entity)
         if label is not None:
             labels[entity_id] = label
+        aliases = english_aliases(entity)
+        if aliases:
+            aliases_by_id[entity_id] = aliases
+        if PID_PATTERN.match(entity_id):
+            stats.properties += 1
+            description, datatype = english_description(entity), entity.get("datatype")
+            properties.append((entity_id, label, description if isinstance(description, str) else None, aliases,
+                               datatype if isinstance(datatype, str) else None))
         if not is_human(entity):
             continue
         if label is None:
             stats.humans_without_english_label += 1
             continue
         stats.humans += 1
-        humans.append(
-            {
-                "qid": entity_id,
-                "label": label,
-                "description": english_description(entity),
-                "aliases": english_aliases(entity),
-                "sitelinks": sitelink_count(entity),
-            }
-        )
+        description = english_description(entity)
+        humans.append((entity_id, label, description if isinstance(description, str) else None, aliases,
+                       sitelink_count(entity)))
         claim_rows.extend(parse_claims(entity, datatypes, stats))
 
     _check_malformed(stats, max_malformed_share, path)
@@ -283,7 +194,7 @@ def read_dump(
     missing = needed - labels.keys()
     if missing:
         # Values that appear before the human who cites them were kept in pass 1; a second
-        # streaming pass picks up the rest without holding every label of the dump.
+        # streaming pass picks up the rest.
         stats.label_passes = 2
         for entity in iter_dump_entities(path, ParseStats()):
             if entity["id"] in missing:
@@ -291,19 +202,73 @@ def read_dump(
                 if label is not None:
                     labels[entity["id"]] = label
 
-    claims = _label_claims(claim_rows, labels, stats)
+    raw_claims = pd.DataFrame(
+        [[r[c] for c in CLAIMS_COLUMNS] + [r.get("unit")] for r in claim_rows], columns=[*CLAIMS_COLUMNS, "unit"]
+    )
+    claims = _label_claims(raw_claims, labels, stats)
+    kept_values = set(claims.loc[claims["datatype"] == "wikibase-item", "value"])
+    value_aliases = [(v, aliases_by_id[v]) for v in kept_values if v in aliases_by_id]
+    return _assemble(humans, claims, value_aliases, properties, stats, path)
+
+
+def _extract_from_parts(parts: dict[str, Path], stats: ParseStats, path: str | Path) -> WikidataExtract:
+    """The extract from the fast mode's Parquet parts (rows in file order, as the full parse sees them)."""
+    import pyarrow.parquet as pq
+
+    raw_claims = pq.read_table(parts["claims"]).to_pandas()
+    items = raw_claims.loc[raw_claims["datatype"] == "wikibase-item", "value"]
+    needed = set(items) | set(raw_claims["unit"].dropna())
+    labels = dict(_rows_with_ids(parts["labels"], "id", needed))  # the last label of an id wins
+    claims = _label_claims(raw_claims, labels, stats)
+    kept_values = set(claims.loc[claims["datatype"] == "wikibase-item", "value"])
+    value_aliases = list(dict(_rows_with_ids(parts["aliases"], "id", kept_values)).items())
+    humans = _table_rows(pq.read_table(parts["humans"]))
+    properties = _table_rows(pq.read_table(parts["properties"]))
+    return _assemble(humans, claims, value_aliases, properties, stats, path)
+
+
+def _table_rows(table) -> list[tuple]:
+    return list(zip(*(column.to_pylist() for column in table.columns)))
+
+
+def _rows_with_ids(path: Path, id_column: str, ids: set[str]) -> Iterator[tuple]:
+    """(id, value) rows of a two-column part whose id is in ``ids``, streamed batch by batch."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    if not ids:
+        return
+    wanted = pa.array(sorted(ids), type=pa.string())
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=1 << 20):
+        kept = batch.filter(pc.is_in(batch.column(id_column), value_set=wanted))
+        yield from zip(*(column.to_pylist() for column in kept.columns))
+
+
+def _assemble(
+    humans: list[tuple], claims: pd.DataFrame, value_aliases: list[tuple], properties: list[tuple],
+    stats: ParseStats, path: str | Path,
+) -> WikidataExtract:
+    """The frames of an extract from its rows (one constructor for both modes)."""
     logger.info(
         "Read %s: %d lines, %d humans, %d claims, %d malformed (%.3f%%)",
         path, stats.lines, stats.humans, stats.claims_kept, stats.malformed, 100 * stats.malformed_share,
     )
     humans_frame = pd.DataFrame(humans, columns=HUMANS_COLUMNS)
+    humans_frame["aliases"] = humans_frame["aliases"].map(list)
     humans_frame["sitelinks"] = humans_frame["sitelinks"].astype("Int64")
     humans_frame = humans_frame.drop_duplicates("qid").sort_values("qid", key=_qid_sort_key, ignore_index=True)
-    return WikidataExtract(
-        humans=humans_frame,
-        claims=claims,
-        stats=stats,
+    aliases_frame = pd.DataFrame(value_aliases, columns=VALUE_ALIASES_COLUMNS)
+    aliases_frame["aliases"] = aliases_frame["aliases"].map(list)
+    aliases_frame = aliases_frame.sort_values("value", key=_id_sort_key, ignore_index=True)
+    properties_frame = pd.DataFrame(properties, columns=PROPERTIES_COLUMNS)
+    properties_frame["aliases"] = properties_frame["aliases"].map(list)
+    properties_frame = (
+        properties_frame.drop_duplicates("property", keep="last")
+        .sort_values("property", key=_qid_sort_key, ignore_index=True)
     )
+    return WikidataExtract(humans=humans_frame, claims=claims, stats=stats,
+                           value_aliases=aliases_frame, properties=properties_frame)
 
 
 def _check_malformed(stats: ParseStats, max_malformed_share: float, path: str | Path) -> None:
@@ -315,19 +280,22 @@ def _check_malformed(stats: ParseStats, max_malformed_share: float, path: str | 
         )
 
 
-def _label_claims(rows: list[dict], labels: dict[str, str], stats: ParseStats) -> pd.DataFrame:
-    kept = []
-    for row in rows:
-        if row["datatype"] == "wikibase-item":
-            row["value_label"] = labels.get(row["value"])
-        elif row.get("unit") and row["unit"] in labels:
-            row["value_label"] = f"{row['value']} {labels[row['unit']]}"
-        if not row["value_label"]:
-            stats.claims_unresolved_value += 1
-            continue
-        kept.append({c: row[c] for c in CLAIMS_COLUMNS})
-    stats.claims_kept = len(kept)
-    claims = pd.DataFrame(kept, columns=CLAIMS_COLUMNS)
+def _label_claims(raw: pd.DataFrame, labels: dict[str, str], stats: ParseStats) -> pd.DataFrame:
+    """Item values take their English label, quantities their unit's; claims left without a label
+    are dropped and counted. ``raw`` has CLAIMS_COLUMNS plus ``unit``, rows in file order."""
+    value_label = raw["value_label"].astype(object).where(raw["value_label"].notna(), None)
+    items = (raw["datatype"] == "wikibase-item").to_numpy()
+    value_label[items] = raw.loc[items, "value"].map(labels).astype(object)
+    unit_label = raw["unit"].map(labels)
+    with_unit = (~items) & unit_label.notna().to_numpy() & raw["unit"].notna().to_numpy()
+    value_label[with_unit] = (raw.loc[with_unit, "value"].astype(str) + " " + unit_label[with_unit].astype(str)).astype(object)
+    resolved = value_label.notna() & (value_label.astype(object) != "")
+    stats.claims_unresolved_value = int((~resolved).sum())
+    claims = raw.loc[resolved, CLAIMS_COLUMNS].copy()
+    claims["value_label"] = value_label[resolved].tolist()
+    stats.claims_kept = len(claims)
+    # Rebuilt from Python rows: the same dtypes whichever mode produced ``raw``, as before.
+    claims = pd.DataFrame(list(zip(*(claims[c].tolist() for c in CLAIMS_COLUMNS))), columns=CLAIMS_COLUMNS)
     return claims.sort_values(["qid", "property", "value"], key=_qid_sort_key, ignore_index=True)
 
 
@@ -336,6 +304,11 @@ def _qid_sort_key(column: pd.Series) -> pd.Series:
     if column.name in ("qid", "property"):
         return column.str[1:].astype("int64")
     return column
+
+
+def _id_sort_key(column: pd.Series) -> pd.Series:
+    """Entity ids by number (Q42 before Q100); an id that is not letter + digits sorts last."""
+    return pd.to_numeric(column.astype("string").str[1:], errors="coerce").fillna(float("inf"))
 
 
 def load_property_metadata(path: str | Path) -> pd.DataFrame:
