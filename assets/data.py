@@ -4,6 +4,8 @@ Thin wiring over wikimem_platform: configuration, logging and UI metadata live h
 computation lives in the domain library.
 """
 
+import os
+
 import pandas as pd
 from dagster import (
     AssetExecutionContext,
@@ -35,16 +37,21 @@ class ExtractConfig(Config):
     web_presence_path: str | None = str(bundled.SAMPLE_WEB_PRESENCE)
     max_malformed_share: float = 0.01
     datatypes: list[str] = list(ALLOWED_DATATYPES)
+    # Worker processes parsing the dump's blocks: 1 (the sample), N, or 0 = one per CPU core.
+    workers: int = 1
 
 @multi_asset(
     outs={
         "humans": AssetOut(group_name=GROUP, kinds={"pandas"}, description="Humans (P31 = Q5) with English label, aliases and web presence."),
         "claims": AssetOut(group_name=GROUP, kinds={"pandas"}, description="Their claims of the selected datatypes, values labelled in English."),
+        "value_aliases": AssetOut(group_name=GROUP, kinds={"pandas"}, description="English aliases of the entities cited as claim values, one row per value that has any."),
     },
-    code_version=source_version("wikimem_platform.wikidata"),
+    code_version=source_version("wikimem_platform.wikidata", "wikimem_platform.entities", "wikimem_platform.dump_reader"),
 )
 def wikidata_extract(context: AssetExecutionContext, config: ExtractConfig):
-    """Stream the dump once (twice if value labels come after the humans citing them)."""
+    """Stream the dump once, its blocks parsed by `workers` processes, rows spilled to Parquet parts."""
+    if config.workers < 0:
+        raise ValueError(f"workers must be >= 0 (0 = one per CPU core), got {config.workers}")
 
     def log_progress(stats: ParseStats) -> None:
         context.log.info(f"{stats.lines:,} lines read, {stats.humans:,} humans kept, {stats.malformed:,} malformed")
@@ -54,6 +61,7 @@ def wikidata_extract(context: AssetExecutionContext, config: ExtractConfig):
         datatypes=tuple(config.datatypes),
         max_malformed_share=config.max_malformed_share,
         progress=log_progress,
+        workers=config.workers or os.cpu_count() or 1,
     )
     signals = pd.read_csv(config.web_presence_path) if config.web_presence_path else None
     humans = add_web_presence(extract.humans, signals)
@@ -69,6 +77,7 @@ def wikidata_extract(context: AssetExecutionContext, config: ExtractConfig):
             "malformed_lines_skipped": stats.malformed,
             "malformed_share": stats.malformed_share,
             "humans_without_english_label": stats.humans_without_english_label,
+            "workers": stats.workers,
             "source": MetadataValue.path(config.dump_path),
             "preview": preview(humans.sort_values("web_presence", ascending=False)),
         },
@@ -83,6 +92,11 @@ def wikidata_extract(context: AssetExecutionContext, config: ExtractConfig):
             "claims_other_datatype_skipped": stats.claims_other_datatype,
             "preview": preview(extract.claims),
         },
+    )
+    yield Output(
+        extract.value_aliases,
+        "value_aliases",
+        metadata={"rows": len(extract.value_aliases), "preview": preview(extract.value_aliases)},
     )
 
 class PropertyTableConfig(Config):

@@ -47,6 +47,15 @@ def claims_suite(datatypes=ALLOWED_DATATYPES) -> list:
     ]
 
 
+def value_aliases_suite() -> list:
+    return [
+        gxe.ExpectColumnValuesToNotBeNull(column="value"),
+        gxe.ExpectColumnValuesToMatchRegex(column="value", regex=QID),
+        gxe.ExpectColumnValuesToBeUnique(column="value"),
+        gxe.ExpectColumnValuesToNotBeNull(column="aliases"),
+    ]
+
+
 def property_table_suite(datatypes=ALLOWED_DATATYPES) -> list:
     return [
         *_id_and_label("property", PID, "label"),
@@ -107,6 +116,11 @@ def humans_check(humans: pd.DataFrame) -> AssetCheckResult:
 @asset_check(asset="claims", blocking=True, description="Ids, datatypes in the allowed set, labelled values, no duplicates.")
 def claims_check(claims: pd.DataFrame) -> AssetCheckResult:
     return check_result(claims, "claims", claims_suite())
+
+
+@asset_check(asset="value_aliases", blocking=True, description="One row per value id (a QID), aliases present.")
+def value_aliases_check(value_aliases: pd.DataFrame) -> AssetCheckResult:
+    return check_result(value_aliases, "value_aliases", value_aliases_suite())
 
 
 @asset_check(asset=property_table, blocking=True, description="Property ids, labels, datatypes, usage.")
