@@ -4,7 +4,7 @@ import pandas as pd
 from dagster import AssetExecutionContext, Config, MetadataValue, Output, asset
 
 from assets.metadata import preview
-from wikimem_platform.canaries import build_canaries, build_templates, render
+from wikimem_platform.canaries import build_canaries, build_template_tables, render
 from wikimem_platform.versions import source_version
 from wikimem_platform.vocabulary import BASELINE
 
@@ -13,10 +13,17 @@ GROUP = "canaries"
 
 @asset(group_name=GROUP, kinds={"pandas"}, code_version=source_version("wikimem_platform.canaries"))
 def canary_templates(context: AssetExecutionContext, property_table: pd.DataFrame) -> Output[pd.DataFrame]:
-    """Baseline from a spaCy parse of the label + 10 paraphrases ranked by MiniLM similarity and diversity."""
-    templates = build_templates(property_table)
-    context.log.info(f"{len(templates)} templates for {templates['property'].nunique()} properties")
+    """Baseline from a spaCy parse of the label + 10 paraphrases ranked by MiniLM similarity and
+    diversity, from the candidates that state the same relation (the meaning filter's dropped
+    candidates, with the rule and why, are in the metadata)."""
+    templates, dropped = build_template_tables(property_table)
+    context.log.info(
+        f"{len(templates)} templates for {templates['property'].nunique()} properties; "
+        f"{len(dropped)} pool candidates dropped by the meaning filter"
+    )
     baselines = templates[templates["kind"] == BASELINE]
+    per_rule = dropped.groupby(["property", "rule"]).size().unstack(fill_value=0) if len(dropped) else pd.DataFrame()
+    examples = dropped.groupby(["property", "rule"], sort=False).head(2)
     return Output(
         templates,
         metadata={
@@ -24,6 +31,11 @@ def canary_templates(context: AssetExecutionContext, property_table: pd.DataFram
             "properties": int(templates["property"].nunique()),
             "baseline_shapes": MetadataValue.json(baselines["shape"].value_counts().to_dict()),
             "baselines": preview(baselines[["property", "shape", "template"]], rows=40),
+            "dropped_paraphrases": len(dropped),
+            "dropped_by_property_and_rule": MetadataValue.json(
+                {prop: {rule: int(n) for rule, n in row.items() if n} for prop, row in per_rule.iterrows()}
+            ),
+            "dropped_examples": preview(examples[["property", "rule", "template", "detail", "similarity"]], rows=60),
         },
     )
 

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import gzip
 import json
+import time
 from functools import cache
+from typing import NamedTuple
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from wikimem_platform import bundled
-from wikimem_platform.canaries import PropertyInfo, build_templates
-from wikimem_platform.canaries.models import load_encoder, load_nlp
+from wikimem_platform.canaries import PropertyInfo, build_template_tables
+from wikimem_platform.canaries.models import SentenceEncoder, load_encoder, load_nlp
 
 # The eight properties of the issue's acceptance criteria.
 ACCEPTANCE_PROPERTIES = ("P106", "P19", "P27", "P1412", "P21", "P108", "P26", "P69")
@@ -41,6 +43,8 @@ __all__ = [
     "canary_property_records",
     "canary_property_table",
     "canary_templates",
+    "canary_dropped",
+    "canary_person_build",
 ]
 
 
@@ -76,8 +80,31 @@ def property_table_for(ids, n_humans: dict[str, int] | None = None) -> pd.DataFr
 
 
 @cache
+def _template_tables() -> tuple[pd.DataFrame, pd.DataFrame]:
+    return build_template_tables(property_table_for(TEMPLATE_PROPERTIES), nlp=load_nlp(), encode=load_encoder())
+
+
 def _templates() -> pd.DataFrame:
-    return build_templates(property_table_for(TEMPLATE_PROPERTIES), nlp=load_nlp(), encode=load_encoder())
+    return _template_tables()[0]
+
+
+class PersonBuild(NamedTuple):
+    templates: pd.DataFrame
+    dropped: pd.DataFrame
+    seconds: float
+    encoder: SentenceEncoder  # holds every pool sentence's embedding: re-checks cost no encoding
+
+
+@cache
+def person_template_build() -> PersonBuild:
+    """Templates and dropped candidates for the ~25 person properties, timed with an encoder that
+    has embedded nothing yet (models already loaded): one build serves the speed and the
+    meaning-filter tests."""
+    table = property_table_for(SAMPLE_PERSON_PROPERTIES)
+    fresh = SentenceEncoder(load_encoder().model)
+    start = time.perf_counter()
+    templates, dropped = build_template_tables(table, nlp=load_nlp(), encode=fresh)
+    return PersonBuild(templates, dropped, time.perf_counter() - start, fresh)
 
 
 @pytest.fixture(scope="session")
@@ -104,3 +131,15 @@ def canary_property_table() -> pd.DataFrame:
 def canary_templates(canary_nlp, canary_encoder) -> pd.DataFrame:
     """build_templates on the real records of TEMPLATE_PROPERTIES (built once per session)."""
     return _templates().copy()
+
+
+@pytest.fixture(scope="session")
+def canary_dropped(canary_nlp, canary_encoder) -> pd.DataFrame:
+    """The meaning filter's dropped candidates of the same build as ``canary_templates``."""
+    return _template_tables()[1].copy()
+
+
+@pytest.fixture(scope="session")
+def canary_person_build(canary_nlp, canary_encoder) -> PersonBuild:
+    build = person_template_build()
+    return build._replace(templates=build.templates.copy(), dropped=build.dropped.copy())

@@ -70,3 +70,16 @@ def test_canary_checks_fail_on_broken_canaries():
         ("expect_column_values_to_be_in_set", "contains_value"),
     }
     assert not validate_frame(variants_per_pair(broken), "variants", variants_suite()).success
+
+
+@pytest.mark.slow
+def test_canary_templates_show_what_the_meaning_filter_dropped(materialized):
+    (event,) = materialized.asset_materializations_for_node("canary_templates")
+    metadata = event.metadata
+    by_rule = metadata["dropped_by_property_and_rule"].value
+    assert metadata["dropped_paraphrases"].value == sum(n for rules in by_rule.values() for n in rules.values())
+    # the properties are in the sample: writes-only/signs-only, faculty/graduated, political seat
+    assert by_rule["P1412"]["disjunction"] > 0 and by_rule["P69"]["relation_word"] > 0
+    assert by_rule["P39"]["relation_word"] > 0 and by_rule["P106"]["tense"] > 0
+    examples = metadata["dropped_examples"].value
+    assert "| property" in examples and "keeps only" in examples

@@ -1,6 +1,9 @@
 """Canaries: sentences asserting (subject, property, value) with placeholders (WikiMem §4).
 
-- ``build_templates(property_table)`` -> baseline + 10 ranked paraphrases per property.
+- ``build_templates(property_table)`` -> baseline + 10 ranked paraphrases per property;
+  ``build_template_tables`` also returns the candidates the meaning filter dropped.
+- ``filter_paraphrases(baseline, prop, candidates)`` -> kept candidates and, per dropped one,
+  the rule it broke (tense, disjunction, relation word, dropped qualifier, similarity).
 - ``build_canaries(subjects, claims, property_table, templates)`` -> one row per
   (subject, property, variant), with h0, S(h), ground truths and contextualized variants.
 - ``render(template, subject, value)`` -> the sentence a model scores.
@@ -12,9 +15,18 @@
 from wikimem_platform.canaries.build import (
     CANARY_COLUMNS,
     DEFAULT_CONTEXT_EXCLUDE,
+    DROPPED_COLUMNS,
     TEMPLATE_COLUMNS,
     build_canaries,
+    build_template_tables,
     build_templates,
+)
+from wikimem_platform.canaries.meaning import (
+    MIN_MEANING_SIMILARITY,
+    DroppedParaphrase,
+    MeaningFilterResult,
+    filter_paraphrases,
+    filter_pools,
 )
 from wikimem_platform.canaries.models import SentenceEncoder, load_encoder, load_nlp
 from wikimem_platform.canaries.names import similar_names
@@ -39,6 +51,10 @@ from wikimem_platform.canaries.text import (
 __all__ = [
     "CANARY_COLUMNS",
     "DEFAULT_CONTEXT_EXCLUDE",
+    "DROPPED_COLUMNS",
+    "MIN_MEANING_SIMILARITY",
+    "DroppedParaphrase",
+    "MeaningFilterResult",
     "SUBJECT",
     "TEMPLATE_COLUMNS",
     "VALUE",
@@ -50,10 +66,13 @@ __all__ = [
     "analyze_phrase",
     "baseline_template",
     "build_canaries",
+    "build_template_tables",
     "build_templates",
     "classify_shape",
     "count_placeholders",
     "distinct_pool",
+    "filter_paraphrases",
+    "filter_pools",
     "generic_subject",
     "load_encoder",
     "load_nlp",

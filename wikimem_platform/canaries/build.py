@@ -21,7 +21,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from wikimem_platform.canaries.names import similar_names
-from wikimem_platform.canaries.paraphrases import ParaphraseGenerator, RuleBasedParaphraser, rank_pools
+from wikimem_platform.canaries.meaning import MIN_MEANING_SIMILARITY, MeaningFilterResult, filter_pools
+from wikimem_platform.canaries.paraphrases import ParaphraseGenerator, RuleBasedParaphraser, distinct_pool, rank_pools
 from wikimem_platform.canaries.templates import PropertyInfo, baseline_form
 from wikimem_platform.canaries.text import (
     classify_shape,
@@ -34,6 +35,8 @@ from wikimem_platform.canaries.text import (
 from wikimem_platform.vocabulary import BASELINE, CONTEXTUALIZED, N_PARAPHRASES, PARAPHRASE
 
 TEMPLATE_COLUMNS = ["property", "variant_id", "kind", "template", "shape", "context_form", "similarity"]
+# Pool candidates the meaning filter removed, with the rule and a readable why (canaries.meaning).
+DROPPED_COLUMNS = ["property", "template", "rule", "detail", "similarity"]
 CANARY_COLUMNS = [
     "subject_qid",
     "subject",
@@ -63,7 +66,7 @@ def _property_infos(property_table: pd.DataFrame) -> list[PropertyInfo]:
     return [PropertyInfo.from_record(row) for row in property_table.to_dict("records")]
 
 
-def build_templates(
+def build_template_tables(
     property_table: pd.DataFrame,
     *,
     generator: ParaphraseGenerator | None = None,
@@ -72,15 +75,17 @@ def build_templates(
     n_paraphrases: int = N_PARAPHRASES,
     mmr_lambda: float = 0.6,
     min_relevance: float = 0.6,
-) -> pd.DataFrame:
-    """One baseline and ``n_paraphrases`` paraphrases per property (computed once, not per subject).
+    filter_meaning: bool = True,
+    min_meaning_similarity: float = MIN_MEANING_SIMILARITY,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(templates, dropped): ``build_templates``' table and the candidates the meaning filter
+    removed from the pools (DROPPED_COLUMNS: property, template, rule, detail, similarity).
 
-    Columns: property, variant_id (0 baseline, 1.. paraphrases in ranking order), kind
-    ("baseline" | "paraphrase"), template, shape (baseline: possessive/copular/transitive/fallback;
-    paraphrases: their sentence shape), context_form (the baseline with "Their"/"They" for the
-    subject, used in context chains; baseline rows only), similarity (MiniLM cosine to the baseline).
-    ``nlp``/``encode`` default to the offline spaCy and MiniLM models. Raises if a property's pool
-    has fewer than ``n_paraphrases`` distinct candidates.
+    The filter runs on the whole pool before ranking, so a dropped wording is replaced by the
+    next best candidate that states the same relation and every property keeps
+    ``n_paraphrases`` paraphrases (M stays a share of 11 wordings); a property whose filtered
+    pool holds fewer raises, like a property whose pool was too small to begin with.
+    ``filter_meaning=False`` ranks the unfiltered pool (the wordings before the filter existed).
     """
     from wikimem_platform.canaries.models import load_encoder, load_nlp
 
@@ -89,13 +94,24 @@ def build_templates(
     generator = generator if generator is not None else RuleBasedParaphraser(nlp)
     props = _property_infos(property_table)
     bases = [baseline_form(prop, nlp) for prop in props]
-    items = [(b.baseline, generator.candidates(b.baseline, p), p.datatype) for p, b in zip(props, bases)]
+    pools = [distinct_pool(b.baseline, generator.candidates(b.baseline, p)) for p, b in zip(props, bases)]
+    if filter_meaning:
+        filtered = filter_pools(
+            [(b.baseline, p, pool) for p, b, pool in zip(props, bases, pools)], nlp, encode,
+            min_similarity=min_meaning_similarity,
+        )
+    else:
+        filtered = [MeaningFilterResult(b.baseline, list(pool), []) for b, pool in zip(bases, pools)]
+    items = [(b.baseline, f.kept, p.datatype) for p, b, f in zip(props, bases, filtered)]
     ranked = rank_pools(items, encode, nlp, k=n_paraphrases, mmr_lambda=mmr_lambda, min_relevance=min_relevance)
-    rows = []
-    for prop, base, result in zip(props, bases, ranked):
+    rows, dropped = [], []
+    for prop, base, pool, kept, result in zip(props, bases, pools, filtered, ranked):
+        dropped += [(prop.property, d.template, d.rule, d.detail, d.similarity) for d in kept.dropped]
         if len(result.kept) < n_paraphrases:
+            reasons = pd.Series([d.rule for d in kept.dropped], dtype=object).value_counts().to_dict()
             raise ValueError(
-                f"{prop.property} ({prop.label!r}): only {len(result.pool)} distinct paraphrase candidates"
+                f"{prop.property} ({prop.label!r}): only {len(pool)} distinct paraphrase candidates, "
+                f"{len(kept.kept)} of them stating the same relation (dropped by rule: {reasons})"
             )
         rows.append((prop.property, 0, BASELINE, base.baseline, base.shape, base.context_form, 1.0))
         for variant_id, index in enumerate(result.kept, start=1):
@@ -104,7 +120,22 @@ def build_templates(
                 (prop.property, variant_id, PARAPHRASE, template, classify_shape(template), None,
                  float(result.relevance[index]))
             )
-    return pd.DataFrame(rows, columns=TEMPLATE_COLUMNS)
+    return pd.DataFrame(rows, columns=TEMPLATE_COLUMNS), pd.DataFrame(dropped, columns=DROPPED_COLUMNS)
+
+
+def build_templates(property_table: pd.DataFrame, **options) -> pd.DataFrame:
+    """One baseline and ``n_paraphrases`` paraphrases per property (computed once, not per subject).
+
+    Columns: property, variant_id (0 baseline, 1.. paraphrases in ranking order), kind
+    ("baseline" | "paraphrase"), template, shape (baseline: possessive/copular/transitive/fallback;
+    paraphrases: their sentence shape), context_form (the baseline with "Their"/"They" for the
+    subject, used in context chains; baseline rows only), similarity (MiniLM cosine to the baseline).
+    Paraphrases are ranked from the candidates that pass the meaning filter (canaries.meaning).
+    ``options`` as for ``build_template_tables`` (generator, nlp, encode, n_paraphrases, ...);
+    ``nlp``/``encode`` default to the offline spaCy and MiniLM models. Raises if a property has
+    fewer than ``n_paraphrases`` candidates that state its relation.
+    """
+    return build_template_tables(property_table, **options)[0]
 
 
 def _stable_pick(options: Sequence[str], *key: object) -> int:
