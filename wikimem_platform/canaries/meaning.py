@@ -4,8 +4,8 @@ The rule-based pool (paraphrases.py) writes sentences from every alias of a prop
 Wikidata aliases are not all synonyms: P69 "educated at" has the aliases "faculty" and
 "graduated from", P39 "position held" has "political seat", P1412 "languages spoken, written or
 signed" has "writes language". Ranking by similarity does not remove them (MiniLM puts "The
-faculty of X was Y." at 0.88 to "X was educated at Y.", above the synonym "studied at", 0.86),
-so a filter runs on the pool before ranking. Each rule names what it protects:
+faculty of X was Y." at 0.88 to "X was educated at Y.", above the faithful "According to public
+records, X studied at Y.", 0.86), so a filter runs on the pool before ranking. Each rule names what it protects:
 
 - ``tense``: a past-tense wording only where the baseline is past ("X's occupation was Y" says
   the occupation is over). Verbs of events that lie in the past of every life by definition
