@@ -30,11 +30,13 @@ import gc
 import gzip
 import json
 import os
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_context
+from multiprocessing.shared_memory import SharedMemory
 from pathlib import Path
 from typing import Any
 
@@ -84,15 +86,18 @@ _Terms = _EnglishOnly | list | None
 
 
 class _LightEntity(msgspec.Struct):
+    """What every line needs: its id, English label and aliases (value labels, value aliases) and
+    its P31 statements (a human in an encoding the byte test does not know)."""
+
     id: str
     labels: _Terms = _UNSET
-    descriptions: _Terms = _UNSET
     aliases: _Terms = _UNSET
-    datatype: Any = _UNSET
     claims: _InstanceOf | list | None = _UNSET
 
 
 class _HumanEntity(msgspec.Struct):
+    """Humans (and properties): English terms, every statement's main snak and rank, sitelinks."""
+
     id: str
     labels: _Terms = _UNSET
     descriptions: _Terms = _UNSET
@@ -107,20 +112,16 @@ _HUMAN = msgspec.json.Decoder(_HumanEntity)
 
 
 def _terms(value: Any) -> Any:
-    """The map as the reference functions read it: {"en": ...} or {} for an English-only Struct."""
+    """A terms map as the reference functions read it ({"en": ...} or {}); other values as they are."""
     if isinstance(value, _EnglishOnly):
         return {} if value.en is _UNSET else {"en": value.en}
     return value
 
 
 def _as_entity(decoded: _LightEntity | _HumanEntity) -> dict:
-    """The decoded fields as the dict the reference functions of `entities` read (same values).
-
-    A light entity's descriptions and datatype are only read for a property (P-id)."""
+    """The decoded fields as the dict the reference functions of `entities` read (same values)."""
     entity: dict[str, Any] = {"id": decoded.id}
-    light = isinstance(decoded, _LightEntity)
-    keys = ("labels", "aliases") if light and not PID_PATTERN.match(decoded.id) else _TERM_KEYS
-    for key in keys:
+    for key in _LIGHT_KEYS if isinstance(decoded, _LightEntity) else _HUMAN_KEYS:
         value = getattr(decoded, key)
         if value is not _UNSET:
             entity[key] = _terms(value)
@@ -137,12 +138,11 @@ def _as_entity(decoded: _LightEntity | _HumanEntity) -> dict:
         }
     elif claims is not _UNSET:
         entity["claims"] = claims
-    if not light and decoded.sitelinks is not _UNSET:
-        entity["sitelinks"] = decoded.sitelinks
     return entity
 
 
-_TERM_KEYS = ("labels", "descriptions", "aliases", "datatype")
+_LIGHT_KEYS = ("labels", "aliases")
+_HUMAN_KEYS = ("labels", "descriptions", "aliases", "datatype", "sitelinks")
 
 
 def _reference_entity(line: bytes) -> dict:
@@ -166,7 +166,13 @@ class BlockResult:
     claims_other_datatype: int = 0
     properties: int = 0
     malformed_examples: list[tuple[int, str]] = field(default_factory=list)
-    rows: dict[str, list[tuple]] = field(default_factory=lambda: {kind: [] for kind in SPILL_KINDS})
+    rows: dict[str, list] = field(default_factory=lambda: {kind: [] for kind in SPILL_KINDS})
+    """Rows (tuples) while the block is parsed, then its columns (`columnize`) for the spill."""
+
+    def columnize(self) -> BlockResult:
+        """Rows to columns, in the worker, so that the main process only extends its buffers."""
+        self.rows = {kind: [list(column) for column in zip(*rows)] for kind, rows in self.rows.items()}
+        return self
 
 
 SPILL_KINDS = ("humans", "claims", "labels", "aliases", "properties")
@@ -182,10 +188,11 @@ def _parse_line(data: bytes, view: memoryview, start: int, end: int, line_number
         if data.find(HUMAN_HINT, start, end) >= 0:
             entity = _as_entity(_HUMAN.decode(line))
         else:
-            entity = _as_entity(_LIGHT.decode(line))
+            light = _LIGHT.decode(line)
+            entity = _as_entity(light)
             human = bool(entity.get("claims")) and is_human(entity)
-            if human:
-                entity = _as_entity(_HUMAN.decode(line))  # a human in another encoding
+            if human or PID_PATTERN.match(light.id):  # a human in another encoding, or a property
+                entity = _as_entity(_HUMAN.decode(line))
     except (msgspec.DecodeError, msgspec.ValidationError):
         human = None
         try:
@@ -269,6 +276,7 @@ def parse_block(data: bytes, datatypes: tuple[str, ...] = ALLOWED_DATATYPES) -> 
                 end -= 1
             _parse_line(data, view, start, end, number, datatypes, out)
         out.physical_lines = number
+        out.columnize()
     finally:
         if collecting:
             gc.enable()
@@ -292,18 +300,19 @@ def parse_file_range(path: str, start: int, end: int, datatypes: tuple[str, ...]
 # --------------------------------------------------------------------------- input
 
 
+READ_BYTES = 1 << 18
+"""Compressed bytes read at a time."""
+
+
 def open_binary(path: str | Path, threads: int = 1):
-    """Decompressed bytes of a dump: rapidgzip / indexed_bzip2 when installed (parallel with
-    ``threads`` > 1), else the standard library."""
+    """A dump's decompressed bytes as a file. ``.bz2``: indexed_bzip2 on ``threads`` threads (bzip2
+    blocks decompress independently), else the standard library; ``.gz``: the standard library
+    (`iter_blocks` reads gzip with zlib directly, which is faster)."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"Wikidata dump not found: {path}")
     if path.suffix == ".gz":
-        try:
-            import rapidgzip
-        except ImportError:
-            return gzip.open(path, "rb")
-        return rapidgzip.open(str(path), parallelization=max(1, threads))
+        return gzip.open(path, "rb")
     if path.suffix == ".bz2":
         try:
             import indexed_bzip2
@@ -313,23 +322,55 @@ def open_binary(path: str | Path, threads: int = 1):
     return open(path, "rb")
 
 
-def iter_blocks(path: str | Path, block_bytes: int = DEFAULT_BLOCK_BYTES, threads: int = 1) -> Iterator[bytes]:
-    """The decompressed dump in blocks of whole lines (one stream; a line is never split)."""
-    carry = b""
+def _gzip_pieces(path: Path) -> Iterator[bytes]:
+    """Decompressed pieces of a gzip file, member after member; zlib checks each member's CRC.
+
+    One stream, as ``gzip`` reads it, without its Python layers and its second pass for the CRC
+    (rapidgzip was slower on one thread here and its memory grew with the file: 750 MB for 1 GB).
+    """
+    with open(path, "rb") as raw:
+        decompressor, fed = zlib.decompressobj(wbits=31), False
+        while compressed := raw.read(READ_BYTES):
+            while compressed:
+                fed = True
+                piece = decompressor.decompress(compressed)
+                if piece:
+                    yield piece
+                if not decompressor.eof:
+                    break
+                compressed = decompressor.unused_data  # the next member, if any
+                decompressor, fed = zlib.decompressobj(wbits=31), False
+        if fed and not decompressor.eof:
+            raise EOFError(f"{path}: compressed file ended before the end-of-stream marker was reached")
+
+
+def decompressed_pieces(path: Path, block_bytes: int = DEFAULT_BLOCK_BYTES, threads: int = 1) -> Iterator[bytes]:
+    """The dump's decompressed bytes, piece by piece, as the reader gets them (decompression alone)."""
+    if path.suffix == ".gz":
+        if not path.exists():
+            raise FileNotFoundError(f"Wikidata dump not found: {path}")
+        yield from _gzip_pieces(path)
+        return
     with open_binary(path, threads) as handle:
-        while True:
-            chunk = handle.read(block_bytes)
-            if not chunk:
-                break
-            data = carry + chunk if carry else chunk
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                carry = data  # a line longer than a block: keep reading
-                continue
-            carry = data[cut:]
-            yield data[:cut]
-    if carry:
-        yield carry
+        while chunk := handle.read(block_bytes):
+            yield chunk
+
+
+def iter_blocks(path: str | Path, block_bytes: int = DEFAULT_BLOCK_BYTES, threads: int = 1) -> Iterator[bytes]:
+    """The decompressed dump in blocks of whole lines of about ``block_bytes`` (one stream; a line
+    is never split, so a line longer than a block makes a longer block)."""
+    buffer = bytearray()
+    for piece in decompressed_pieces(Path(path), block_bytes, threads):
+        buffer += piece
+        if len(buffer) >= block_bytes:
+            cut = buffer.rfind(b"\n") + 1
+            if cut:
+                with memoryview(buffer) as view:
+                    block = bytes(view[:cut])
+                del buffer[:cut]
+                yield block
+    if buffer:
+        yield bytes(buffer)
 
 
 def file_ranges(path: str | Path, block_bytes: int = DEFAULT_BLOCK_BYTES) -> list[tuple[int, int]]:
@@ -363,17 +404,19 @@ class PartsWriter:
                                      ("aliases", strings), ("datatype", string)]),
         }
         self.directory = directory
-        self.buffers: dict[str, list[tuple]] = {kind: [] for kind in SPILL_KINDS}
+        self.buffers: dict[str, list[list]] = {kind: [[] for _ in self.schemas[kind]] for kind in SPILL_KINDS}
         self.writers: dict[str, Any] = {}
 
     def path(self, kind: str) -> Path:
         return self.directory / f"{kind}.parquet"
 
-    def add(self, rows: dict[str, list[tuple]]) -> None:
-        for kind, new in rows.items():
+    def add(self, columns: dict[str, list[list]]) -> None:
+        """A block's columns (`BlockResult.columnize`), appended in file order."""
+        for kind, new in columns.items():
             buffer = self.buffers[kind]
-            buffer.extend(new)
-            if len(buffer) >= SPILL_ROWS:
+            for column, values in zip(buffer, new):
+                column.extend(values)
+            if len(buffer[0]) >= SPILL_ROWS:
                 self._flush(kind)
 
     def _flush(self, kind: str) -> None:
@@ -382,16 +425,16 @@ class PartsWriter:
 
         schema = self.schemas[kind]
         buffer = self.buffers[kind]
-        columns = list(zip(*buffer)) if buffer else [[] for _ in schema]
-        table = pa.Table.from_arrays([pa.array(list(c), type=f.type) for c, f in zip(columns, schema)], schema=schema)
+        table = pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(buffer, schema)], schema=schema)
         if kind not in self.writers:
             self.writers[kind] = pq.ParquetWriter(self.path(kind), schema)
         self.writers[kind].write_table(table)
-        buffer.clear()
+        for column in buffer:
+            column.clear()
 
     def close(self) -> dict[str, Path]:
         for kind in SPILL_KINDS:
-            if self.buffers[kind] or kind not in self.writers:
+            if self.buffers[kind][0] or kind not in self.writers:
                 self._flush(kind)
             self.writers[kind].close()
         return {kind: self.path(kind) for kind in SPILL_KINDS}
@@ -421,6 +464,44 @@ def _merge(stats: ParseStats, result: BlockResult, lines_before: int) -> None:
             stats.malformed_examples.append(f"line {lines_before + number}: {message}")
 
 
+_ATTACHED: dict[str, SharedMemory] = {}
+
+
+def parse_shared_block(name: str, length: int, datatypes: tuple[str, ...]) -> BlockResult:
+    """A worker's task for a compressed dump: the block the main process wrote to a shared slot."""
+    memory = _ATTACHED.get(name)
+    if memory is None:  # registered again with the main process's resource tracker: a no-op
+        memory = _ATTACHED[name] = SharedMemory(name=name)
+    return parse_block(bytes(memory.buf[:length]), datatypes)
+
+
+def _shared_stream(executor: ProcessPoolExecutor, blocks: Iterator[bytes], datatypes: tuple[str, ...],
+                   block_bytes: int, in_flight: int) -> Iterator[BlockResult]:
+    """Blocks handed to the workers through ``in_flight`` shared-memory slots, not through pipes
+    (pickling 1 GB through pipes cost the main process more CPU than decompressing it); results in
+    order. Block i reuses the slot of block i - in_flight, whose result has been taken by then."""
+    slots = [SharedMemory(create=True, size=block_bytes + block_bytes // 2) for _ in range(in_flight)]
+    pending: deque[Future] = deque()
+    try:
+        for index, block in enumerate(blocks):
+            if len(pending) >= in_flight:
+                yield pending.popleft().result()
+            slot = slots[index % in_flight]
+            if len(block) <= slot.size:
+                slot.buf[: len(block)] = block
+                pending.append(executor.submit(parse_shared_block, slot.name, len(block), datatypes))
+            else:  # a line longer than a slot
+                pending.append(executor.submit(parse_block, block, datatypes))
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        for future in pending:
+            future.cancel()
+        for slot in slots:
+            slot.close()
+            slot.unlink()
+
+
 def _bounded(submit: Callable[[Any], Future], tasks: Iterator[Any], in_flight: int) -> Iterator[BlockResult]:
     """Results in task order with at most ``in_flight`` tasks submitted and not yet consumed."""
     pending: deque[Future] = deque()
@@ -444,8 +525,8 @@ def spill_dump(
     """Read the dump once, with ``workers`` processes, writing its rows to Parquet parts in ``work_dir``.
 
     Uncompressed dumps are split into byte ranges that the workers read themselves; compressed
-    ones are decompressed in one stream here (threaded by rapidgzip / indexed_bzip2 when more
-    than two workers are asked for) and handed to the workers in blocks of whole lines.
+    ones are decompressed in one stream here (``.bz2`` on ``workers`` threads) and handed to the
+    workers in blocks of whole lines.
     """
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
@@ -455,7 +536,7 @@ def spill_dump(
         raise FileNotFoundError(f"Wikidata dump not found: {path}")
     stats = ParseStats(workers=workers)
     writer = PartsWriter(work_dir)
-    threads = max(1, workers // 2) if workers > 2 else 1
+    threads = workers if Path(path).suffix == ".bz2" else 1
     executor = None
     if workers == 1:
         results: Iterator[BlockResult] = (parse_block(b, datatypes) for b in iter_blocks(path, block_bytes, threads))
@@ -463,8 +544,7 @@ def spill_dump(
         executor = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
         in_flight = BLOCKS_IN_FLIGHT_PER_WORKER * workers
         if is_compressed(path):
-            results = _bounded(lambda b: executor.submit(parse_block, b, datatypes),
-                               iter_blocks(path, block_bytes, threads), in_flight)
+            results = _shared_stream(executor, iter_blocks(path, block_bytes, threads), datatypes, block_bytes, in_flight)
         else:
             results = _bounded(lambda r: executor.submit(parse_file_range, str(path), r[0], r[1], datatypes),
                                iter(file_ranges(path, block_bytes)), in_flight)
@@ -478,6 +558,7 @@ def spill_dump(
             if progress is not None and stats.lines // progress_every > before // progress_every:
                 progress(stats)
     finally:
+        results.close()  # unlinks the shared slots and closes the dump, also on an error
         if executor is not None:
             executor.shutdown(cancel_futures=True)
     return SpilledExtract(stats=stats, parts=writer.close())
