@@ -1,7 +1,8 @@
 """The Wikidata dump reader against decompression alone, on a >= 1 GB dump built from real entities.
 
-The dump is built once (cached outside the repository) from the bundled sample's real entities,
-ids renumbered: the sample's 2,145 value entities first (ids kept, so claims resolve), then lines
+The dump is built once (cached outside the repository) from the bundled sample's real entities:
+the sample's 10,346 entities first, ids kept (so that claims, spouses among them, resolve and
+cited values have aliases), then lines with renumbered ids
 drawn with a fixed seed, 10 % humans (Q42 6 %, Oliver Kahn 14 %, the sample's other humans 80 %
 of them) and 90 % non-humans (the 10 opentapioca items 95 %, value entities 5 %), for an average
 line of about 11 KB, the order of a full dump's (~1.4 TB of JSON for ~105 M entities). Written as
@@ -80,7 +81,7 @@ def templates() -> dict[str, list[tuple[bytes, bytes, str]]]:
 
 def build_dump(target_bytes: int, plain: bool, seed: int = 0) -> tuple[Path, Path | None, dict]:
     CACHE.mkdir(parents=True, exist_ok=True)
-    stem = CACHE / f"dump-{target_bytes // 10**6}MB-seed{seed}"
+    stem = CACHE / f"dump-v2-{target_bytes // 10**6}MB-seed{seed}"
     gz_path, plain_path, meta_path = stem.with_suffix(".json.gz"), stem.with_suffix(".json"), stem.with_suffix(".meta.json")
     if gz_path.exists() and meta_path.exists() and (not plain or plain_path.exists()):
         return gz_path, plain_path if plain else None, json.loads(meta_path.read_text())
@@ -99,10 +100,12 @@ def build_dump(target_bytes: int, plain: bool, seed: int = 0) -> tuple[Path, Pat
 
         emit(b"[\n")
         first = True
-        for before, after, value_id in kinds["value"]:  # original ids: every claim value resolves
-            emit((b"" if first else b",\n") + before + value_id.encode() + after)
-            first = False
-            lines += 1
+        for kind in ("q42", "kahn", "human", "item", "value"):  # the sample itself, original ids
+            for before, after, original_id in kinds[kind]:
+                emit((b"" if first else b",\n") + before + original_id.encode() + after)
+                first = False
+                lines += 1
+                humans += kind in ("q42", "kahn", "human")
         next_id = FIRST_NEW_ID
         while written < target_bytes:
             if rng.random() < HUMAN_SHARE:
