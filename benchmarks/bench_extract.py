@@ -2,11 +2,11 @@
 
 The dump is built once (cached outside the repository) from the bundled sample's real entities:
 the sample's 10,346 entities first, ids kept (so that claims, spouses among them, resolve and
-cited values have aliases), then lines with renumbered ids
-drawn with a fixed seed, 10 % humans (Q42 6 %, Oliver Kahn 14 %, the sample's other humans 80 %
-of them) and 90 % non-humans (the 10 opentapioca items 95 %, value entities 5 %), for an average
-line of about 11 KB, the order of a full dump's (~1.4 TB of JSON for ~105 M entities). Written as
-`.json.gz` (gzip level 6) and, with --plain, also as uncompressed `.json`.
+cited values have aliases), then lines with renumbered ids drawn with a fixed seed: a human
+(Q42 6 %, Oliver Kahn 14 %, the sample's other humans 80 % of the time) while humans are under
+10 % of all lines, else a non-human (the 10 opentapioca items 95 %, value entities 5 %). Lines
+average about 9 KB; a full dump's average is of that order (~1.1-1.4 TB of JSON for ~105 M
+entities). Written as `.json.gz` (gzip level 6) and, with --plain, as uncompressed `.json`.
 
 Each reader configuration runs in its own process; peak RSS is the largest sum of the resident
 memory of that process and its workers, sampled every 20 ms; CPU seconds are the main process's
@@ -81,7 +81,7 @@ def templates() -> dict[str, list[tuple[bytes, bytes, str]]]:
 
 def build_dump(target_bytes: int, plain: bool, seed: int = 0) -> tuple[Path, Path | None, dict]:
     CACHE.mkdir(parents=True, exist_ok=True)
-    stem = CACHE / f"dump-v2-{target_bytes // 10**6}MB-seed{seed}"
+    stem = CACHE / f"dump-v3-{target_bytes // 10**6}MB-seed{seed}"
     gz_path, plain_path, meta_path = stem.with_suffix(".json.gz"), stem.with_suffix(".json"), stem.with_suffix(".meta.json")
     if gz_path.exists() and meta_path.exists() and (not plain or plain_path.exists()):
         return gz_path, plain_path if plain else None, json.loads(meta_path.read_text())
@@ -108,7 +108,7 @@ def build_dump(target_bytes: int, plain: bool, seed: int = 0) -> tuple[Path, Pat
                 humans += kind in ("q42", "kahn", "human")
         next_id = FIRST_NEW_ID
         while written < target_bytes:
-            if rng.random() < HUMAN_SHARE:
+            if humans < HUMAN_SHARE * (lines + 1):  # 10 % of all lines, the sample's own included
                 roll = rng.random()
                 pool = kinds["q42"] if roll < 0.06 else kinds["kahn"] if roll < 0.20 else kinds["human"]
                 humans += 1

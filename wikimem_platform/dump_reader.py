@@ -37,7 +37,6 @@ import bz2
 import gc
 import gzip
 import json
-import os
 import zlib
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -54,12 +53,15 @@ from wikimem_platform.entities import (
     ALLOWED_DATATYPES,
     PID_PATTERN,
     ParseStats,
+    alias_texts,
     english_aliases,
     english_description,
     english_label,
     is_human,
+    label_text,
     parse_claims,
     sitelink_count,
+    states_human,
 )
 
 DEFAULT_BLOCK_BYTES = 8 << 20
@@ -197,6 +199,9 @@ def _parse_line(data: bytes, view: memoryview, start: int, end: int, line_number
             entity = _as_entity(_HUMAN.decode(line))
         else:
             light = _LIGHT.decode(line)
+            if _record_light(light, out):
+                out.entities += 1
+                return
             entity = _as_entity(light)
             human = bool(entity.get("claims")) and is_human(entity)
             if human or PID_PATTERN.match(light.id):  # a human in another encoding, or a property
@@ -212,6 +217,26 @@ def _parse_line(data: bytes, view: memoryview, start: int, end: int, line_number
             return
     out.entities += 1
     record_entity(entity, datatypes, out, human)
+
+
+def _record_light(light: _LightEntity, out: BlockResult) -> bool:
+    """The common line, a non-human item of the usual shape: its English label and aliases, read
+    with the reference functions' own term helpers. False when the line needs the general path."""
+    labels, aliases, claims = light.labels, light.aliases, light.claims
+    if type(labels) is not _EnglishOnly or type(aliases) is not _EnglishOnly or PID_PATTERN.match(light.id):
+        return False
+    if type(claims) is _InstanceOf:
+        if claims.P31 is not _UNSET and states_human(claims.P31):
+            return False
+    elif claims is not _UNSET:
+        return False
+    label = label_text({} if labels.en is _UNSET else labels.en)
+    if label is not None:
+        out.rows["labels"].append((light.id, label))
+    english = [] if aliases.en is _UNSET else alias_texts(aliases.en)
+    if english:
+        out.rows["aliases"].append((light.id, english))
+    return True
 
 
 def record_entity(entity: dict, datatypes: tuple[str, ...], out: BlockResult, human: bool | None = None) -> None:
@@ -588,8 +613,3 @@ def spill_dump(
         if executor is not None:
             executor.shutdown(cancel_futures=True)
     return SpilledExtract(stats=stats, parts=writer.close())
-
-
-def default_workers(path: str | Path, small_bytes: int = 256 << 20) -> int:
-    """All cores for a dump that is large on disk, one process for a small one (no start-up cost)."""
-    return 1 if Path(path).stat().st_size < small_bytes else max(1, os.cpu_count() or 1)

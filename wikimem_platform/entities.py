@@ -62,14 +62,22 @@ class ParseStats:
 
 
 def english_label(entity: dict) -> str | None:
-    value = (entity.get("labels") or {}).get("en", {})
-    label = value.get("value") if isinstance(value, dict) else None
+    return label_text((entity.get("labels") or {}).get("en", {}))
+
+
+def label_text(english: Any) -> str | None:
+    """The label of a labels map's "en" entry, stripped; None if there is none."""
+    label = english.get("value") if isinstance(english, dict) else None
     return label.strip() if isinstance(label, str) and label.strip() else None
 
 
 def english_aliases(entity: dict) -> list[str]:
-    aliases = (entity.get("aliases") or {}).get("en", [])
-    return [a["value"] for a in aliases if isinstance(a, dict) and isinstance(a.get("value"), str) and a["value"]]
+    return alias_texts((entity.get("aliases") or {}).get("en", []))
+
+
+def alias_texts(english: Any) -> list[str]:
+    """The aliases of an aliases map's "en" entry (a list of {"value": ...})."""
+    return [a["value"] for a in english if isinstance(a, dict) and isinstance(a.get("value"), str) and a["value"]]
 
 
 def english_description(entity: dict) -> str | None:
@@ -78,7 +86,12 @@ def english_description(entity: dict) -> str | None:
 
 
 def is_human(entity: dict) -> bool:
-    for statement in (entity.get("claims") or {}).get(INSTANCE_OF, []):
+    return states_human((entity.get("claims") or {}).get(INSTANCE_OF, []))
+
+
+def states_human(instance_of: Any) -> bool:
+    """Whether one of these P31 statements has the main-snak value Q5."""
+    for statement in instance_of:
         datavalue = statement.get("mainsnak", {}).get("datavalue", {})
         if _entity_id(datavalue.get("value")) == HUMAN_QID:
             return True
