@@ -20,6 +20,7 @@ from assets.metadata import preview
 from assets.partitions import models_partitions
 from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
+from wikimem_platform.calibration import DISAGREEMENT, flag_disagreements
 from wikimem_platform.canaries.models import load_encoder
 from wikimem_platform.memorization import EQUIVALENCE_THRESHOLD, evaluate_wikimem
 from wikimem_platform.scoring import SCORE_COLUMNS, SCORING_VERSION, ShardStore, plan_shards, score_canaries
@@ -119,7 +120,7 @@ class MemorizationConfig(Config):
 
 
 @asset(group_name=GROUP, partitions_def=models_partitions, kinds={"pandas", "pytorch"},
-       code_version=source_version("wikimem_platform.memorization"))
+       code_version=source_version("wikimem_platform.memorization", "wikimem_platform.calibration"))
 def memorization(
     context: AssetExecutionContext, config: MemorizationConfig, scores: pd.DataFrame, subjects: pd.DataFrame
 ) -> Output[pd.DataFrame]:
@@ -133,7 +134,8 @@ def memorization(
         m_threshold=config.m_threshold,
     )
     n_candidates = result.variants.groupby(["subject_qid", "property"])["n_candidates"].max().rename("n_candidates")
-    pairs = result.pairs.join(n_candidates, on=["subject_qid", "property"]).merge(
+    # M_raw (alpha = 0) beside M, flagged where they differ by half the wordings or more (issue 17.5).
+    pairs = flag_disagreements(result.candidates, result.pairs).join(n_candidates, on=["subject_qid", "property"]).merge(
         cohorts[["subject_qid", "subject"]], on="subject_qid", how="left"
     )
     table1 = result.cohorts.reset_index()
@@ -151,6 +153,7 @@ def memorization(
             "rows": len(pairs),
             **numbers,
             f"{LENIENT}_pairs": int(pairs[LENIENT].sum()),
+            f"{DISAGREEMENT}_pairs": int(pairs[DISAGREEMENT].sum()),
             "table_1": MetadataValue.md(table1.round(3).to_markdown(index=False)),
             "top_memorized": preview(pairs.sort_values(["M", "z_star"], ascending=False)[["subject", "property", "M", "z_star", "cohort"]]),
         },

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from wikimem_platform.canaries.names import all_parts_similar_names
 from wikimem_platform.memorization import (
     EQUIVALENCE_THRESHOLD,
     KIND_COLUMNS,
@@ -46,7 +47,10 @@ from wikimem_platform.memorization import (
     similar_mean,
     variant_metrics,
 )
+from wikimem_platform.models import LoadedModel
+from wikimem_platform.nll import score_sentences
 from wikimem_platform.prompt_sensitivity import m_mem
+from wikimem_platform.scoring import expand_canaries
 from wikimem_platform.vocabulary import CONTEXTUALIZED_KINDS
 from wikimem_platform.wording import wording_confidences
 
@@ -107,7 +111,7 @@ def _lookalike_mean(scores: pd.DataFrame, kind: str) -> np.ndarray:
     raise KeyError(f"scores lacks the {kind} look-alike column {column!r} (needed by the {kind} settings)")
 
 
-def _setting_frame(scores: pd.DataFrame, setting: Setting) -> pd.DataFrame:
+def setting_frame(scores: pd.DataFrame, setting: Setting) -> pd.DataFrame:
     """`scores` arranged so that prepare_scores(frame, setting.alpha) computes the setting's s."""
     frame = scores.drop(columns=["nll_similar_mean"], errors="ignore")
     if not setting.generic:
@@ -145,7 +149,7 @@ def setting_pairs(scores: pd.DataFrame, setting: Setting) -> tuple[pd.DataFrame,
     """(variants, pairs) of one setting. variants: subject_qid, property, variant_id, kind,
     truth_rank, memorized (scored wordings only); pairs: subject_qid, property, n_variants, M,
     truth_confidence (mean over the scored wordings)."""
-    frame = _setting_frame(scores, setting)
+    frame = setting_frame(scores, setting)
     _, variants = variant_metrics(prepare_scores(frame, setting.alpha), outer_keys=())
     pairs = pair_metrics(variants, outer_keys=())[[*PAIR_KEYS, "n_variants", "M"]]
     rankings = _scored(wording_confidences(frame, setting.alpha).rankings)
@@ -207,7 +211,7 @@ def _name_variants(scores: pd.DataFrame) -> pd.DataFrame:
 def lookalike_hits(scores: pd.DataFrame) -> pd.DataFrame:
     """Per (subject, property, name variant): how often its own NLL ranks a ground truth first.
 
-    `scores` must carry is_g (prepare_scores / with_equivalents). Columns: subject_qid, property,
+    `scores` must carry is_g (as `prepare_scores` adds it). Columns: subject_qid, property,
     name_kind (name | generic | one_part | all_parts), lookalike_index, n_variants, n_rank1,
     rank1_share, n_rank1_shared (wordings where the real name ranks a truth first too) and
     name_rank1_share (the real name's share, to compare with).
@@ -294,6 +298,66 @@ def calibration_study(scores: pd.DataFrame, groups: Mapping[str, str] | pd.Serie
         lookalike_summary=lookalike_summary(hits, group_of),
         best=best, positive=positive, negative=str(negative),
     )
+
+
+# --------------------------------------------------------------------------- scoring the all-part look-alikes
+
+ALL_PARTS_PER_SUBJECT = 2  # as many as the paper's one-part S(h) (canaries.build's n_similar)
+
+
+def with_all_parts_lookalikes(canaries: pd.DataFrame, n: int = ALL_PARTS_PER_SUBJECT) -> pd.DataFrame:
+    """`canaries` with subject_similar replaced by look-alikes that alter every name part (the
+    subject's aliases avoided, as the builder does for the one-part ones); the one-part list is
+    kept as subject_similar_one_part."""
+    aliases = canaries["subject_aliases"] if "subject_aliases" in canaries.columns else pd.Series([[]] * len(canaries))
+    memo: dict[tuple, list[str]] = {}
+
+    def looks(name: str, avoid) -> list[str]:
+        key = (name, tuple(avoid if isinstance(avoid, (list, tuple, np.ndarray)) else ()))
+        if key not in memo:
+            memo[key] = all_parts_similar_names(name, n=n, avoid=list(key[1]))
+        return memo[key]
+
+    out = canaries.copy()
+    out["subject_similar_one_part"] = canaries["subject_similar"]
+    out["subject_similar"] = [looks(name, avoid) for name, avoid in zip(canaries["subject"], aliases)]
+    return out
+
+
+def score_all_parts(lm: LoadedModel, scores: pd.DataFrame, canaries: pd.DataFrame, candidates: pd.DataFrame,
+                    n: int = ALL_PARTS_PER_SUBJECT, sentence_cache=None,
+                    progress: Callable[[int, int], None] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+    """(scores + nll_similar_all_parts, the look-alike names per subject, sentences computed).
+
+    Only the all-part look-alike sentences go through the model (the shared-prefix engine,
+    `nll.score_sentences`), and only those not in `sentence_cache` (a `scoring.SentenceNllCache`
+    of the model, read first and filled after): NLL(h), NLL(h0) and the one-part NLLs come from
+    `scores`. Canaries are restricted to the (subject, property, variant) rows that `scores`
+    holds. Names: subject_qid, subject, one_part (list), all_parts (list).
+    """
+    held = scores[list(VARIANT_KEYS)].drop_duplicates()
+    chosen = with_all_parts_lookalikes(canaries.merge(held, on=list(VARIANT_KEYS), how="inner"), n)
+    rows = expand_canaries(chosen, candidates)
+    counts = rows["sentences_similar"].map(len).to_numpy()
+    flat = [sentence for group in rows["sentences_similar"] for sentence in group]
+    cache: dict[str, float] = dict(sentence_cache.get_many(flat)) if sentence_cache is not None else {}
+    n_cached = len(cache)
+    nll = score_sentences(lm, flat, cache=cache, progress=progress)
+    if sentence_cache is not None:
+        sentence_cache.put_many(cache)
+    rows[LOOKALIKE_COLUMNS[ALL_PARTS]] = [part.tolist() for part in np.split(nll, np.cumsum(counts)[:-1])] \
+        if len(rows) else []
+    merge_keys = [*VARIANT_KEYS, "value"]
+    out = scores.drop(columns=[LOOKALIKE_COLUMNS[ALL_PARTS]], errors="ignore").merge(
+        rows[[*merge_keys, LOOKALIKE_COLUMNS[ALL_PARTS]]].drop_duplicates(merge_keys), on=merge_keys, how="left",
+        validate="many_to_one")
+    missing = out[LOOKALIKE_COLUMNS[ALL_PARTS]].isna()
+    out.loc[missing, LOOKALIKE_COLUMNS[ALL_PARTS]] = pd.Series([[]] * int(missing.sum()), index=out.index[missing],
+                                                                 dtype=object)
+    names = chosen.drop_duplicates("subject_qid")[["subject_qid", "subject", "subject_similar_one_part",
+                                                    "subject_similar"]]
+    names = names.rename(columns={"subject_similar_one_part": ONE_PART, "subject_similar": ALL_PARTS})
+    return out, names.reset_index(drop=True), len(cache) - n_cached
 
 
 # --------------------------------------------------------------------------- memorization table flag
