@@ -247,10 +247,10 @@ def main() -> None:
     say(f"projection, full dump ({FULL_DUMP_GZ_BYTES / 2**30:.0f} GiB .json.gz, ~{full_mb / 1e6:.1f} TB JSON at this "
         f"file's ratio, ~{FULL_DUMP_ENTITIES / 1e6:.0f} M entities), {PROJECTION_CORES} cores, from CPU seconds: "
         f"zlib {decompress_rate:.0f} MB/s per core, parsing {parse_rate:.0f} MB/s per core, the feeding process "
-        f"{feeder_rate:.0f} MB/s -> {rate:.0f} MB/s = ~{full_mb / rate / 3600:.1f} h "
+        f"{feeder_rate:.0f} MB/s -> {rate:.0f} MB/s = ~{full_mb / rate / 60:.0f} min "
         f"({'bound by the single zlib stream' if rate == feeder_rate else 'bound by the parsers'}); "
-        f"decompression alone, one zlib stream (the limit for .json.gz): ~{full_mb / decompress_rate / 3600:.1f} h; "
-        f"as .json or .json.bz2 (no single stream) the parsers' bound: ~{full_mb / (PROJECTION_CORES * parse_rate) / 3600:.1f} h")
+        f"decompression alone, one zlib stream (the limit for .json.gz): ~{full_mb / decompress_rate / 60:.0f} min; "
+        f"the same JSON uncompressed, in byte ranges (parsers' bound): ~{full_mb / (PROJECTION_CORES * parse_rate) / 60:.0f} min")
     say("measured on a shared 2-core machine (other jobs running): rerun on a quiet one for the targets")
 
 

@@ -125,7 +125,8 @@ def read_dump(
     Raises MalformedDumpError if more than ``max_malformed_share`` of the lines are malformed:
     a few broken lines are normal in a multi-GB download, many mean the wrong file. ``mode``,
     ``workers`` and ``block_bytes`` choose how (module docstring), never what is extracted;
-    ``work_dir`` holds the fast mode's Parquet parts (a temporary directory by default).
+    ``work_dir`` holds the fast mode's Parquet parts (a temporary directory by default). Workers
+    are spawned processes: in a script, call this under ``if __name__ == "__main__":``.
     """
     if mode not in READ_MODES:
         raise ValueError(f"mode must be one of {READ_MODES}, got {mode!r}")
