@@ -18,10 +18,13 @@ from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform import calibration, membership
 from wikimem_platform.canaries.models import load_encoder
 from wikimem_platform.cohorts import LESSER_KNOWN, WELL_KNOWN
+from wikimem_platform.memorization import aliases_by_value
 from wikimem_platform.progress import LOG_EVERY_SECONDS, throttled
 from wikimem_platform.versions import source_version
 
-GROUP = "scoring"
+# Not in the audit groups (sensors/registry.py MODEL_GROUPS): the study scores about two thirds of an
+# audit again, so a user materializes it for the releases where the question matters.
+GROUP = "studies"
 MEMBER, NON_MEMBER = "member", "non-member"
 
 
@@ -63,6 +66,7 @@ def calibration_study(
     canaries: pd.DataFrame,
     candidates: pd.DataFrame,
     subjects: pd.DataFrame,
+    value_aliases: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
     """One row per calibration setting (alpha x look-alikes that alter one / every name part):
     AUROC of M between the groups, rank-1 rate per group; the best setting and each name
@@ -77,7 +81,8 @@ def calibration_study(
     with_all_parts, names, computed = calibration.score_all_parts(
         lm, chosen, canaries, candidates, n=config.lookalikes_per_subject, sentence_cache=scoring.sentence_cache(lm),
         progress=throttled(context.log.info, "all-part look-alikes", every=LOG_EVERY_SECONDS))
-    study = calibration.calibration_study(with_all_parts, groups, positive, embed=load_encoder())
+    study = calibration.calibration_study(with_all_parts, groups, positive, embed=load_encoder(),
+                                          value_aliases=aliases_by_value(value_aliases))
     table = study.settings
     best = table.set_index("setting").loc[study.best]
     default = table.set_index("setting").loc[calibration.PAPER_SETTING]

@@ -22,7 +22,12 @@ from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform.calibration import DISAGREEMENT, flag_disagreements
 from wikimem_platform.canaries.models import load_encoder
-from wikimem_platform.memorization import EQUIVALENCE_THRESHOLD, evaluate_wikimem
+from wikimem_platform.memorization import (
+    EQUIVALENCE_THRESHOLD,
+    aliases_by_value,
+    count_alias_equivalents,
+    evaluate_wikimem,
+)
 from wikimem_platform.scoring import SCORE_COLUMNS, SCORING_VERSION, ShardStore, plan_shards, score_canaries
 from wikimem_platform.versions import source_version
 from wikimem_platform.vocabulary import LENIENT, M_THRESHOLD
@@ -122,14 +127,20 @@ class MemorizationConfig(Config):
 @asset(group_name=GROUP, partitions_def=models_partitions, kinds={"pandas", "pytorch"},
        code_version=source_version("wikimem_platform.memorization", "wikimem_platform.calibration"))
 def memorization(
-    context: AssetExecutionContext, config: MemorizationConfig, scores: pd.DataFrame, subjects: pd.DataFrame
+    context: AssetExecutionContext, config: MemorizationConfig, scores: pd.DataFrame, subjects: pd.DataFrame,
+    value_aliases: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
-    """Per (subject, property): M, strict / lenient / threshold flags, z*; Table 1 as metadata."""
+    """Per (subject, property): M, strict / lenient / threshold flags, z*; Table 1 as metadata.
+
+    A counterfactual counts as a ground truth when its label is one of the truth's Wikidata aliases
+    or its encoder embedding is close to the truth's (footnote 7)."""
     cohorts = subjects[["qid", "label", "cohort"]].rename(columns={"qid": "subject_qid", "label": "subject"})
+    aliases = aliases_by_value(value_aliases)
     result = evaluate_wikimem(
         scores.merge(cohorts[["subject_qid", "cohort"]], on="subject_qid", how="left"),
         alpha=config.alpha,
         embed=load_encoder(),
+        value_aliases=aliases,
         equivalence_threshold=config.equivalence_threshold,
         m_threshold=config.m_threshold,
     )
@@ -154,6 +165,7 @@ def memorization(
             **numbers,
             f"{LENIENT}_pairs": int(pairs[LENIENT].sum()),
             f"{DISAGREEMENT}_pairs": int(pairs[DISAGREEMENT].sum()),
+            "candidates_equivalent_by_alias": count_alias_equivalents(scores, aliases),
             "table_1": MetadataValue.md(table1.round(3).to_markdown(index=False)),
             "top_memorized": preview(pairs.sort_values(["M", "z_star"], ascending=False)[["subject", "property", "M", "z_star", "cohort"]]),
         },

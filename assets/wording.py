@@ -21,6 +21,7 @@ from assets.partitions import models_partitions
 from resources.scoring import RegistryResource
 from wikimem_platform import eme, membership, prompt_sensitivity, wording
 from wikimem_platform.canaries.models import load_encoder
+from wikimem_platform.memorization import aliases_by_value
 from wikimem_platform.versions import source_version
 
 GROUP = "summaries"
@@ -46,6 +47,7 @@ def wording_sensitivity(
     scores: pd.DataFrame,
     canary_templates: pd.DataFrame,
     subjects: pd.DataFrame,
+    value_aliases: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
     """One row per canary wording: its detection scores (all subjects, dev and test halves) and
     its rank-1 rate, overall and per cohort."""
@@ -54,7 +56,7 @@ def wording_sensitivity(
     result = wording.wording_sensitivity(
         scores, canary_templates, members, seed=config.seed,
         include_contextualized=config.include_contextualized, embed=load_encoder(),
-        cohorts=subjects.set_index("qid")["cohort"],
+        value_aliases=aliases_by_value(value_aliases), cohorts=subjects.set_index("qid")["cohort"],
     )
     overall = result.overall
     numbers = {f"{row['detection']}_{name}": float(row[name])

@@ -312,3 +312,27 @@ def test_kind_column_from_the_canary_builder():
     df = pair_table().rename(columns={"variant_kind": "kind"})
     assert mem.evaluate_wikimem(df).pairs["M"].iloc[0] == pytest.approx(2 / 3)
 
+
+
+def test_an_alias_of_a_real_ground_truth_counts_as_that_ground_truth():
+    """Issue 17.1 on real entities: the extract keeps Barack Obama's (Q76) English aliases as a
+    value entity (he is the sibling, P3373, of Maya Soetoro-Ng, Q4382677, in the bundled sample);
+    a counterfactual labelled with one of them ("Barack Hussein Obama") that outranks every other
+    candidate is the ground truth under another name, so the pair is memorized, as in footnote 7.
+    Without the aliases (the embedding half off) it would be a counterfactual at rank 1."""
+    from wikimem_platform import bundled, wikidata
+
+    extract = wikidata.read_dump(bundled.SAMPLE_DUMP)
+    fact = extract.claims[(extract.claims["qid"] == "Q4382677") & (extract.claims["value"] == "Q76")]
+    assert list(fact["property"]) == ["P3373"] and list(fact["value_label"]) == ["Barack Obama"]
+    aliases = mem.aliases_by_value(extract.value_aliases)
+    assert "Barack Hussein Obama" in aliases["Q76"]
+    labels = {"Q76": "Barack Obama", "Qalias": "Barack Hussein Obama", "Q1": "Ann Dunham", "Q2": "Lolo Soetoro"}
+    spec = [("Q76", True, 2.0), ("Qalias", False, 3.0), ("Q1", False, 1.0), ("Q2", False, 0.5)]
+    scores = pd.DataFrame([r for v in range(3) for r in rows("Q4382677", "P3373", v, spec, labels=labels)])
+    assert mem.count_alias_equivalents(scores, aliases) == 1
+    with_aliases = mem.evaluate_wikimem(scores, value_aliases=aliases).pairs.iloc[0]
+    without = mem.evaluate_wikimem(scores).pairs.iloc[0]
+    assert with_aliases["M"] == 1.0 and with_aliases["strict"]
+    assert without["M"] == 0.0 and not without["lenient"]
+    assert mem.aliases_by_value(None) == {} and mem.count_alias_equivalents(scores, {}) == 0

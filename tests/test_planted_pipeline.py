@@ -202,7 +202,8 @@ def test_calibration_study_on_the_planted_model(planted_audit, tmp_path):
             output = calibration_assets.calibration_study(
                 context, calibration_assets.CalibrationStudyConfig(max_subjects_per_cohort=5),
                 scores=scored.asset_value("scores"), canaries=upstream.asset_value("canaries"),
-                candidates=upstream.asset_value("candidates"), subjects=upstream.asset_value("subjects"))
+                candidates=upstream.asset_value("candidates"), subjects=upstream.asset_value("subjects"),
+                value_aliases=upstream.asset_value("value_aliases"))
             meta = {key: getattr(value, "value", value) for key, value in output.metadata.items()}
             assert Path(meta["plot"]).is_file()  # under the instance's storage, gone with it
     table = output.value.set_index("setting")

@@ -193,6 +193,22 @@ def mark_equivalents(scores: pd.DataFrame,
                      name="is_equivalent")
 
 
+def aliases_by_value(value_aliases: pd.DataFrame | None) -> dict[str, list[str]]:
+    """The extract's `value_aliases` table (value, aliases) as the mapping `mark_equivalents` reads."""
+    if value_aliases is None or not len(value_aliases):
+        return {}
+    return {value: list(aliases) for value, aliases in zip(value_aliases["value"], value_aliases["aliases"])}
+
+
+def count_alias_equivalents(scores: pd.DataFrame, value_aliases: Mapping[str, Sequence[str]]) -> int:
+    """Distinct (subject, property, counterfactual) candidates that the alias half alone makes
+    equivalent to a ground truth: what the aliases add beside the embedding half."""
+    if not value_aliases:
+        return 0
+    by_alias = mark_equivalents(scores, None, value_aliases).to_numpy()
+    return len(scores.loc[by_alias, ["subject_qid", "property", "value"]].drop_duplicates())
+
+
 # --------------------------------------------------------------------------- ranking core
 
 @dataclass(frozen=True)
