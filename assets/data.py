@@ -4,30 +4,47 @@ Thin wiring over wikimem_platform: configuration, logging and UI metadata live h
 computation lives in the domain library.
 """
 
+import contextlib
 import os
+import shutil
+from pathlib import Path
 
 import pandas as pd
 from dagster import (
     AssetExecutionContext,
     AssetOut,
     Config,
+    DynamicOut,
+    DynamicOutput,
     MetadataValue,
+    OpExecutionContext,
+    Out,
     Output,
     asset,
-    multi_asset,
+    config_mapping,
+    graph_multi_asset,
+    op,
 )
 
 from assets.metadata import preview
 from wikimem_platform import bundled
 from wikimem_platform.cohorts import add_web_presence, draw_cohorts
 from wikimem_platform.counterfactuals import build_candidates, draw_counterfactuals
-from wikimem_platform.properties import DEFAULT_MIN_HUMANS, build_property_table
+from wikimem_platform.dump_reader import DEFAULT_CHUNK_BYTES, DumpChunk, SpilledExtract, plan_chunks, read_chunk
+from wikimem_platform.properties import (
+    DEFAULT_MIN_HUMANS,
+    DUMP_SOURCE,
+    SIDE_FILE_SOURCE,
+    build_property_table,
+    merge_property_metadata,
+    metadata_sources,
+)
 from wikimem_platform.versions import source_version
 from wikimem_platform.wikidata import (
     ALLOWED_DATATYPES,
     ParseStats,
+    assemble_chunks,
     load_property_metadata,
-    read_dump,
 )
 
 GROUP = "data"
@@ -37,36 +54,70 @@ class ExtractConfig(Config):
     web_presence_path: str | None = str(bundled.SAMPLE_WEB_PRESENCE)
     max_malformed_share: float = 0.01
     datatypes: list[str] = list(ALLOWED_DATATYPES)
-    # Worker processes parsing the dump's blocks: 1 (the sample), N, or 0 = one per CPU core.
+    # Steps: a plain-JSON dump is cut into chunks of about chunk_bytes, one step each (an executor
+    # spreads them over processes or machines); a .gz / .bz2 dump is one chunk (dump_reader.plan_chunks).
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES
+    # Processes inside one chunk's step, parsing its blocks: 1 (the sample), N, or 0 = one per CPU core.
     workers: int = 1
 
-@multi_asset(
-    outs={
-        "humans": AssetOut(group_name=GROUP, kinds={"pandas"}, description="Humans (P31 = Q5) with English label, aliases and web presence."),
-        "claims": AssetOut(group_name=GROUP, kinds={"pandas"}, description="Their claims of the selected datatypes, values labelled in English."),
-        "value_aliases": AssetOut(group_name=GROUP, kinds={"pandas"}, description="English aliases of the entities cited as claim values, one row per value that has any."),
-    },
-    code_version=source_version("wikimem_platform.wikidata", "wikimem_platform.entities", "wikimem_platform.dump_reader"),
-)
-def wikidata_extract(context: AssetExecutionContext, config: ExtractConfig):
-    """Stream the dump once, its blocks parsed by `workers` processes, rows spilled to Parquet parts."""
+
+EXTRACT_VERSION = source_version("wikimem_platform.wikidata", "wikimem_platform.entities", "wikimem_platform.dump_reader")
+
+
+def _record_frame(record: DumpChunk | SpilledExtract) -> pd.DataFrame:
+    """A small record passed between the extract's steps (a chunk; its counts and part paths) as a
+    one-row frame, which the run's IO manager stores like the assets (under the instance storage,
+    where every step of a multiprocess or k8s run can read it)."""
+    return pd.DataFrame({"record": [record.to_json()]})
+
+
+def _parts_root(context: OpExecutionContext) -> Path:
+    """The chunks' Parquet parts live under the instance storage, shared by the run's steps."""
+    return Path(context.instance.storage_directory()) / "wikidata_extract" / context.run_id
+
+
+@op(out=DynamicOut(pd.DataFrame))
+def plan_dump_chunks(context: OpExecutionContext, config: ExtractConfig):
+    """Cut the dump into the chunks that the next step reads one per step."""
     if config.workers < 0:
         raise ValueError(f"workers must be >= 0 (0 = one per CPU core), got {config.workers}")
+    chunks = plan_chunks(config.dump_path, config.chunk_bytes)
+    context.log.info(f"{config.dump_path}: {len(chunks)} chunk(s) of at most ~{config.chunk_bytes:,} bytes")
+    for chunk in chunks:
+        yield DynamicOutput(_record_frame(chunk), mapping_key=f"chunk_{chunk.index}")
+
+
+@op(out=Out(pd.DataFrame))
+def parse_dump_chunk(context: OpExecutionContext, config: ExtractConfig, planned: pd.DataFrame) -> pd.DataFrame:
+    """Read one chunk with `workers` processes, its rows spilled to Parquet parts; pass on paths and counts."""
+    chunk = DumpChunk.from_json(planned["record"].iloc[0])
+    work_dir = _parts_root(context) / f"chunk_{chunk.index}"
+    work_dir.mkdir(parents=True, exist_ok=True)
 
     def log_progress(stats: ParseStats) -> None:
-        context.log.info(f"{stats.lines:,} lines read, {stats.humans:,} humans kept, {stats.malformed:,} malformed")
+        context.log.info(f"chunk {chunk.index}: {stats.lines:,} lines read, {stats.humans:,} humans kept, "
+                         f"{stats.malformed:,} malformed")
 
-    extract = read_dump(
-        config.dump_path,
-        datatypes=tuple(config.datatypes),
-        max_malformed_share=config.max_malformed_share,
-        progress=log_progress,
-        workers=config.workers or os.cpu_count() or 1,
-    )
+    try:
+        spilled = read_chunk(chunk, work_dir, tuple(config.datatypes), workers=config.workers or os.cpu_count() or 1,
+                             progress=log_progress)
+    except BaseException:
+        shutil.rmtree(work_dir, ignore_errors=True)
+        raise
+    context.log.info(f"chunk {chunk.index} ({chunk.start:,}-{chunk.end if chunk.end is not None else 'end'}): "
+                     f"{spilled.stats.as_dict()}")
+    return _record_frame(spilled)
+
+
+@op(out={name: Out() for name in ("humans", "claims", "value_aliases", "dump_properties")})
+def collect_dump_chunks(context: OpExecutionContext, config: ExtractConfig, read: list[pd.DataFrame]):
+    """Merge the chunks (counts, malformed threshold over all lines, value labels) into the extract."""
+    chunks = [SpilledExtract.from_json(frame["record"].iloc[0]) for frame in read]  # collected in plan order
+    extract = assemble_chunks(chunks, config.dump_path, config.max_malformed_share)
     signals = pd.read_csv(config.web_presence_path) if config.web_presence_path else None
     humans = add_web_presence(extract.humans, signals)
     stats = extract.stats
-    context.log.info(f"Extract done: {stats.as_dict()}")
+    context.log.info(f"Extract done ({len(chunks)} chunk(s)): {stats.as_dict()}")
     yield Output(
         humans,
         "humans",
@@ -78,6 +129,7 @@ def wikidata_extract(context: AssetExecutionContext, config: ExtractConfig):
             "malformed_share": stats.malformed_share,
             "humans_without_english_label": stats.humans_without_english_label,
             "workers": stats.workers,
+            "chunks": len(chunks),
             "source": MetadataValue.path(config.dump_path),
             "preview": preview(humans.sort_values("web_presence", ascending=False)),
         },
@@ -98,20 +150,63 @@ def wikidata_extract(context: AssetExecutionContext, config: ExtractConfig):
         "value_aliases",
         metadata={"rows": len(extract.value_aliases), "preview": preview(extract.value_aliases)},
     )
+    yield Output(
+        extract.properties,
+        "dump_properties",
+        metadata={"rows": len(extract.properties), "preview": preview(extract.properties)},
+    )
+    for chunk in chunks:  # the extract is stored: its parts are not needed again
+        chunk_dir = next(iter(chunk.parts.values())).parent
+        shutil.rmtree(chunk_dir, ignore_errors=True)
+        with contextlib.suppress(OSError):  # the run's directory, once its last chunk is gone
+            chunk_dir.parent.rmdir()
+
+
+@config_mapping
+def _extract_config(config: ExtractConfig) -> dict:
+    """One config for the whole extract, as before it was a graph: every step reads the same."""
+    ops_config = {"config": config.model_dump()}
+    return {name: ops_config for name in ("plan_dump_chunks", "parse_dump_chunk", "collect_dump_chunks")}
+
+
+@graph_multi_asset(
+    outs={
+        "humans": AssetOut(group_name=GROUP, kinds={"pandas"}, code_version=EXTRACT_VERSION, description="Humans (P31 = Q5) with English label, aliases and web presence."),
+        "claims": AssetOut(group_name=GROUP, kinds={"pandas"}, code_version=EXTRACT_VERSION, description="Their claims of the selected datatypes, values labelled in English."),
+        "value_aliases": AssetOut(group_name=GROUP, kinds={"pandas"}, code_version=EXTRACT_VERSION, description="English aliases of the entities cited as claim values, one row per value that has any."),
+        "dump_properties": AssetOut(group_name=GROUP, kinds={"pandas"}, code_version=EXTRACT_VERSION, description="The dump's property entities (label, description, aliases, datatype); none in the bundled sample."),
+    },
+    group_name=GROUP,  # graph_multi_asset reads the group here, not from each AssetOut
+    config=_extract_config,
+)
+def wikidata_extract():
+    """The dump read in chunks, one step each (plain JSON cut at line starts; a .gz / .bz2 is one
+    chunk), each spilling Parquet parts under the instance storage; one step merges them."""
+    chunks = plan_dump_chunks().map(parse_dump_chunk)
+    humans, claims, value_aliases, dump_properties = collect_dump_chunks(chunks.collect())
+    return {"humans": humans, "claims": claims, "value_aliases": value_aliases, "dump_properties": dump_properties}
+
 
 class PropertyTableConfig(Config):
     metadata_path: str = str(bundled.SAMPLE_PROPERTIES)
     min_humans: int = DEFAULT_MIN_HUMANS
 
 @asset(group_name=GROUP, kinds={"pandas"}, code_version=source_version("wikimem_platform.properties"))
-def property_table(context: AssetExecutionContext, config: PropertyTableConfig, claims: pd.DataFrame) -> Output[pd.DataFrame]:
-    """Person properties worth probing: allowed datatype, used by at least min_humans humans."""
-    table = build_property_table(claims, load_property_metadata(config.metadata_path), min_humans=config.min_humans)
-    context.log.info(f"{len(table)} properties kept (min_humans={config.min_humans})")
+def property_table(
+    context: AssetExecutionContext, config: PropertyTableConfig, claims: pd.DataFrame, dump_properties: pd.DataFrame
+) -> Output[pd.DataFrame]:
+    """Person properties worth probing: allowed datatype, used by at least min_humans humans; labels
+    from the dump's property entities, else from the metadata_path side file."""
+    metadata = merge_property_metadata(dump_properties, load_property_metadata(config.metadata_path))
+    table = build_property_table(claims, metadata, min_humans=config.min_humans)
+    sources = metadata_sources(table, metadata)
+    context.log.info(f"{len(table)} properties kept (min_humans={config.min_humans}), metadata from {sources}")
     return Output(
         table,
         metadata={
             "rows": len(table),
+            "metadata_from_dump": sources[DUMP_SOURCE],
+            "metadata_from_side_file": sources[SIDE_FILE_SOURCE],
             "datatypes": MetadataValue.json(table["datatype"].value_counts().to_dict()),
             "preview": preview(table, rows=30),
         },

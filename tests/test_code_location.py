@@ -86,7 +86,9 @@ def test_materialize_through_the_python_api(tmp_path, monkeypatch, capsys):
         assert run.is_success
         steps = {record.event_log_entry.dagster_event.step_key
                  for record in instance.get_records_for_run(outcome.run_id, of_type=materialize.STEP_EVENTS).records}
-        assert {"wikidata_extract", "property_table", "subjects", "counterfactuals", "candidates"} <= steps
+        # The extract is a graph: plan the dump's chunks, one step per chunk, merge.
+        assert {"wikidata_extract.plan_dump_chunks", "wikidata_extract.parse_dump_chunk[chunk_0]",
+                "wikidata_extract.collect_dump_chunks", "property_table", "subjects", "counterfactuals", "candidates"} <= steps
 
     failed = materialize.materialize("group:data", "bad data", run_config={
         "ops": {"wikidata_extract": {"config": {"dump_path": str(tmp_path / "missing.json.gz")}}}})

@@ -9,7 +9,7 @@ import pytest
 from wikimem_platform.cohorts import add_web_presence, draw_cohorts
 from wikimem_platform.counterfactuals import build_candidates, draw_counterfactuals, flag_truth_clashes
 from wikimem_platform.labels import normalize_label
-from wikimem_platform.properties import build_property_table
+from wikimem_platform.properties import build_property_table, merge_property_metadata, metadata_sources
 
 
 def claims_frame(rows):
@@ -39,6 +39,26 @@ def test_property_table_filters_usage_datatype_and_unlabelled():
          "datatype": "wikibase-item", "n_humans": 2}
     ]
     assert list(build_property_table(claims, metadata, min_humans=1)["property"]) == ["P106", "P19"]
+
+
+def test_property_metadata_from_the_dump_first_then_the_side_file():
+    columns = ["property", "label", "description", "aliases", "datatype"]
+    dump = pd.DataFrame([("P106", "occupation (dump)", "what they do", ["job"], "wikibase-item"),
+                         ("P19", None, None, [], "wikibase-item")],  # no English label in the dump
+                        columns=columns)
+    side = pd.DataFrame([("P106", "occupation", "job", ["profession"], "wikibase-item", 9),
+                         ("P19", "place of birth", "", [], "wikibase-item", 8),
+                         ("P27", "citizenship", "", [], "wikibase-item", 7)], columns=[*columns, "usage_count"])
+    metadata = merge_property_metadata(dump, side)
+    assert metadata[["property", "label", "source"]].values.tolist() == [
+        ["P106", "occupation (dump)", "dump"], ["P19", "place of birth", "side file"], ["P27", "citizenship", "side file"]]
+    claims = claims_frame([("Q1", "P106", "wikibase-item", "Q10", "writer"), ("Q1", "P19", "wikibase-item", "Q13", "Ulm")])
+    table = build_property_table(claims, metadata, min_humans=1)
+    assert table.set_index("property")["label"].to_dict() == {"P106": "occupation (dump)", "P19": "place of birth"}
+    assert metadata_sources(table, metadata) == {"dump": 1, "side file": 1}
+    no_dump = merge_property_metadata(dump.iloc[:0], side)  # the bundled sample: no property entities
+    assert list(no_dump["source"]) == ["side file"] * 3
+    assert metadata_sources(build_property_table(claims, no_dump, min_humans=1), no_dump) == {"dump": 0, "side file": 2}
 
 
 def test_web_presence_unknown_is_nan_and_dump_sitelinks_win():

@@ -194,6 +194,36 @@ def test_property_entities_of_a_dump_give_the_property_metadata(tmp_path):
         pd.testing.assert_frame_equal(extract.properties, expected.astype(extract.properties.dtypes.to_dict()))
 
 
+def test_property_table_takes_the_dump_property_entities_over_the_side_file(tmp_path):
+    """The planted sample with a P106 entity appended: the property table's P106 row comes from the
+    dump (a changed label), the other properties from the side file; metadata counts both."""
+    from dagster import AssetKey, DagsterInstance, materialize
+
+    from assets import data as data_assets
+    from resources import ParquetIOManager
+
+    metadata = load_property_metadata(bundled.SAMPLE_PROPERTIES).set_index("property", drop=False)
+    p106 = {**metadata.loc["P106"].to_dict(), "label": "occupation (from the dump)"}
+    lines = plain_copy(bundled.PLANTED_DUMP, tmp_path).read_text().rstrip().removesuffix("]").rstrip().rstrip(",")
+    path = tmp_path / "with-properties.json"
+    path.write_text(lines + ",\n" + property_entity(p106) + "\n]\n")
+    with DagsterInstance.ephemeral() as instance:
+        result = materialize(
+            [data_assets.wikidata_extract, data_assets.property_table], instance=instance,
+            resources={"io_manager": ParquetIOManager(base_dir=str(tmp_path / "parquet"))},
+            run_config={"ops": {"wikidata_extract": {"config": {"dump_path": str(path), "web_presence_path": None}},
+                                "property_table": {"config": {"min_humans": 1}}}},
+        )
+    table = result.asset_value("property_table").set_index("property")
+    assert set(table.index) == {"P106", "P108", "P19", "P27"}
+    assert table.loc["P106", "label"] == "occupation (from the dump)"
+    assert table.loc["P19", "label"] == metadata.loc["P19", "label"]
+    assert len(result.asset_value("dump_properties")) == 1
+    [event] = [m for m in result.get_asset_materialization_events() if m.asset_key == AssetKey("property_table")]
+    assert (event.materialization.metadata["metadata_from_dump"].value,
+            event.materialization.metadata["metadata_from_side_file"].value) == (1, 3)
+
+
 def test_deprecated_statements_are_not_claims(tmp_path):
     def occupation(qid: str, rank: str) -> dict:
         return {"mainsnak": {"snaktype": "value", "property": "P106", "datatype": "wikibase-item",
@@ -255,3 +285,145 @@ def test_extract_asset_fans_out_over_workers(tmp_path):
         assert event.materialization.metadata["workers"].value == 2
         [aliases] = [m for m in result.get_asset_materialization_events() if m.asset_key == AssetKey("value_aliases")]
         assert aliases.materialization.metadata["rows"].value == len(reference.value_aliases)
+
+
+# --------------------------------------------------------------------------- chunks as steps
+
+
+def test_plain_dump_is_cut_at_line_starts_and_chunks_assemble_to_the_full_parse(tmp_path):
+    from wikimem_platform.dump_reader import plan_chunks
+    from wikimem_platform.wikidata import assemble_chunks
+
+    plain = plain_copy(bundled.PLANTED_DUMP, tmp_path)
+    data = plain.read_bytes()
+    chunks = plan_chunks(plain, len(data) // 4)
+    assert len(chunks) >= 3
+    assert chunks[0].start == 0 and chunks[-1].end == len(data)
+    assert all(a.end == b.start and data[b.start - 1:b.start] == b"\n" for a, b in zip(chunks, chunks[1:]))
+    reference = read_dump(plain, mode="full")
+    assert_same_extract(reference, assemble_chunks(read_chunks(chunks, tmp_path, block_bytes=2048), plain))
+    assert_same_extract(reference, assemble_chunks(read_chunks(chunks[:2], tmp_path / "two", workers=2, block_bytes=1024)
+                                                   + read_chunks(chunks[2:], tmp_path / "rest"), plain))
+    assert [(c.start, c.end) for c in plan_chunks(bundled.PLANTED_DUMP, 100)] == [(0, None)]  # .gz: one chunk
+    with pytest.raises(ValueError, match="chunk_bytes must be >= 1, got 0"):
+        plan_chunks(plain, 0)
+
+
+def one_bad_chunk_dump(tmp_path: Path) -> tuple[Path, list]:
+    """The corrupted lines all near the top: the first of five chunks is far over the threshold that
+    the dump as a whole is at."""
+    lines, broken_at = corrupted_dump_lines()
+    broken = [lines[number - 2] for number in broken_at]
+    good = [line for line in lines if line not in broken]
+    return write_dump(tmp_path / "one-bad-chunk.json", good[:20] + broken + good[20:]), broken
+
+
+def read_chunks(chunks, tmp_path: Path, **options) -> list:
+    """Each chunk read into its own parts directory, as the chunk steps do."""
+    from wikimem_platform.dump_reader import read_chunk
+
+    spilled = []
+    for chunk in chunks:
+        (tmp_path / f"chunk_{chunk.index}").mkdir(parents=True)
+        spilled.append(read_chunk(chunk, tmp_path / f"chunk_{chunk.index}", **options))
+    return spilled
+
+
+def test_one_corrupted_chunk_fails_only_if_the_whole_dump_crosses_the_threshold(tmp_path):
+    from wikimem_platform.dump_reader import plan_chunks
+    from wikimem_platform.wikidata import assemble_chunks
+
+    path, _ = one_bad_chunk_dump(tmp_path)
+    reference = read_dump(path, mode="full", max_malformed_share=0.05)
+    assert reference.stats.malformed == 5
+    share = reference.stats.malformed_share  # 5 of 306 lines
+    chunks = plan_chunks(path, path.stat().st_size // 5 + 1)
+    spilled = read_chunks(chunks, tmp_path, block_bytes=1024)
+    first = spilled[0].stats
+    assert len(chunks) == 5 and first.malformed == 5 and first.malformed_share > 3 * share  # the one bad chunk
+    assert_same_extract(reference, assemble_chunks(spilled, path, max_malformed_share=share))  # same line numbers
+    with pytest.raises(MalformedDumpError) as full_error:
+        read_dump(path, mode="full", max_malformed_share=share * 0.99)
+    with pytest.raises(MalformedDumpError) as chunked_error:
+        assemble_chunks(spilled, path, max_malformed_share=share * 0.99)
+    assert str(chunked_error.value) == str(full_error.value)
+
+
+def extract_job():
+    """The extract alone as a job (module level, so that a multiprocess run can rebuild it)."""
+    from dagster import Definitions, define_asset_job
+
+    from assets import data as data_assets
+    from resources import ParquetIOManager
+
+    defs = Definitions(assets=[data_assets.wikidata_extract], resources={"io_manager": ParquetIOManager()},
+                       jobs=[define_asset_job("extract", selection="*")])
+    return defs.resolve_job_def("extract")
+
+
+def extract_run_config(dump: Path, chunk_bytes: int, executor: str = "in_process", **config) -> dict:
+    return {"ops": {"wikidata_extract": {"config": {"dump_path": str(dump), "chunk_bytes": chunk_bytes,
+                                                    "web_presence_path": None, **config}}},
+            "execution": {"config": {executor: {}}}}
+
+
+def step_keys(result, event_type: str) -> set[str]:
+    return {event.step_key for event in result.all_events if event.event_type_value == event_type}
+
+
+@pytest.mark.parametrize("executor", ["in_process", "multiprocess"])
+def test_extract_fans_out_over_chunk_steps_and_resumes(tmp_path, executor):
+    """A plain dump in four chunks, one step each: the frames of the library's full parse; a run that
+    fails in the merging step is re-executed from failure without reading the chunks again."""
+    from dagster import DagsterInstance, ReexecutionOptions, execute_job, reconstructable
+
+    plain = plain_copy(bundled.PLANTED_DUMP, tmp_path)
+    reference = read_dump(plain, mode="full")
+    web_presence = tmp_path / "web_presence.csv"  # missing at first: the merging step fails
+    config = extract_run_config(plain, plain.stat().st_size // 4, executor, web_presence_path=str(web_presence))
+    (tmp_path / "home").mkdir()
+    with DagsterInstance.local_temp(str(tmp_path / "home")) as instance:
+        job = reconstructable(extract_job)
+        failed = execute_job(job, instance, run_config=config)
+        assert not failed.success
+        parsed = {key for key in step_keys(failed, "STEP_SUCCESS") if key.startswith("wikidata_extract.parse_dump_chunk[")}
+        assert len(parsed) >= 4 and step_keys(failed, "STEP_FAILURE") == {"wikidata_extract.collect_dump_chunks"}
+
+        shutil.copy(bundled.PLANTED_WEB_PRESENCE, web_presence)
+        resumed = execute_job(job, instance, reexecution_options=ReexecutionOptions.from_failure(failed.run_id, instance))
+        assert resumed.success
+        assert step_keys(resumed, "STEP_SUCCESS") == {"wikidata_extract.collect_dump_chunks"}  # chunks reused
+        for name in ("claims", "value_aliases"):
+            pd.testing.assert_frame_equal(pd.read_parquet(Path(instance.storage_directory()) / "parquet" / f"{name}.parquet"),
+                                          getattr(reference, name), obj=name)
+        humans = pd.read_parquet(Path(instance.storage_directory()) / "parquet" / "humans.parquet")
+        assert list(humans["qid"]) == list(reference.humans["qid"])
+        assert not (Path(instance.storage_directory()) / "wikidata_extract" / failed.run_id).exists()  # parts removed
+
+
+def test_extract_steps_count_malformed_lines_across_chunks(tmp_path):
+    """One corrupted chunk among five, through Dagster: counted over the whole dump, and the run
+    fails in the merging step only when the dump as a whole crosses the threshold."""
+    from dagster import AssetKey, DagsterInstance, materialize
+
+    from assets import data as data_assets
+    from resources import ParquetIOManager
+
+    path, _ = one_bad_chunk_dump(tmp_path)
+    share = read_dump(path, mode="full", max_malformed_share=0.05).stats.malformed_share
+    resources = {"io_manager": ParquetIOManager(base_dir=str(tmp_path / "parquet"))}
+    with DagsterInstance.ephemeral() as instance:
+        run_config = extract_run_config(path, path.stat().st_size // 5 + 1, max_malformed_share=share)
+        passed = materialize([data_assets.wikidata_extract], instance=instance, resources=resources, run_config=run_config)
+        [event] = [m for m in passed.get_asset_materialization_events() if m.asset_key == AssetKey("humans")]
+        metadata = event.materialization.metadata
+        assert (metadata["chunks"].value, metadata["malformed_lines_skipped"].value, metadata["lines_read"].value) == (5, 5, 306)
+
+        run_config["ops"]["wikidata_extract"]["config"]["max_malformed_share"] = share * 0.99
+        failed = materialize([data_assets.wikidata_extract], instance=instance, resources=resources,
+                             run_config=run_config, raise_on_error=False)
+        assert not failed.success
+        [failure] = failed.get_step_failure_events()
+        assert failure.step_key == "wikidata_extract.collect_dump_chunks"
+        cause = failure.event_specific_data.error.cause
+        assert cause.cls_name == "MalformedDumpError" and "5 of 306 lines" in cause.message

@@ -41,7 +41,7 @@ import zlib
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from multiprocessing.shared_memory import SharedMemory
 from pathlib import Path
@@ -420,14 +420,71 @@ def iter_blocks(path: str | Path, block_bytes: int = DEFAULT_BLOCK_BYTES, thread
         yield pieces[0] if len(pieces) == 1 else b"".join(pieces)
 
 
-def file_ranges(path: str | Path, block_bytes: int = DEFAULT_BLOCK_BYTES) -> list[tuple[int, int]]:
-    """Byte ranges of an uncompressed dump; each worker finds its first line end itself."""
-    size = Path(path).stat().st_size
-    return [(start, min(start + block_bytes, size)) for start in range(0, size, block_bytes)] or [(0, 0)]
+def file_ranges(path: str | Path, block_bytes: int = DEFAULT_BLOCK_BYTES, start: int = 0,
+                end: int | None = None) -> list[tuple[int, int]]:
+    """Byte ranges of an uncompressed dump (of its stretch [start, end)); each worker finds its
+    first line end itself."""
+    end = Path(path).stat().st_size if end is None else end
+    return [(begin, min(begin + block_bytes, end)) for begin in range(start, end, block_bytes)] or [(start, start)]
 
 
 def is_compressed(path: str | Path) -> bool:
     return Path(path).suffix in (".gz", ".bz2")
+
+
+DEFAULT_CHUNK_BYTES = 256 << 20
+"""A plain-JSON dump is split into chunks of about this many bytes (the bundled sample: one chunk)."""
+
+
+@dataclass(frozen=True)
+class DumpChunk:
+    """A stretch of a dump that one step reads: plain JSON bytes [start, end), both at line starts;
+    ``end`` None for a compressed dump, read whole as one chunk."""
+
+    path: str
+    index: int
+    start: int = 0
+    end: int | None = None
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> DumpChunk:
+        return cls(**json.loads(text))
+
+
+def plan_chunks(path: str | Path, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> list[DumpChunk]:
+    """The chunks that separate steps (processes, machines) can read independently.
+
+    Plain JSON: byte ranges of about ``chunk_bytes`` cut at line starts (a seek and one line read
+    per cut). Compressed dumps are one chunk: a gzip stream cannot be entered in the middle without
+    an index built by decompressing it all (what rapidgzip does; within one step a ``.gz`` is still
+    decompressed once and parsed by ``workers`` processes), and cutting a ``.bz2`` at its blocks
+    would need the blocks' bit offsets (indexed_bzip2 finds them only by reading the whole file)
+    plus lines that straddle blocks; inside its step it is decompressed on ``workers`` threads.
+    """
+    if chunk_bytes < 1:
+        raise ValueError(f"chunk_bytes must be >= 1, got {chunk_bytes}")
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"Wikidata dump not found: {path}")
+    if is_compressed(path):
+        return [DumpChunk(str(path), 0)]
+    size = path.stat().st_size
+    cuts = [0]
+    with open(path, "rb") as handle:
+        target = chunk_bytes
+        while target < size:
+            handle.seek(target - 1)
+            handle.readline()  # to the end of the line holding byte target - 1
+            cut = handle.tell()
+            if cut >= size:
+                break
+            cuts.append(cut)
+            target = max(cut, target) + chunk_bytes
+    cuts.append(size)
+    return [DumpChunk(str(path), index, start, end) for index, (start, end) in enumerate(zip(cuts, cuts[1:]))]
 
 
 # --------------------------------------------------------------------------- spill
@@ -492,10 +549,27 @@ class PartsWriter:
 
 @dataclass
 class SpilledExtract:
-    """One pass over a dump: the counts and the Parquet parts holding its rows in file order."""
+    """One pass over a dump (or one chunk of it): the counts and the Parquet parts holding its rows
+    in file order; small, so that a step can hand it to the next one."""
 
     stats: ParseStats
     parts: dict[str, Path]
+    physical_lines: int = 0
+    """Lines of the file read (brackets and blank lines included): the next chunk's line offset."""
+    malformed_lines: list[tuple[int, str]] = field(default_factory=list)
+    """The first malformed lines: (line number within the chunk, error)."""
+
+    def to_json(self) -> str:
+        """Paths and counts as text, for a store that takes any JSON (a step's output)."""
+        return json.dumps({"stats": asdict(self.stats), "parts": {k: str(v) for k, v in self.parts.items()},
+                           "physical_lines": self.physical_lines, "malformed_lines": self.malformed_lines})
+
+    @classmethod
+    def from_json(cls, text: str) -> SpilledExtract:
+        record = json.loads(text)
+        return cls(stats=ParseStats(**record["stats"]), parts={k: Path(v) for k, v in record["parts"].items()},
+                   physical_lines=record["physical_lines"],
+                   malformed_lines=[(number, message) for number, message in record["malformed_lines"]])
 
 
 def _merge(stats: ParseStats, result: BlockResult, lines_before: int) -> None:
@@ -508,7 +582,11 @@ def _merge(stats: ParseStats, result: BlockResult, lines_before: int) -> None:
     stats.properties += result.properties
     for number, message in result.malformed_examples:
         if len(stats.malformed_examples) < MAX_MALFORMED_EXAMPLES:
-            stats.malformed_examples.append(f"line {lines_before + number}: {message}")
+            stats.malformed_examples.append(malformed_example(lines_before + number, message))
+
+
+def malformed_example(line_number: int, message: str) -> str:
+    return f"line {line_number}: {message}"
 
 
 _ATTACHED: dict[str, SharedMemory] = {}
@@ -571,12 +649,13 @@ def spill_dump(
     block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: Callable[[ParseStats], None] | None = None,
     progress_every: int = 100_000,
+    chunk: DumpChunk | None = None,
 ) -> SpilledExtract:
     """Read the dump once, with ``workers`` processes, writing its rows to Parquet parts in ``work_dir``.
 
     Uncompressed dumps are split into byte ranges that the workers read themselves; compressed
     ones are decompressed in one stream here (``.bz2`` on ``workers`` threads) and handed to the
-    workers in blocks of whole lines.
+    workers in blocks of whole lines. ``chunk``: only that stretch of a plain dump (`plan_chunks`).
     """
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
@@ -588,8 +667,14 @@ def spill_dump(
     writer = PartsWriter(work_dir)
     threads = workers if Path(path).suffix == ".bz2" else 1
     executor = None
-    if workers == 1:
-        results: Iterator[BlockResult] = (parse_block(b, datatypes) for b in iter_blocks(path, block_bytes, threads))
+    ranged = chunk is not None and chunk.end is not None
+    if ranged and is_compressed(path):
+        raise ValueError(f"a compressed dump is read whole, got the byte range {chunk.start}-{chunk.end} of {path}")
+    if workers == 1 and ranged:
+        results: Iterator[BlockResult] = (parse_file_range(str(path), start, end, datatypes)
+                                          for start, end in file_ranges(path, block_bytes, chunk.start, chunk.end))
+    elif workers == 1:
+        results = (parse_block(b, datatypes) for b in iter_blocks(path, block_bytes, threads))
     else:
         executor = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
         in_flight = BLOCKS_IN_FLIGHT_PER_WORKER * workers
@@ -597,13 +682,17 @@ def spill_dump(
             results = _shared_stream(executor, iter_block_pieces(path, block_bytes, threads), datatypes, block_bytes,
                                      in_flight)
         else:
+            start, end = (chunk.start, chunk.end) if ranged else (0, None)
             results = _bounded(lambda r: executor.submit(parse_file_range, str(path), r[0], r[1], datatypes),
-                               iter(file_ranges(path, block_bytes)), in_flight)
+                               iter(file_ranges(path, block_bytes, start, end)), in_flight)
     lines_before = 0
+    malformed_lines: list[tuple[int, str]] = []
     try:
         for result in results:
             before = stats.lines
             _merge(stats, result, lines_before)
+            malformed_lines.extend((lines_before + number, message) for number, message in result.malformed_examples)
+            del malformed_lines[MAX_MALFORMED_EXAMPLES:]
             lines_before += result.physical_lines
             writer.add(result.rows)
             if progress is not None and stats.lines // progress_every > before // progress_every:
@@ -612,4 +701,18 @@ def spill_dump(
         results.close()  # unlinks the shared slots and closes the dump, also on an error
         if executor is not None:
             executor.shutdown(cancel_futures=True)
-    return SpilledExtract(stats=stats, parts=writer.close())
+    return SpilledExtract(stats=stats, parts=writer.close(), physical_lines=lines_before, malformed_lines=malformed_lines)
+
+
+def read_chunk(
+    chunk: DumpChunk,
+    work_dir: Path,
+    datatypes: tuple[str, ...] = ALLOWED_DATATYPES,
+    workers: int = 1,
+    block_bytes: int = DEFAULT_BLOCK_BYTES,
+    progress: Callable[[ParseStats], None] | None = None,
+) -> SpilledExtract:
+    """One chunk of `plan_chunks` read to Parquet parts in ``work_dir`` (one step of a fanned-out
+    extract); `wikidata.assemble_chunks` merges the chunks."""
+    return spill_dump(chunk.path, work_dir, datatypes, workers=workers, block_bytes=block_bytes, progress=progress,
+                      chunk=chunk)

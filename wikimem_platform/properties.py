@@ -42,3 +42,24 @@ def build_property_table(
     table["description"] = table["description"].fillna("")
     table = table.sort_values(["n_humans", "property"], ascending=[False, True], ignore_index=True)
     return table[PROPERTY_TABLE_COLUMNS]
+
+
+DUMP_SOURCE, SIDE_FILE_SOURCE = "dump", "side file"
+"""Where a property's label, description, aliases and datatype came from (`merge_property_metadata`)."""
+
+
+def merge_property_metadata(dump_properties: pd.DataFrame, side_file: pd.DataFrame) -> pd.DataFrame:
+    """The dump's own property entities first, the side file (a metadata JSON-lines file) for the
+    properties the dump has no English label for; column ``source`` says which. A full dump holds
+    every property entity, the bundled sample none."""
+    from_dump = dump_properties.dropna(subset=["label"]).assign(source=DUMP_SOURCE)
+    fallback = side_file[~side_file["property"].isin(from_dump["property"])].assign(source=SIDE_FILE_SOURCE)
+    frames = [frame for frame in (from_dump, fallback) if len(frame)]
+    return pd.concat(frames, ignore_index=True) if frames else fallback
+
+
+def metadata_sources(table: pd.DataFrame, metadata: pd.DataFrame) -> dict[str, int]:
+    """How many of the table's properties took their metadata from each source (both named)."""
+    source = metadata.dropna(subset=["label"]).drop_duplicates("property").set_index("property")["source"]
+    counts = table["property"].map(source).value_counts()
+    return {name: int(counts.get(name, 0)) for name in (DUMP_SOURCE, SIDE_FILE_SOURCE)}

@@ -21,10 +21,10 @@ import gzip
 import io
 import json
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import pandas as pd
 
@@ -44,6 +44,9 @@ from wikimem_platform.entities import (  # noqa: F401  (re-exported: callers imp
     parse_claims,
     sitelink_count,
 )
+
+if TYPE_CHECKING:
+    from wikimem_platform.dump_reader import SpilledExtract
 
 logger = logging.getLogger(__name__)
 
@@ -144,9 +147,34 @@ def read_dump(
             block_bytes=block_bytes or dump_reader.DEFAULT_BLOCK_BYTES,
             progress=progress, progress_every=progress_every,
         )
-        stats = spilled.stats
-        _check_malformed(stats, max_malformed_share, path)
-        return _extract_from_parts(spilled.parts, stats, path)
+        return assemble_chunks([spilled], path, max_malformed_share)
+
+
+def assemble_chunks(chunks: Sequence[SpilledExtract], path: str | Path, max_malformed_share: float = 0.01) -> WikidataExtract:
+    """The extract from the fast reader's chunks (`dump_reader.plan_chunks`, `read_chunk`), given in
+    file order: counts summed, malformed lines numbered in the whole file and held to
+    ``max_malformed_share`` over all lines (one bad chunk fails only if the dump as a whole does),
+    value labels resolved in one filtered read of every chunk's labels (the last one wins)."""
+    from wikimem_platform.dump_reader import MAX_MALFORMED_EXAMPLES, malformed_example
+
+    if not chunks:
+        raise ValueError(f"no chunks read from {path}")
+    stats = ParseStats(workers=max(chunk.stats.workers for chunk in chunks))
+    lines_before = 0
+    for chunk in chunks:
+        for name in _SUMMED_COUNTS:
+            setattr(stats, name, getattr(stats, name) + getattr(chunk.stats, name))
+        for number, message in chunk.malformed_lines:
+            if len(stats.malformed_examples) < MAX_MALFORMED_EXAMPLES:
+                stats.malformed_examples.append(malformed_example(lines_before + number, message))
+        lines_before += chunk.physical_lines
+    _check_malformed(stats, max_malformed_share, path)
+    return _extract_from_parts([chunk.parts for chunk in chunks], stats, path)
+
+
+_SUMMED_COUNTS = ("lines", "malformed", "entities", "humans", "humans_without_english_label", "claims_other_datatype",
+                  "properties")
+"""The per-chunk counts of `ParseStats` that add up (the claims' counts are made when assembling)."""
 
 
 def _read_dump_full(
@@ -212,19 +240,21 @@ def _read_dump_full(
     return _assemble(humans, claims, value_aliases, properties, stats, path)
 
 
-def _extract_from_parts(parts: dict[str, Path], stats: ParseStats, path: str | Path) -> WikidataExtract:
-    """The extract from the fast mode's Parquet parts (rows in file order, as the full parse sees them)."""
+def _extract_from_parts(parts: Sequence[dict[str, Path]], stats: ParseStats, path: str | Path) -> WikidataExtract:
+    """The extract from the fast mode's Parquet parts, one set per chunk in file order (rows in
+    file order, as the full parse sees them)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    raw_claims = pq.read_table(parts["claims"]).to_pandas()
+    raw_claims = pa.concat_tables([pq.read_table(p["claims"]) for p in parts]).to_pandas()
     items = raw_claims.loc[raw_claims["datatype"] == "wikibase-item", "value"]
     needed = set(items) | set(raw_claims["unit"].dropna())
-    labels = dict(_rows_with_ids(parts["labels"], "id", needed))  # the last label of an id wins
+    labels = dict(row for p in parts for row in _rows_with_ids(p["labels"], "id", needed))  # the last label wins
     claims = _label_claims(raw_claims, labels, stats)
     kept_values = set(claims.loc[claims["datatype"] == "wikibase-item", "value"])
-    value_aliases = list(dict(_rows_with_ids(parts["aliases"], "id", kept_values)).items())
-    humans = _table_rows(pq.read_table(parts["humans"]))
-    properties = _table_rows(pq.read_table(parts["properties"]))
+    value_aliases = list(dict(row for p in parts for row in _rows_with_ids(p["aliases"], "id", kept_values)).items())
+    humans = [row for p in parts for row in _table_rows(pq.read_table(p["humans"]))]
+    properties = [row for p in parts for row in _table_rows(pq.read_table(p["properties"]))]
     return _assemble(humans, claims, value_aliases, properties, stats, path)
 
 
