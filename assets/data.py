@@ -64,11 +64,11 @@ class ExtractConfig(Config):
 EXTRACT_VERSION = source_version("wikimem_platform.wikidata", "wikimem_platform.entities", "wikimem_platform.dump_reader")
 
 
-def _record_frame(record: DumpChunk | SpilledExtract) -> pd.DataFrame:
+def _record_frame(chunk: int, record: DumpChunk | SpilledExtract) -> pd.DataFrame:
     """A small record passed between the extract's steps (a chunk; its counts and part paths) as a
     one-row frame, which the run's IO manager stores like the assets (under the instance storage,
     where every step of a multiprocess or k8s run can read it)."""
-    return pd.DataFrame({"record": [record.to_json()]})
+    return pd.DataFrame({"chunk": [chunk], "record": [record.to_json()]})
 
 
 def _parts_root(context: OpExecutionContext) -> Path:
@@ -84,7 +84,7 @@ def plan_dump_chunks(context: OpExecutionContext, config: ExtractConfig):
     chunks = plan_chunks(config.dump_path, config.chunk_bytes)
     context.log.info(f"{config.dump_path}: {len(chunks)} chunk(s) of at most ~{config.chunk_bytes:,} bytes")
     for chunk in chunks:
-        yield DynamicOutput(_record_frame(chunk), mapping_key=f"chunk_{chunk.index}")
+        yield DynamicOutput(_record_frame(chunk.index, chunk), mapping_key=f"chunk_{chunk.index}")
 
 
 @op(out=Out(pd.DataFrame))
@@ -106,13 +106,14 @@ def parse_dump_chunk(context: OpExecutionContext, config: ExtractConfig, planned
         raise
     context.log.info(f"chunk {chunk.index} ({chunk.start:,}-{chunk.end if chunk.end is not None else 'end'}): "
                      f"{spilled.stats.as_dict()}")
-    return _record_frame(spilled)
+    return _record_frame(chunk.index, spilled)
 
 
 @op(out={name: Out() for name in ("humans", "claims", "value_aliases", "dump_properties")})
 def collect_dump_chunks(context: OpExecutionContext, config: ExtractConfig, read: list[pd.DataFrame]):
     """Merge the chunks (counts, malformed threshold over all lines, value labels) into the extract."""
-    chunks = [SpilledExtract.from_json(frame["record"].iloc[0]) for frame in read]  # collected in plan order
+    in_file_order = sorted(read, key=lambda frame: int(frame["chunk"].iloc[0]))
+    chunks = [SpilledExtract.from_json(frame["record"].iloc[0]) for frame in in_file_order]
     extract = assemble_chunks(chunks, config.dump_path, config.max_malformed_share)
     signals = pd.read_csv(config.web_presence_path) if config.web_presence_path else None
     humans = add_web_presence(extract.humans, signals)

@@ -371,8 +371,14 @@ def step_keys(result, event_type: str) -> set[str]:
     return {event.step_key for event in result.all_events if event.event_type_value == event_type}
 
 
-@pytest.mark.parametrize("executor", ["in_process", "multiprocess"])
-def test_extract_fans_out_over_chunk_steps_and_resumes(tmp_path, executor):
+def assert_stored_extract(instance, reference) -> None:
+    stored = Path(instance.storage_directory()) / "parquet"
+    for name in ("claims", "value_aliases"):
+        pd.testing.assert_frame_equal(pd.read_parquet(stored / f"{name}.parquet"), getattr(reference, name), obj=name)
+    assert list(pd.read_parquet(stored / "humans.parquet")["qid"]) == list(reference.humans["qid"])
+
+
+def test_extract_fans_out_over_chunk_steps_and_resumes(tmp_path):
     """A plain dump in four chunks, one step each: the frames of the library's full parse; a run that
     fails in the merging step is re-executed from failure without reading the chunks again."""
     from dagster import DagsterInstance, ReexecutionOptions, execute_job, reconstructable
@@ -380,7 +386,7 @@ def test_extract_fans_out_over_chunk_steps_and_resumes(tmp_path, executor):
     plain = plain_copy(bundled.PLANTED_DUMP, tmp_path)
     reference = read_dump(plain, mode="full")
     web_presence = tmp_path / "web_presence.csv"  # missing at first: the merging step fails
-    config = extract_run_config(plain, plain.stat().st_size // 4, executor, web_presence_path=str(web_presence))
+    config = extract_run_config(plain, plain.stat().st_size // 4, web_presence_path=str(web_presence))
     (tmp_path / "home").mkdir()
     with DagsterInstance.local_temp(str(tmp_path / "home")) as instance:
         job = reconstructable(extract_job)
@@ -393,12 +399,23 @@ def test_extract_fans_out_over_chunk_steps_and_resumes(tmp_path, executor):
         resumed = execute_job(job, instance, reexecution_options=ReexecutionOptions.from_failure(failed.run_id, instance))
         assert resumed.success
         assert step_keys(resumed, "STEP_SUCCESS") == {"wikidata_extract.collect_dump_chunks"}  # chunks reused
-        for name in ("claims", "value_aliases"):
-            pd.testing.assert_frame_equal(pd.read_parquet(Path(instance.storage_directory()) / "parquet" / f"{name}.parquet"),
-                                          getattr(reference, name), obj=name)
-        humans = pd.read_parquet(Path(instance.storage_directory()) / "parquet" / "humans.parquet")
-        assert list(humans["qid"]) == list(reference.humans["qid"])
+        assert_stored_extract(instance, reference)
         assert not (Path(instance.storage_directory()) / "wikidata_extract" / failed.run_id).exists()  # parts removed
+
+
+def test_extract_chunk_steps_run_in_separate_processes(tmp_path):
+    """The multiprocess executor: each chunk step in its own process, the parts found by the merging
+    step through the instance storage."""
+    from dagster import DagsterInstance, execute_job, reconstructable
+
+    plain = plain_copy(bundled.PLANTED_DUMP, tmp_path)
+    config = extract_run_config(plain, plain.stat().st_size // 3, "multiprocess")
+    (tmp_path / "home").mkdir()
+    with DagsterInstance.local_temp(str(tmp_path / "home")) as instance:
+        result = execute_job(reconstructable(extract_job), instance, run_config=config)
+        assert result.success
+        assert len({key for key in step_keys(result, "STEP_SUCCESS") if "parse_dump_chunk[" in key}) >= 3
+        assert_stored_extract(instance, read_dump(plain, mode="full"))
 
 
 def test_extract_steps_count_malformed_lines_across_chunks(tmp_path):
