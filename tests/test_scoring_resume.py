@@ -16,7 +16,7 @@ from tests.scoring_setup import UPSTREAM_CONFIG, scores_config
 from wikimem_platform.registry import Registry
 
 MODEL = "smollm2-135m-instruct"
-UPSTREAM = "humans,claims,property_table,subjects,counterfactuals,candidates,canary_templates,canaries"
+UPSTREAM = "humans,claims,value_aliases,dump_properties,property_table,subjects,counterfactuals,candidates,canary_templates,canaries"
 
 
 def dagster_materialize(home: Path, select: str, config: dict, partition: str | None = None) -> subprocess.Popen:
