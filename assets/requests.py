@@ -32,6 +32,7 @@ from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform import reports
 from wikimem_platform.canaries.models import load_encoder
+from wikimem_platform.memorization import aliases_by_value
 from wikimem_platform.scoring import ShardStore
 from wikimem_platform.subject_requests.answer import (
     ModelOutcome,
@@ -214,6 +215,7 @@ def request_answer(
     request_completions: pd.DataFrame,
     request_model_audits: pd.DataFrame,
     property_table: pd.DataFrame,
+    value_aliases: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
     """The answer: verdicts per release and property, JSON + HTML letter, lineage; marks it answered."""
     store = model_registry.requests()
@@ -250,7 +252,8 @@ def request_answer(
                        if (manifest := unlearning_manifest(entry.source if entry.source_kind == "hf-dir" else None))}
     document, table = compose_answer(request, plan, outcomes, labels, lineage, embed=load_encoder(),
                                      m_threshold=config.m_threshold, alpha=config.alpha, forget_criterion=config.forget_criterion,
-                                     release_pairs=memorization or {}, retain_by_model=retain_by_model)
+                                     release_pairs=memorization or {}, retain_by_model=retain_by_model,
+                                     value_aliases=aliases_by_value(value_aliases))
     json_path, html_path = write_answer(document, answer_dir(context.instance.storage_directory(), request.id))
     request = store.set_status(request.id, RequestStatus.ANSWERED, when=datetime.now(UTC))
     document["request"] = request.summary()

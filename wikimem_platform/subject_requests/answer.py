@@ -70,11 +70,14 @@ def model_verdicts(
     alpha: float = 1.0,
     m_threshold: float = M_THRESHOLD,
     cue_tau: float = DEFAULT_CUE_TAU,
+    value_aliases: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(one row per property: ANSWER_COLUMNS; WikiMem pairs) for one model's scores."""
+    """(one row per property: ANSWER_COLUMNS; WikiMem pairs) for one model's scores; a wrong value
+    labelled as one of a true value's Wikidata aliases counts as that value (`value_aliases`)."""
     if audit.scores.empty:
         return pd.DataFrame(columns=ANSWER_COLUMNS), pd.DataFrame()
-    result = evaluate_wikimem(audit.scores, alpha=alpha, embed=embed, m_threshold=m_threshold)
+    result = evaluate_wikimem(audit.scores, alpha=alpha, embed=embed, value_aliases=value_aliases,
+                              m_threshold=m_threshold)
     pairs = result.pairs
     n_candidates = audit.scores.groupby("property")["value"].nunique()
     truths = plan.candidates[plan.candidates["is_true"]].groupby("property")["value_label"].agg(list)
@@ -152,6 +155,7 @@ def compose_answer(
     now: datetime | None = None,
     release_pairs: Mapping[str, pd.DataFrame] | None = None,
     retain_by_model: Mapping[str, Sequence] | None = None,
+    value_aliases: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[dict, pd.DataFrame]:
     """The answer document and its per (model, property) table.
 
@@ -164,7 +168,8 @@ def compose_answer(
         if outcome.audit is None:
             models.append({**item, "audited": False, "error": outcome.error, "facts": []})
             continue
-        table, pairs = model_verdicts(outcome.audit, plan, property_labels, embed, alpha, m_threshold, cue_tau)
+        table, pairs = model_verdicts(outcome.audit, plan, property_labels, embed, alpha, m_threshold, cue_tau,
+                                      value_aliases)
         table["model"] = outcome.key
         tables.append(table)
         facts = [{**row, "z_star": json_scalar(row["z_star"]), "sentence": plain_sentence(row, subject["label"])}
