@@ -21,7 +21,7 @@ from sensors.registry import AUDIT_JOBS, SENSOR_INTERVAL_SECONDS
 across_models_job = define_asset_job(
     "across_models",
     selection=AssetSelection.groups(ACROSS_MODELS_GROUP),
-    description="Tables across every audited release (wording sensitivity and Kendall τ between releases).",
+    description="Tables across every audited release: Table 1 and Fig. 1 (memorization per cohort and property), wording sensitivity and Kendall τ between releases, the cross-model report.",
 )
 
 
