@@ -37,10 +37,11 @@ import pandas as pd
 from wikimem_platform.canaries.names import all_parts_similar_names
 from wikimem_platform.memorization import (
     EQUIVALENCE_THRESHOLD,
-    KIND_COLUMNS,
     OUTER_KEYS,
     PAIR_KEYS,
     VARIANT_KEYS,
+    included_variants,
+    kind_column,
     mark_equivalents,
     pair_metrics,
     prepare_scores,
@@ -92,14 +93,9 @@ DISAGREEMENT = "calibration_disagreement"
 
 # --------------------------------------------------------------------------- inputs
 
-def _kind_column(frame: pd.DataFrame) -> str | None:
-    return next((c for c in KIND_COLUMNS if c in frame.columns), None)
-
-
 def _scored(frame: pd.DataFrame) -> pd.DataFrame:
     """Baseline + paraphrase rows (the wordings M is a share of)."""
-    kind = _kind_column(frame)
-    return frame if kind is None else frame[~frame[kind].isin(list(CONTEXTUALIZED_KINDS))]
+    return frame[included_variants(frame, False, CONTEXTUALIZED_KINDS)]
 
 
 def _lookalike_mean(scores: pd.DataFrame, kind: str) -> np.ndarray:
@@ -155,7 +151,7 @@ def setting_pairs(scores: pd.DataFrame, setting: Setting) -> tuple[pd.DataFrame,
     rankings = _scored(wording_confidences(frame, setting.alpha).rankings)
     confidence = rankings.groupby(list(PAIR_KEYS))["truth_confidence"].mean().rename("truth_confidence")
     pairs = pairs.join(confidence, on=list(PAIR_KEYS))
-    kind = _kind_column(variants)
+    kind = kind_column(variants)
     keep = [*VARIANT_KEYS, *([kind] if kind else []), "truth_rank", "memorized"]
     return _scored(variants)[keep].reset_index(drop=True), pairs
 
@@ -191,7 +187,7 @@ def best_setting(table: pd.DataFrame) -> str:
 
 def _name_variants(scores: pd.DataFrame) -> pd.DataFrame:
     """One row per (scores row, name variant): name_kind, lookalike_index, s = -NLL(variant, v)."""
-    base_columns = [*VARIANT_KEYS, *([k] if (k := _kind_column(scores)) else []), "value", "is_g"]
+    base_columns = [*VARIANT_KEYS, *([k] if (k := kind_column(scores)) else []), "value", "is_g"]
     base = scores[base_columns].reset_index(drop=True)
     frames = [base.assign(name_kind=NAME, lookalike_index=0, s=-scores["nll_h"].to_numpy(dtype=float)),
               base.assign(name_kind=GENERIC, lookalike_index=0, s=-scores["nll_h0"].to_numpy(dtype=float))]

@@ -295,14 +295,15 @@ def _outer_keys(df: pd.DataFrame, outer_keys: Sequence[str]) -> list[str]:
     return [k for k in outer_keys if k in df.columns]
 
 
-def _kind_column(df: pd.DataFrame) -> str | None:
+def kind_column(df: pd.DataFrame) -> str | None:
+    """The column naming each canary's kind (`variant_kind` wins over `kind`), None if neither."""
     return next((c for c in KIND_COLUMNS if c in df.columns), None)
 
 
-def _included_variants(scores: pd.DataFrame, include_contextualized: bool,
+def included_variants(scores: pd.DataFrame, include_contextualized: bool,
                        contextualized_kinds: Sequence[str]) -> pd.Series:
     """Baseline + paraphrases; contextualized canaries only on request (no kind column: all)."""
-    kind = _kind_column(scores)
+    kind = kind_column(scores)
     if include_contextualized or kind is None:
         return pd.Series(True, index=scores.index)
     return ~scores[kind].isin(list(contextualized_kinds))
@@ -373,7 +374,7 @@ def variant_metrics(prepared: pd.DataFrame, ddof: int = 0, outer_keys: Sequence[
     candidates = prepared.copy()
     candidates["rank"] = st.row_rank.astype(int)
     candidates["delta"] = st.row_delta
-    extra = [c for c in (_kind_column(prepared), "cohort") if c and c in prepared.columns]
+    extra = [c for c in (kind_column(prepared), "cohort") if c and c in prepared.columns]
     first_rows = pd.Series(np.arange(len(gid))).groupby(gid).min().to_numpy()
     keys_df = prepared.iloc[first_rows][keys + extra].reset_index(drop=True)
     variants = _stats_frame(keys_df, st, prepared["value"].to_numpy())
@@ -392,7 +393,7 @@ def summed_candidates(prepared: pd.DataFrame, include_contextualized: bool = Fal
     """
     okeys = _outer_keys(prepared, outer_keys)
     pkeys = okeys + list(PAIR_KEYS)
-    use = prepared[_included_variants(prepared, include_contextualized, contextualized_kinds)]
+    use = prepared[included_variants(prepared, include_contextualized, contextualized_kinds)]
     n_var = use.groupby(pkeys, sort=False)["variant_id"].nunique().rename("n_variants_pair")
     cand = use.groupby(pkeys + ["value"], sort=True).agg(
         s_sum=("s", "sum"), n_variants=("variant_id", "nunique"), is_g=("is_g", "any"))
@@ -422,7 +423,7 @@ def pair_metrics(variants: pd.DataFrame, summed_pairs: pd.DataFrame | None = Non
     summed over the variants), summed_memorized, summed_delta_star, summed_z_star if given.
     """
     pkeys = _outer_keys(variants, outer_keys) + list(PAIR_KEYS)
-    use = variants[_included_variants(variants, include_contextualized, contextualized_kinds)]
+    use = variants[included_variants(variants, include_contextualized, contextualized_kinds)]
     agg = dict(n_variants=("variant_id", "size"), n_memorized=("memorized", "sum"),
                z_star=("z_star", "mean"))
     if "cohort" in use.columns:
@@ -470,7 +471,7 @@ def cohort_table(pairs: pd.DataFrame, variants: pd.DataFrame | None = None,
     table["H_M0"] = table["H_M0"].astype(int)
     table["H_M0_share"] = table["H_M0"] / table["n_subjects"]
     if variants is not None:
-        v = variants[_included_variants(variants, include_contextualized, contextualized_kinds)]
+        v = variants[included_variants(variants, include_contextualized, contextualized_kinds)]
         v = v.assign(_all="all")
         if "cohort" in gkeys and "cohort" not in v.columns:
             on = _outer_keys(pairs, outer_keys) + ["subject_qid"]
