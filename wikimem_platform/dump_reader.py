@@ -39,7 +39,7 @@ import gzip
 import json
 import zlib
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
@@ -572,15 +572,18 @@ class SpilledExtract:
                    malformed_lines=[(number, message) for number, message in record["malformed_lines"]])
 
 
-def _merge(stats: ParseStats, result: BlockResult, lines_before: int) -> None:
-    stats.lines += result.lines
-    stats.malformed += result.malformed
-    stats.entities += result.entities
-    stats.humans += result.humans
-    stats.humans_without_english_label += result.humans_without_english_label
-    stats.claims_other_datatype += result.claims_other_datatype
-    stats.properties += result.properties
-    for number, message in result.malformed_examples:
+# The counts a block, a chunk and the whole read share (BlockResult and ParseStats fields of the same name).
+SUMMED_COUNTS = ("lines", "malformed", "entities", "humans", "humans_without_english_label",
+                 "claims_other_datatype", "properties")
+
+
+def merge_counts(stats: ParseStats, part: BlockResult | ParseStats, malformed_lines: Sequence[tuple[int, str]],
+                 lines_before: int) -> None:
+    """Add a block's or a chunk's counts to ``stats``; its malformed lines (numbered within it) are
+    numbered in the whole file, the first MAX_MALFORMED_EXAMPLES kept."""
+    for name in SUMMED_COUNTS:
+        setattr(stats, name, getattr(stats, name) + getattr(part, name))
+    for number, message in malformed_lines:
         if len(stats.malformed_examples) < MAX_MALFORMED_EXAMPLES:
             stats.malformed_examples.append(malformed_example(lines_before + number, message))
 
@@ -690,7 +693,7 @@ def spill_dump(
     try:
         for result in results:
             before = stats.lines
-            _merge(stats, result, lines_before)
+            merge_counts(stats, result, result.malformed_examples, lines_before)
             malformed_lines.extend((lines_before + number, message) for number, message in result.malformed_examples)
             del malformed_lines[MAX_MALFORMED_EXAMPLES:]
             lines_before += result.physical_lines

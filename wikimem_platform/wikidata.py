@@ -155,26 +155,17 @@ def assemble_chunks(chunks: Sequence[SpilledExtract], path: str | Path, max_malf
     file order: counts summed, malformed lines numbered in the whole file and held to
     ``max_malformed_share`` over all lines (one bad chunk fails only if the dump as a whole does),
     value labels resolved in one filtered read of every chunk's labels (the last one wins)."""
-    from wikimem_platform.dump_reader import MAX_MALFORMED_EXAMPLES, malformed_example
+    from wikimem_platform.dump_reader import merge_counts
 
     if not chunks:
         raise ValueError(f"no chunks read from {path}")
     stats = ParseStats(workers=max(chunk.stats.workers for chunk in chunks))
     lines_before = 0
     for chunk in chunks:
-        for name in _SUMMED_COUNTS:
-            setattr(stats, name, getattr(stats, name) + getattr(chunk.stats, name))
-        for number, message in chunk.malformed_lines:
-            if len(stats.malformed_examples) < MAX_MALFORMED_EXAMPLES:
-                stats.malformed_examples.append(malformed_example(lines_before + number, message))
+        merge_counts(stats, chunk.stats, chunk.malformed_lines, lines_before)
         lines_before += chunk.physical_lines
     _check_malformed(stats, max_malformed_share, path)
     return _extract_from_parts([chunk.parts for chunk in chunks], stats, path)
-
-
-_SUMMED_COUNTS = ("lines", "malformed", "entities", "humans", "humans_without_english_label", "claims_other_datatype",
-                  "properties")
-"""The per-chunk counts of `ParseStats` that add up (the claims' counts are made when assembling)."""
 
 
 def _read_dump_full(
