@@ -57,7 +57,7 @@ class ExtractConfig(Config):
     # Steps: a plain-JSON dump is cut into chunks of about chunk_bytes, one step each (an executor
     # spreads them over processes or machines); a .gz / .bz2 dump is one chunk (dump_reader.plan_chunks).
     chunk_bytes: int = DEFAULT_CHUNK_BYTES
-    # Processes inside one chunk's step, parsing its blocks: 1 (the sample), N, or 0 = one per CPU core.
+    # Processes parsing one chunk's blocks, the step's own included: 1 (the sample), N, or 0 = one per CPU core.
     workers: int = 1
 
 

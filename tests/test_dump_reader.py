@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
+from concurrent.futures import Future
 from pathlib import Path
 
 import pandas as pd
@@ -16,7 +17,7 @@ import pytest
 
 from tests.test_wikidata import human, real_entities, value_entity, write_dump
 from wikimem_platform import bundled
-from wikimem_platform.dump_reader import HUMAN_HINT, parse_block
+from wikimem_platform.dump_reader import HUMAN_HINT, BlockResult, _SharedWork, parse_block
 from wikimem_platform.wikidata import MalformedDumpError, is_human, load_property_metadata, read_dump
 
 FRAMES = ("humans", "claims", "value_aliases", "properties")
@@ -248,6 +249,14 @@ def test_gzip_members_and_truncation_read_as_the_gzip_module_reads_them(tmp_path
     for mode in ("full", "fast"):
         with pytest.raises(EOFError, match="ended before the end-of-stream marker"):
             read_dump(truncated, mode=mode)
+    damaged = tmp_path / "damaged.json.gz"  # one flipped bit of the CRC
+    compressed = bytearray(gzip.compress(body))
+    compressed[-8] ^= 1
+    damaged.write_bytes(bytes(compressed))
+    with pytest.raises(gzip.BadGzipFile, match="CRC check failed"):
+        read_dump(damaged, mode="full")
+    with pytest.raises(gzip.BadGzipFile, match=r"damaged\.json\.gz: .*checksum"):
+        read_dump(damaged)
 
 
 def test_bad_reader_settings_are_clear_errors(tmp_path):
@@ -444,3 +453,23 @@ def test_extract_steps_count_malformed_lines_across_chunks(tmp_path):
         assert failure.step_key == "wikidata_extract.collect_dump_chunks"
         cause = failure.event_specific_data.error.cause
         assert cause.cls_name == "MalformedDumpError" and "5 of 306 lines" in cause.message
+
+
+def test_shared_work_keeps_file_order_and_takes_back_blocks_no_helper_started():
+    """Results leave in submission order whoever parsed them; at the end a block still queued for
+    a helper is parsed here (its future cancelled), one already running is waited for."""
+    def result(lines: int) -> BlockResult:
+        return BlockResult(lines=lines)
+
+    work = _SharedWork(in_flight=2, max_pending=10)
+    running, queued = Future(), Future()
+    running.set_running_or_notify_cancel()  # a helper has it: it cannot be taken back
+    work.add(running, work.take_slot(), lambda: result(-1))
+    work.add_here(result(2))
+    work.add(queued, work.take_slot(), lambda: result(3))
+    assert work.take_slot() is None  # both slots taken: the next block is parsed here
+    assert list(work.ready()) == []  # the head is not done yet
+    running.set_result(result(1))
+    assert [r.lines for r in work.ready()] == [1, 2]
+    assert [r.lines for r in work.drain()] == [3]
+    assert queued.cancelled() and sorted(work.free) == [0, 1]

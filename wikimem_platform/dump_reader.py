@@ -19,14 +19,18 @@ spare, since every line is decoded anyway. Anything the typed decoders do not ex
 mismatch, NaN, a lone surrogate) falls back to ``json.loads`` and the reference functions of
 `entities`, so results and malformed-line accounting are those of the full parse.
 
-Parallel: an uncompressed dump is split into byte ranges that the workers read themselves; a
-``.json.gz`` is decompressed in one zlib stream in the main process (gzip cannot be entered in
-the middle) and its blocks reach the workers through shared-memory slots, not pipes; a
-``.json.bz2`` is decompressed on several threads by indexed_bzip2. Results come back in file
-order, so the first malformed lines and "the last label of an id wins" are those of one pass.
+Parallel: ``workers`` processes parse, this one included (``workers - 1`` helpers are
+spawned): a block goes to a helper while a helper slot is free, otherwise this process parses it
+itself rather than wait, so on 2 cores 2 processes parse and none idles (nor waits while a
+helper starts); blocks no helper has started by the end are taken back. An uncompressed dump is split into byte
+ranges that the helpers read themselves; a ``.json.gz`` is decompressed in one stream (ISA-L's
+inflate, ~4.7x zlib's speed) in this process (gzip cannot be entered in the middle) and its blocks
+reach the helpers through shared-memory slots, not pipes; a ``.json.bz2`` is decompressed on
+several threads by indexed_bzip2. Results come back in file order, so the first malformed lines
+and "the last label of an id wins" are those of one pass.
 
-Memory: blocks of whole lines (``block_bytes``), at most two in flight per worker; rows are
-written to Parquet parts in a work directory as they arrive. The English labels of all entities
+Memory: blocks of whole lines (``block_bytes``) read into one reused buffer per process, at most
+four in flight per helper; rows are written to Parquet parts in a work directory as they arrive. The English labels of all entities
 go to disk, not to memory; only the ids cited by humans' claims are held to resolve them at the
 end.
 """
@@ -37,7 +41,6 @@ import bz2
 import gc
 import gzip
 import json
-import zlib
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -48,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from isal import isal_zlib
 
 from wikimem_platform.entities import (
     ALLOWED_DATATYPES,
@@ -65,8 +69,8 @@ from wikimem_platform.entities import (
 )
 
 DEFAULT_BLOCK_BYTES = 8 << 20
-"""Lines are handed to workers in blocks of about this many (uncompressed) bytes."""
-BLOCKS_IN_FLIGHT_PER_WORKER = 2
+"""Lines are handed to helpers in blocks of about this many (uncompressed) bytes."""
+BLOCKS_IN_FLIGHT_PER_WORKER = 4
 MAX_MALFORMED_EXAMPLES = 5
 SPILL_ROWS = 200_000
 """Rows of one kind buffered before they are written as a Parquet row group."""
@@ -278,12 +282,15 @@ def _text(value: Any) -> str | None:
 _WHITESPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() strips
 _BRACKETS = frozenset(b"[]")
 _COMMA = ord(",")
+_NEWLINE = ord("\n")
 
 
-def parse_block(data: bytes, datatypes: tuple[str, ...] = ALLOWED_DATATYPES) -> BlockResult:
-    """Parse whole dump lines (the block ends at a line end or at the end of the file).
+def parse_block(data: bytes | bytearray, datatypes: tuple[str, ...] = ALLOWED_DATATYPES,
+                size: int | None = None) -> BlockResult:
+    """Parse whole dump lines: the first ``size`` bytes of ``data`` (all of it by default; the
+    block ends at a line end or at the end of the file).
 
-    Lines are found with ``bytes.find`` and decoded from a memoryview, never copied; the cyclic
+    Lines are found with ``find`` and decoded from a memoryview, never copied; the cyclic
     garbage collector is paused meanwhile (the rows hold no cycles, and it would rescan them all).
     """
     out = BlockResult()
@@ -291,9 +298,9 @@ def parse_block(data: bytes, datatypes: tuple[str, ...] = ALLOWED_DATATYPES) -> 
     collecting = gc.isenabled()
     gc.disable()
     try:
-        position, size, number = 0, len(data), 0
+        position, size, number = 0, len(data) if size is None else size, 0
         while position < size:
-            end = data.find(b"\n", position)
+            end = data.find(b"\n", position, size)
             if end < 0:
                 end = size
             start, number = position, number + 1
@@ -316,18 +323,51 @@ def parse_block(data: bytes, datatypes: tuple[str, ...] = ALLOWED_DATATYPES) -> 
     return out
 
 
+_SCRATCH = bytearray()
+
+
+def _scratch(size: int, keep: int = 0) -> bytearray:
+    """This process's reusable block buffer, at least ``size`` bytes (its first ``keep`` kept when
+    it grows). A fresh 8 MB bytes object per block cost ~2,000 page faults (the allocator hands
+    the pages back between blocks): a third of the parse's CPU time on plain JSON ranges."""
+    global _SCRATCH
+    if len(_SCRATCH) < size:
+        grown = bytearray(max(size, len(_SCRATCH) + len(_SCRATCH) // 2))
+        grown[:keep] = _SCRATCH[:keep]
+        _SCRATCH = grown
+    return _SCRATCH
+
+
+def parse_pieces(pieces: Sequence[bytes], datatypes: tuple[str, ...] = ALLOWED_DATATYPES) -> BlockResult:
+    """Parse a block given as pieces (`iter_block_pieces`), copied once into the block buffer."""
+    size = sum(map(len, pieces))
+    data, offset = _scratch(size), 0
+    for piece in pieces:
+        data[offset: offset + len(piece)] = piece
+        offset += len(piece)
+    return parse_block(data, datatypes, size)
+
+
 def parse_file_range(path: str, start: int, end: int, datatypes: tuple[str, ...]) -> BlockResult:
-    """Parse the lines of an uncompressed dump that start in [start, end) (a worker's task)."""
+    """Parse the lines of an uncompressed dump that start in [start, end) (a helper's task), read
+    into the block buffer."""
     with open(path, "rb") as handle:
         if start > 0:
             handle.seek(start - 1)
             if handle.read(1) != b"\n":
                 handle.readline()  # the line under way belongs to the previous range
         begin = handle.tell()
-        data = handle.read(max(0, end - begin)) if begin < end else b""
-        if data and not data.endswith(b"\n"):
-            data += handle.readline()  # finish the last line started before `end`
-    return parse_block(data, datatypes)
+        if begin >= end:
+            return parse_block(b"", datatypes)
+        data = _scratch(end - begin)
+        with memoryview(data) as target:
+            size = handle.readinto(target[: end - begin])
+        if size and data[size - 1] != _NEWLINE:
+            tail = handle.readline()  # finish the last line started before `end`
+            data = _scratch(size + len(tail), keep=size)
+            data[size: size + len(tail)] = tail
+            size += len(tail)
+    return parse_block(data, datatypes, size)
 
 
 # --------------------------------------------------------------------------- input
@@ -336,13 +376,13 @@ def parse_file_range(path: str, start: int, end: int, datatypes: tuple[str, ...]
 READ_BYTES = 1 << 18
 """Compressed bytes read at a time."""
 PIECE_BYTES = 1 << 21
-"""At most this many decompressed bytes per zlib call (a highly compressed stretch stays small)."""
+"""At most this many decompressed bytes per inflate call (a highly compressed stretch stays small)."""
 
 
 def open_binary(path: str | Path, threads: int = 1):
     """A dump's decompressed bytes as a file. ``.bz2``: indexed_bzip2 on ``threads`` threads (bzip2
     blocks decompress independently), else the standard library; ``.gz``: the standard library
-    (`iter_blocks` reads gzip with zlib directly, which is faster)."""
+    (`iter_block_pieces` reads gzip with ISA-L's inflate directly, which is faster)."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"Wikidata dump not found: {path}")
@@ -358,24 +398,29 @@ def open_binary(path: str | Path, threads: int = 1):
 
 
 def _gzip_pieces(path: Path) -> Iterator[bytes]:
-    """Decompressed pieces of a gzip file, member after member; zlib checks each member's CRC.
+    """Decompressed pieces of a gzip file, member after member; each member's CRC is checked.
 
-    One stream, as ``gzip`` reads it, without its Python layers and its second pass for the CRC
-    (rapidgzip was slower on one thread here and its memory grew with the file: 750 MB for 1 GB).
+    One stream, as ``gzip`` reads it, without its Python layers and its second pass for the CRC,
+    inflated by ISA-L (`isal_zlib`, zlib's interface): 4.7x zlib's speed on the benchmark dump
+    (0.43 vs 2.0 CPU s for 1 GB), so the one stream a gzip file allows stops being the bottleneck.
+    rapidgzip was slower on one thread here and its memory grew with the file (750 MB for 1 GB).
     """
     with open(path, "rb") as raw:
-        decompressor, fed = zlib.decompressobj(wbits=31), False
+        decompressor, fed = isal_zlib.decompressobj(wbits=31), False
         while compressed := raw.read(READ_BYTES):
             while compressed:
                 fed = True
-                piece = decompressor.decompress(compressed, PIECE_BYTES)
+                try:
+                    piece = decompressor.decompress(compressed, PIECE_BYTES)
+                except isal_zlib.error as error:  # as the gzip module says it, with the file
+                    raise gzip.BadGzipFile(f"{path}: {error} (a damaged or incomplete download?)") from error
                 if piece:
                     yield piece
                 if not decompressor.eof:
                     compressed = decompressor.unconsumed_tail  # output was capped: more to come
                     continue
                 compressed = decompressor.unused_data  # the next member, if any
-                decompressor, fed = zlib.decompressobj(wbits=31), False
+                decompressor, fed = isal_zlib.decompressobj(wbits=31), False
         if fed and not decompressor.eof:
             raise EOFError(f"{path}: compressed file ended before the end-of-stream marker was reached")
 
@@ -412,12 +457,6 @@ def iter_block_pieces(path: str | Path, block_bytes: int = DEFAULT_BLOCK_BYTES, 
                 break
     if size:
         yield pieces
-
-
-def iter_blocks(path: str | Path, block_bytes: int = DEFAULT_BLOCK_BYTES, threads: int = 1) -> Iterator[bytes]:
-    """`iter_block_pieces` joined: blocks of whole lines as bytes."""
-    for pieces in iter_block_pieces(path, block_bytes, threads):
-        yield pieces[0] if len(pieces) == 1 else b"".join(pieces)
 
 
 def file_ranges(path: str | Path, block_bytes: int = DEFAULT_BLOCK_BYTES, start: int = 0,
@@ -600,48 +639,118 @@ def parse_shared_block(name: str, length: int, datatypes: tuple[str, ...]) -> Bl
     memory = _ATTACHED.get(name)
     if memory is None:  # registered again with the main process's resource tracker: a no-op
         memory = _ATTACHED[name] = SharedMemory(name=name)
-    return parse_block(bytes(memory.buf[:length]), datatypes)
+    return _parse_shared(memory, length, datatypes)
+
+
+def _parse_shared(memory: SharedMemory, length: int, datatypes: tuple[str, ...]) -> BlockResult:
+    """A block in a shared slot, copied into this process's block buffer and parsed."""
+    data = _scratch(length)
+    data[:length] = memory.buf[:length]
+    return parse_block(data, datatypes, length)
+
+
+def _done(result: BlockResult) -> Future:
+    future: Future = Future()
+    future.set_result(result)
+    return future
+
+
+class _SharedWork:
+    """Blocks parsed by this process and by helper processes, results in file order.
+
+    A block goes to a helper while one of ``in_flight`` slots is free; otherwise this process
+    parses it itself instead of waiting, so ``workers`` processes parse, this one included, and
+    none idles (on 2 cores: 2 processes, not 3 fighting over them; and this process is not
+    stalled while a spawned helper starts). At the end, blocks the helpers have not started are
+    taken back and parsed here. At most ``max_pending`` results are held.
+    """
+
+    def __init__(self, in_flight: int, max_pending: int):
+        self.max_pending = max_pending
+        self.free = list(range(in_flight))
+        # (future, its slot or None, how to parse the block here instead)
+        self.pending: deque[tuple[Future, int | None, Callable[[], BlockResult] | None]] = deque()
+
+    def _pop(self) -> Future:
+        future, slot, _ = self.pending.popleft()
+        if slot is not None:
+            self.free.append(slot)
+        return future
+
+    def ready(self) -> Iterator[BlockResult]:
+        """The results at the head that are done (and the head's, waited for, while too many are held)."""
+        while self.pending and (self.pending[0][0].done() or len(self.pending) >= self.max_pending):
+            yield self._pop().result()
+
+    def take_slot(self) -> int | None:
+        """A free helper slot, or None: this process should parse the block itself."""
+        return self.free.pop() if self.free else None
+
+    def add_here(self, result: BlockResult) -> None:
+        self.pending.append((_done(result), None, None))
+
+    def add(self, future: Future, slot: int, here: Callable[[], BlockResult]) -> None:
+        self.pending.append((future, slot, here))
+
+    def drain(self) -> Iterator[BlockResult]:
+        """The remaining results in order; a block no helper has started yet is parsed here."""
+        while self.pending:
+            future, _, here = self.pending[0]
+            result = here() if here is not None and future.cancel() else future.result()
+            self._pop()
+            yield result
+
+    def cancel(self) -> None:
+        for future, _, _ in self.pending:
+            future.cancel()
 
 
 def _shared_stream(executor: ProcessPoolExecutor, blocks: Iterator[list[bytes]], datatypes: tuple[str, ...],
                    block_bytes: int, in_flight: int) -> Iterator[BlockResult]:
-    """Blocks handed to the workers through ``in_flight`` shared-memory slots, not through pipes
-    (pickling 1 GB through pipes cost the main process more CPU than decompressing it); results in
-    order. Block i reuses the slot of block i - in_flight, whose result has been taken by then."""
+    """Decompressed blocks parsed here and by the helpers (`_SharedWork`), which get theirs
+    through ``in_flight`` shared-memory slots, not through pipes (pickling 1 GB through pipes cost
+    this process more CPU than decompressing it); results in file order."""
     slots = [SharedMemory(create=True, size=block_bytes + block_bytes // 2) for _ in range(in_flight)]
-    pending: deque[Future] = deque()
+    work = _SharedWork(in_flight, max_pending=2 * in_flight + 2)
     try:
-        for index, pieces in enumerate(blocks):
-            if len(pending) >= in_flight:
-                yield pending.popleft().result()
-            slot, size = slots[index % in_flight], sum(map(len, pieces))
-            if size <= slot.size:
-                offset = 0
-                for piece in pieces:  # the one copy of these bytes in this process
-                    slot.buf[offset: offset + len(piece)] = piece
-                    offset += len(piece)
-                pending.append(executor.submit(parse_shared_block, slot.name, size, datatypes))
-            else:  # a line longer than a slot
-                pending.append(executor.submit(parse_block, b"".join(pieces), datatypes))
-        while pending:
-            yield pending.popleft().result()
+        for pieces in blocks:
+            yield from work.ready()
+            size = sum(map(len, pieces))
+            slot = work.take_slot() if size <= slots[0].size else None
+            if slot is None:
+                work.add_here(parse_pieces(pieces, datatypes))
+                continue
+            memory, offset = slots[slot], 0
+            for piece in pieces:  # the one copy of these bytes in this process
+                memory.buf[offset: offset + len(piece)] = piece
+                offset += len(piece)
+            work.add(executor.submit(parse_shared_block, memory.name, size, datatypes), slot,
+                     lambda memory=memory, size=size: _parse_shared(memory, size, datatypes))
+        yield from work.drain()
     finally:
-        for future in pending:
-            future.cancel()
-        for slot in slots:
-            slot.close()
-            slot.unlink()
+        work.cancel()
+        for memory in slots:
+            memory.close()
+            memory.unlink()
 
 
-def _bounded(submit: Callable[[Any], Future], tasks: Iterator[Any], in_flight: int) -> Iterator[BlockResult]:
-    """Results in task order with at most ``in_flight`` tasks submitted and not yet consumed."""
-    pending: deque[Future] = deque()
-    for task in tasks:
-        pending.append(submit(task))
-        if len(pending) >= in_flight:
-            yield pending.popleft().result()
-    while pending:
-        yield pending.popleft().result()
+def _ranged_stream(executor: ProcessPoolExecutor, path: str, ranges: Sequence[tuple[int, int]],
+                   datatypes: tuple[str, ...], in_flight: int) -> Iterator[BlockResult]:
+    """Byte ranges of an uncompressed dump parsed here and by the helpers (`_SharedWork`, each
+    helper reading its range itself); results in file order."""
+    work = _SharedWork(in_flight, max_pending=2 * in_flight + 2)
+    try:
+        for start, end in ranges:
+            yield from work.ready()
+            slot = work.take_slot()
+            if slot is None:
+                work.add_here(parse_file_range(path, start, end, datatypes))
+            else:
+                work.add(executor.submit(parse_file_range, path, start, end, datatypes), slot,
+                         lambda start=start, end=end: parse_file_range(path, start, end, datatypes))
+        yield from work.drain()
+    finally:
+        work.cancel()
 
 
 def spill_dump(
@@ -654,11 +763,12 @@ def spill_dump(
     progress_every: int = 100_000,
     chunk: DumpChunk | None = None,
 ) -> SpilledExtract:
-    """Read the dump once, with ``workers`` processes, writing its rows to Parquet parts in ``work_dir``.
+    """Read the dump once, ``workers`` processes parsing (this one and ``workers - 1`` helpers),
+    writing its rows to Parquet parts in ``work_dir``.
 
-    Uncompressed dumps are split into byte ranges that the workers read themselves; compressed
+    Uncompressed dumps are split into byte ranges that the helpers read themselves; compressed
     ones are decompressed in one stream here (``.bz2`` on ``workers`` threads) and handed to the
-    workers in blocks of whole lines. ``chunk``: only that stretch of a plain dump (`plan_chunks`).
+    helpers in blocks of whole lines. ``chunk``: only that stretch of a plain dump (`plan_chunks`).
     """
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
@@ -673,21 +783,22 @@ def spill_dump(
     ranged = chunk is not None and chunk.end is not None
     if ranged and is_compressed(path):
         raise ValueError(f"a compressed dump is read whole, got the byte range {chunk.start}-{chunk.end} of {path}")
-    if workers == 1 and ranged:
-        results: Iterator[BlockResult] = (parse_file_range(str(path), start, end, datatypes)
-                                          for start, end in file_ranges(path, block_bytes, chunk.start, chunk.end))
-    elif workers == 1:
-        results = (parse_block(b, datatypes) for b in iter_blocks(path, block_bytes, threads))
+    start, end = (chunk.start, chunk.end) if ranged else (0, None)
+    if workers == 1 and is_compressed(path):
+        results: Iterator[BlockResult] = (parse_pieces(pieces, datatypes)
+                                          for pieces in iter_block_pieces(path, block_bytes, threads))
+    elif workers == 1:  # an uncompressed dump is read range by range into the block buffer
+        results = (parse_file_range(str(path), a, b, datatypes) for a, b in file_ranges(path, block_bytes, start, end))
     else:
-        executor = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
-        in_flight = BLOCKS_IN_FLIGHT_PER_WORKER * workers
+        helpers = workers - 1  # this process parses too
+        executor = ProcessPoolExecutor(max_workers=helpers, mp_context=get_context("spawn"))
+        in_flight = BLOCKS_IN_FLIGHT_PER_WORKER * helpers
         if is_compressed(path):
             results = _shared_stream(executor, iter_block_pieces(path, block_bytes, threads), datatypes, block_bytes,
                                      in_flight)
         else:
-            start, end = (chunk.start, chunk.end) if ranged else (0, None)
-            results = _bounded(lambda r: executor.submit(parse_file_range, str(path), r[0], r[1], datatypes),
-                               iter(file_ranges(path, block_bytes, start, end)), in_flight)
+            results = _ranged_stream(executor, str(path), file_ranges(path, block_bytes, start, end), datatypes,
+                                     in_flight)
     lines_before = 0
     malformed_lines: list[tuple[int, str]] = []
     try:
