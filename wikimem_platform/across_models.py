@@ -25,6 +25,7 @@ import pandas as pd
 
 from wikimem_platform.cohorts import LESSER_KNOWN, WELL_KNOWN
 from wikimem_platform.memorization import cohort_table
+from wikimem_platform.reports import html_table
 from wikimem_platform.storage import write_atomically
 
 RELEASE = "model"
@@ -210,7 +211,8 @@ class AcrossModelsReport:
 
 
 def _table_html(frame: pd.DataFrame) -> str:
-    return frame.to_html(index=False, classes="data", border=0, na_rep="–", float_format=lambda v: f"{v:.2f}")
+    """Every row, two decimals, a dash where a release has no value."""
+    return html_table(frame, max_rows=None, decimals=2, na_rep="–")
 
 
 def render_html(report: AcrossModelsReport) -> str:

@@ -301,10 +301,12 @@ def mia_table(mia: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
-def _table(frame: pd.DataFrame, max_rows: int = 200) -> str:
-    shown = frame.head(max_rows)
-    note = f"<p>First {max_rows} of {len(frame)} rows.</p>" if len(frame) > max_rows else ""
-    return shown.to_html(index=False, na_rep="", float_format=lambda x: f"{x:.3f}", border=0, classes="data") + note
+def html_table(frame: pd.DataFrame, max_rows: int | None = 200, decimals: int = 3, na_rep: str = "") -> str:
+    """A frame as the reports' HTML table (class "data"), its first ``max_rows`` rows (None: all)."""
+    shown = frame if max_rows is None else frame.head(max_rows)
+    note = f"<p>First {max_rows} of {len(frame)} rows.</p>" if len(shown) < len(frame) else ""
+    return shown.to_html(index=False, na_rep=na_rep, float_format=lambda x: f"{x:.{decimals}f}", border=0,
+                         classes="data") + note
 
 
 def lineage_html(lineage: Mapping) -> str:
@@ -314,7 +316,7 @@ def lineage_html(lineage: Mapping) -> str:
     code = lineage.get("code", {})
     if "models" in lineage:
         models = pd.DataFrame(lineage["models"])
-        parts = ["<h3>Models</h3>", _table(models) if len(models) else "<p>No registered model.</p>"]
+        parts = ["<h3>Models</h3>", html_table(models) if len(models) else "<p>No registered model.</p>"]
     else:
         model = lineage.get("model", {})
         parts = ["<h3>Model</h3><table class='data'>"]
@@ -327,7 +329,7 @@ def lineage_html(lineage: Mapping) -> str:
         parts.append(f"<tr><th>{esc(key)}</th><td>{esc(str(value))}</td></tr>")
     parts.append("</table><h3>Data assets</h3>")
     assets = pd.DataFrame(lineage.get("data_assets", []))
-    parts.append(_table(assets) if len(assets) else "<p>No upstream materialization recorded.</p>")
+    parts.append(html_table(assets) if len(assets) else "<p>No upstream materialization recorded.</p>")
     run = lineage.get("run", {})
     parts.append("<h3>Run and configuration</h3><table class='data'>")
     for key, value in run.items():
@@ -353,8 +355,8 @@ def eme_tables(examples: pd.DataFrame, rates: pd.DataFrame, group: str | None) -
     table = eme.rate_table(rates, group).reset_index()
     emitted = examples[(examples["model_role"] == eme.AUDITED) & examples["hit"].astype(bool)]
     emitted = emitted[["subject_qid", "property", "prompt_method", "prefix_length", "training_data", "prompt", "output"]]
-    return (_table(table) + f"<h3>Facts emitted ({len(emitted)})</h3>"
-            + (_table(emitted) if len(emitted) else "<p>None.</p>"))
+    return (html_table(table) + f"<h3>Facts emitted ({len(emitted)})</h3>"
+            + (html_table(emitted) if len(emitted) else "<p>None.</p>"))
 
 
 WORDING_NOTE = ("Every fact is asked in several wordings (a plain statement, ten paraphrases, one with context). Each "
@@ -372,14 +374,14 @@ def wording_tables(key: str, wordings: Mapping[str, pd.DataFrame]) -> str:
 
     properties = wording.property_table(wordings[key])
     properties = properties[properties["detection"] == wording.TRUTH_AUC].drop(columns=["detection"])
-    out = _table(properties.round(3))
+    out = html_table(properties.round(3))
     kinds = wording.kind_comparison(wordings[key])
     if len(kinds) and kinds.columns.str.startswith(wording.RANK1_RATE).any():
         out += ("<h3>Plain and contextualized canaries: share of people whose true value ranks first</h3>"
-                + _table(kinds.round(3)))
+                + html_table(kinds.round(3)))
     if len(wordings) > 1:
         across = wording.across_models(dict(wordings))
-        out += "<h3>Kendall τ of the wordings' scores between releases</h3>" + _table(across.kendall.round(3).rename_axis("release").reset_index())
+        out += "<h3>Kendall τ of the wordings' scores between releases</h3>" + html_table(across.kendall.round(3).rename_axis("release").reset_index())
     return out
 
 
@@ -425,13 +427,13 @@ def render_html(inputs: ReportInputs, summary: Mapping) -> str:
                                        config={"displaylogo": False}))
             first = False
         if title.startswith("Cue") and inputs.crm is not None:
-            body.append(_table(inputs.crm))
+            body.append(html_table(inputs.crm))
         if title.startswith("Entity") and eme_rates is not None:
             body.append(eme_tables(inputs.eme, eme_rates, eme_group))
         if title.startswith("Which wordings") and this_wordings is not None:
             body.append(wording_tables(model["key"], inputs.wordings))
         if title.startswith("Membership") and inputs.mia is not None:
-            body.append(blind_baseline_warning(inputs.mia) + _table(mia_table(inputs.mia)))
+            body.append(blind_baseline_warning(inputs.mia) + html_table(mia_table(inputs.mia)))
     table1 = cohort_table(inputs.pairs) if len(inputs.pairs) else pd.DataFrame()
     headline = "".join(f"<tr><th>{esc(k)}</th><td>{v:.2f}</td></tr>" if isinstance(v, float)
                        else f"<tr><th>{esc(k)}</th><td>{v}</td></tr>" for k, v in summary.items())
@@ -447,11 +449,11 @@ def render_html(inputs: ReportInputs, summary: Mapping) -> str:
         f"{esc(str(model.get('variant', '')))}; memorized = <code>{esc(inputs.criterion)}</code>; "
         f"forget set = <code>{esc(inputs.forget_criterion)}</code>. Generated {esc(str(inputs.lineage.get('generated_at', '')))}.</p>",
         f"<table class='data'>{headline}</table>",
-        "<h2>Table 1 (per cohort)</h2>", _table(table1) if len(table1) else "<p>No audited pair.</p>",
+        "<h2>Table 1 (per cohort)</h2>", html_table(table1) if len(table1) else "<p>No audited pair.</p>",
         *body,
         f"<h2>Forget set ({len(inputs.forget)} facts)</h2>",
         "<p>Also written as <code>forget_set.jsonl</code> next to this file.</p>",
-        _table(forget_view) if len(forget_view) else "<p>Empty: no fact memorized under this criterion.</p>",
+        html_table(forget_view) if len(forget_view) else "<p>Empty: no fact memorized under this criterion.</p>",
         "<h2>Lineage</h2>", lineage_html(inputs.lineage),
         "</body></html>",
     ])
