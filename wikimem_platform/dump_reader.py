@@ -41,6 +41,7 @@ import bz2
 import gc
 import gzip
 import json
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -323,19 +324,20 @@ def parse_block(data: bytes | bytearray, datatypes: tuple[str, ...] = ALLOWED_DA
     return out
 
 
-_SCRATCH = bytearray()
+_BUFFERS = threading.local()
 
 
 def _scratch(size: int, keep: int = 0) -> bytearray:
-    """This process's reusable block buffer, at least ``size`` bytes (its first ``keep`` kept when
+    """This thread's reusable block buffer, at least ``size`` bytes (its first ``keep`` kept when
     it grows). A fresh 8 MB bytes object per block cost ~2,000 page faults (the allocator hands
     the pages back between blocks): a third of the parse's CPU time on plain JSON ranges."""
-    global _SCRATCH
-    if len(_SCRATCH) < size:
-        grown = bytearray(max(size, len(_SCRATCH) + len(_SCRATCH) // 2))
-        grown[:keep] = _SCRATCH[:keep]
-        _SCRATCH = grown
-    return _SCRATCH
+    buffer = getattr(_BUFFERS, "block", None)
+    if buffer is None or len(buffer) < size:
+        grown = bytearray(max(size, len(buffer) + len(buffer) // 2 if buffer is not None else 0))
+        if buffer is not None and keep:
+            grown[:keep] = buffer[:keep]
+        buffer = _BUFFERS.block = grown
+    return buffer
 
 
 def parse_pieces(pieces: Sequence[bytes], datatypes: tuple[str, ...] = ALLOWED_DATATYPES) -> BlockResult:
