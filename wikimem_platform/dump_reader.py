@@ -22,17 +22,17 @@ mismatch, NaN, a lone surrogate) falls back to ``json.loads`` and the reference 
 Parallel: ``workers`` processes parse, this one included (``workers - 1`` helpers are
 spawned): a block goes to a helper while a helper slot is free, otherwise this process parses it
 itself rather than wait, so on 2 cores 2 processes parse and none idles (nor waits while a
-helper starts); blocks no helper has started by the end are taken back. An uncompressed dump is split into byte
-ranges that the helpers read themselves; a ``.json.gz`` is decompressed in one stream (ISA-L's
-inflate, ~4.7x zlib's speed) in this process (gzip cannot be entered in the middle) and its blocks
-reach the helpers through shared-memory slots, not pipes; a ``.json.bz2`` is decompressed on
-several threads by indexed_bzip2. Results come back in file order, so the first malformed lines
-and "the last label of an id wins" are those of one pass.
+helper starts); blocks no helper has started by the end are taken back. An uncompressed dump is
+split into byte ranges that the helpers read themselves; a ``.json.gz`` is decompressed in one
+stream (ISA-L's inflate, ~4.7x zlib's speed) in this process (gzip cannot be entered in the
+middle) and its blocks reach the helpers through shared-memory slots, not pipes; a ``.json.bz2``
+is decompressed on several threads by indexed_bzip2. Results come back in file order, so the
+first malformed lines and "the last label of an id wins" are those of one pass.
 
 Memory: blocks of whole lines (``block_bytes``) read into one reused buffer per process, at most
-four in flight per helper; rows are written to Parquet parts in a work directory as they arrive. The English labels of all entities
-go to disk, not to memory; only the ids cited by humans' claims are held to resolve them at the
-end.
+four in flight per helper; rows are written to Parquet parts in a work directory as they arrive.
+The English labels of all entities go to disk, not to memory; only the ids cited by humans'
+claims are held to resolve them at the end.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ from wikimem_platform.entities import (
 
 DEFAULT_BLOCK_BYTES = 8 << 20
 """Lines are handed to helpers in blocks of about this many (uncompressed) bytes."""
-BLOCKS_IN_FLIGHT_PER_WORKER = 4
+BLOCKS_IN_FLIGHT_PER_HELPER = 4
 MAX_MALFORMED_EXAMPLES = 5
 SPILL_ROWS = 200_000
 """Rows of one kind buffered before they are written as a Parquet row group."""
@@ -794,7 +794,7 @@ def spill_dump(
     else:
         helpers = workers - 1  # this process parses too
         executor = ProcessPoolExecutor(max_workers=helpers, mp_context=get_context("spawn"))
-        in_flight = BLOCKS_IN_FLIGHT_PER_WORKER * helpers
+        in_flight = BLOCKS_IN_FLIGHT_PER_HELPER * helpers
         if is_compressed(path):
             results = _shared_stream(executor, iter_block_pieces(path, block_bytes, threads), datatypes, block_bytes,
                                      in_flight)
