@@ -340,13 +340,19 @@ def _scratch(size: int, keep: int = 0) -> bytearray:
     return buffer
 
 
+def _copy_pieces(pieces: Sequence[bytes], target: bytearray | memoryview) -> None:
+    """A block's pieces (`iter_block_pieces`) written one after another at the start of ``target``."""
+    offset = 0
+    for piece in pieces:
+        target[offset: offset + len(piece)] = piece
+        offset += len(piece)
+
+
 def parse_pieces(pieces: Sequence[bytes], datatypes: tuple[str, ...] = ALLOWED_DATATYPES) -> BlockResult:
     """Parse a block given as pieces (`iter_block_pieces`), copied once into the block buffer."""
     size = sum(map(len, pieces))
-    data, offset = _scratch(size), 0
-    for piece in pieces:
-        data[offset: offset + len(piece)] = piece
-        offset += len(piece)
+    data = _scratch(size)
+    _copy_pieces(pieces, data)
     return parse_block(data, datatypes, size)
 
 
@@ -463,8 +469,8 @@ def iter_block_pieces(path: str | Path, block_bytes: int = DEFAULT_BLOCK_BYTES, 
 
 def file_ranges(path: str | Path, block_bytes: int = DEFAULT_BLOCK_BYTES, start: int = 0,
                 end: int | None = None) -> list[tuple[int, int]]:
-    """Byte ranges of an uncompressed dump (of its stretch [start, end)); each worker finds its
-    first line end itself."""
+    """Byte ranges of an uncompressed dump (of its stretch [start, end)); whoever reads a range
+    finds its first line start itself (`parse_file_range`)."""
     end = Path(path).stat().st_size if end is None else end
     return [(begin, min(begin + block_bytes, end)) for begin in range(start, end, block_bytes)] or [(start, start)]
 
@@ -722,10 +728,8 @@ def _shared_stream(executor: ProcessPoolExecutor, blocks: Iterator[list[bytes]],
             if slot is None:
                 work.add_here(parse_pieces(pieces, datatypes))
                 continue
-            memory, offset = slots[slot], 0
-            for piece in pieces:  # the one copy of these bytes in this process
-                memory.buf[offset: offset + len(piece)] = piece
-                offset += len(piece)
+            memory = slots[slot]
+            _copy_pieces(pieces, memory.buf)  # the one copy of these bytes in this process
             work.add(executor.submit(parse_shared_block, memory.name, size, datatypes), slot,
                      lambda memory=memory, size=size: _parse_shared(memory, size, datatypes))
         yield from work.drain()
