@@ -17,6 +17,8 @@ import os
 import sys
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -38,10 +40,8 @@ def extra_out_of_sample(entity_type: str, known: set[str], model_dir: Path, coun
     return [name for name in pool if name not in read][:count]
 
 
-def m_mem_per_prompt(confidences, is_in) -> "np.ndarray":
+def m_mem_per_prompt(confidences: np.ndarray, is_in: np.ndarray) -> np.ndarray:
     """M-MEM of every column of a names × prompts matrix (`prompt_sensitivity.auc_per_group`)."""
-    import numpy as np
-
     from wikimem_platform.prompt_sensitivity import auc_per_group
 
     n_names, n_prompts = confidences.shape
@@ -50,7 +50,6 @@ def m_mem_per_prompt(confidences, is_in) -> "np.ndarray":
 
 
 def main() -> None:
-    import numpy as np
     import pandas as pd
 
     from wikimem_platform.ner.confidence import score_pairs
@@ -73,8 +72,8 @@ def main() -> None:
     inside = sorted(names.loc[names["is_in"], "name"])
     outside = sorted(names.loc[~names["is_in"], "name"])
     extra = extra_out_of_sample(args.entity_type, set(names["name"]), model_dir, args.extra_out, args.seed)
-    prompts = generate_prompts(args.prompts * 3)  # the first --prompts of this type
-    prompts = prompts.loc[prompts["entity_type"] == args.entity_type, "prompt"].head(args.prompts).tolist()
+    # as the audit draws them: a quarter per sentence type
+    prompts = generate_prompts(args.prompts, entity_types=(args.entity_type,))["prompt"].tolist()
     prompts.append(EMPTY_PROMPT)
     everyone = inside + outside + extra
     pairs = pd.DataFrame([(p, n, args.entity_type) for p in prompts for n in everyone],
