@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
-from concurrent.futures import Future
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -17,7 +18,15 @@ import pytest
 
 from tests.test_wikidata import human, real_entities, value_entity, write_dump
 from wikimem_platform import bundled
-from wikimem_platform.dump_reader import HUMAN_HINT, BlockResult, _SharedWork, parse_block
+from wikimem_platform.dump_reader import (
+    _CLAIMED,
+    _TAKEN_BACK,
+    HUMAN_HINT,
+    BlockResult,
+    _Helpers,
+    _SharedWork,
+    parse_block,
+)
 from wikimem_platform.wikidata import MalformedDumpError, is_human, load_property_metadata, read_dump
 
 FRAMES = ("humans", "claims", "value_aliases", "properties")
@@ -455,21 +464,57 @@ def test_extract_steps_count_malformed_lines_across_chunks(tmp_path):
         assert cause.cls_name == "MalformedDumpError" and "5 of 306 lines" in cause.message
 
 
-def test_shared_work_keeps_file_order_and_takes_back_blocks_no_helper_started():
-    """Results leave in submission order whoever parsed them; at the end a block still queued for
-    a helper is parsed here (its future cancelled), one already running is waited for."""
-    def result(lines: int) -> BlockResult:
-        return BlockResult(lines=lines)
+def _claimed(helpers: _Helpers, ticket: int, timeout: float = 30.0) -> bool:
+    """Wait until a helper has started the task (a spawned helper takes a moment to come up)."""
+    deadline = time.monotonic() + timeout
+    while helpers.claims[ticket] != _CLAIMED:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
-    work = _SharedWork(in_flight=2, max_pending=10)
-    running, queued = Future(), Future()
-    running.set_running_or_notify_cancel()  # a helper has it: it cannot be taken back
-    work.add(running, work.take_slot(), lambda: result(-1))
-    work.add_here(result(2))
-    work.add(queued, work.take_slot(), lambda: result(3))
-    assert work.take_slot() is None  # both slots taken: the next block is parsed here
-    assert list(work.ready()) == []  # the head is not done yet
-    running.set_result(result(1))
-    assert [r.lines for r in work.ready()] == [1, 2]
-    assert [r.lines for r in work.drain()] == [3]
-    assert queued.cancelled() and sorted(work.free) == [0, 1]
+
+def test_shared_work_keeps_file_order_and_takes_back_blocks_no_helper_started():
+    """Results leave in the order the blocks came, whoever parsed them; at the end a block still
+    queued for the helper is parsed here instead, one the helper has started is waited for.
+    A real helper process; its tasks are standard-library calls (`time.sleep` answers None)."""
+    helpers = _Helpers(count=1, tickets=2)
+    try:
+        work = _SharedWork(helpers, tickets=2, max_pending=10)
+        running = work.take_ticket()
+        helpers.send(running, time.sleep, 0.5)
+        work.add(running, lambda: BlockResult(lines=-1))
+        work.add_here(BlockResult(lines=2))
+        queued = work.take_ticket()
+        helpers.send(queued, time.sleep, 0)
+        work.add(queued, lambda: BlockResult(lines=3))
+        assert work.take_ticket() is None  # both tickets out: the next block is parsed here
+        assert _claimed(helpers, running)
+        assert list(work.ready()) == []  # the head is still running
+        first, *rest = work.drain()
+        assert first is None  # the helper's own answer, waited for, not parsed here (-1)
+        assert [result.lines for result in rest] == [2, 3]  # the queued block was taken back
+        assert helpers.claims[queued] == _TAKEN_BACK
+    finally:
+        helpers.close()
+    assert not any(process.is_alive() for process in helpers.processes)
+
+
+def test_a_failing_helper_task_raises_with_its_traceback():
+    helpers = _Helpers(count=1, tickets=1)
+    try:
+        helpers.send(0, int, "not a number")
+        with pytest.raises(RuntimeError, match="(?s)helper process failed.*ValueError: invalid literal"):
+            helpers.answer(0)
+    finally:
+        helpers.close()
+
+
+def test_a_helper_that_dies_is_reported():
+    helpers = _Helpers(count=1, tickets=1)
+    try:
+        helpers.send(0, os._exit, 3)
+        with pytest.raises(RuntimeError, match="helper process died .exit code 3"):
+            helpers.answer(0)
+    finally:
+        helpers.close()

@@ -20,17 +20,19 @@ mismatch, NaN, a lone surrogate) falls back to ``json.loads`` and the reference 
 `entities`, so results and malformed-line accounting are those of the full parse.
 
 Parallel: ``workers`` processes parse, this one included (``workers - 1`` helpers are
-spawned): a block goes to a helper while a helper slot is free, otherwise this process parses it
-itself rather than wait, so on 2 cores 2 processes parse and none idles (nor waits while a
-helper starts); blocks no helper has started by the end are taken back. An uncompressed dump is
-split into byte ranges that the helpers read themselves; a ``.json.gz`` is decompressed in one
-stream (ISA-L's inflate, ~4.7x zlib's speed) in this process (gzip cannot be entered in the
-middle) and its blocks reach the helpers through shared-memory slots, not pipes; a ``.json.bz2``
-is decompressed on several threads by indexed_bzip2. Results come back in file order, so the
-first malformed lines and "the last label of an id wins" are those of one pass.
+spawned, each fed through its own pipe by this process's one thread): a block goes to a helper
+while one of the helpers' tickets is free, otherwise this process parses it itself rather than
+wait, so on 2 cores 2 processes parse and none idles (nor waits while a helper starts); at the
+end, blocks no helper has started are taken back. An uncompressed dump is split into byte
+ranges that the helpers read themselves; a ``.json.gz`` is decompressed in one stream (ISA-L's
+inflate, ~4.7x zlib's speed) in this process (gzip cannot be entered in the middle) and its
+blocks reach the helpers through shared-memory slots, where they are parsed in place; a
+``.json.bz2`` is decompressed on several threads by indexed_bzip2. Results come back in file
+order, so the first malformed lines and "the last label of an id wins" are those of one pass.
 
 Memory: blocks of whole lines (``block_bytes``) read into one reused buffer per process, at most
-four in flight per helper; rows are written to Parquet parts in a work directory as they arrive.
+four in flight per helper; rows are written to Parquet parts in a work directory as they arrive
+(a row group per SPILL_ROWS rows of a kind, so that writing them is spread over the pass too).
 The English labels of all entities go to disk, not to memory; only the ids cited by humans'
 claims are held to resolve them at the end.
 """
@@ -42,12 +44,15 @@ import gc
 import gzip
 import json
 import threading
+import traceback
+from contextlib import contextmanager
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
+from multiprocessing.connection import Connection
 from multiprocessing.shared_memory import SharedMemory
+from mmap import mmap
 from pathlib import Path
 from typing import Any
 
@@ -72,9 +77,12 @@ from wikimem_platform.entities import (
 DEFAULT_BLOCK_BYTES = 8 << 20
 """Lines are handed to helpers in blocks of about this many (uncompressed) bytes."""
 BLOCKS_IN_FLIGHT_PER_HELPER = 4
+"""Tickets (and, for a compressed dump, shared slots) per helper: enough that a helper never waits
+for its next block while this process parses one of its own."""
 MAX_MALFORMED_EXAMPLES = 5
-SPILL_ROWS = 200_000
-"""Rows of one kind buffered before they are written as a Parquet row group."""
+SPILL_ROWS = 32_768
+"""Rows of one kind buffered before they are written as a Parquet row group: small enough that
+the writing happens during the pass (where the helpers take up the slack), not all at its end."""
 
 HUMAN_HINT = b'"id":"Q5"'
 """The P31 = Q5 value as the dump serializes it: lines holding it go straight to the human decoder."""
@@ -286,19 +294,30 @@ _COMMA = ord(",")
 _NEWLINE = ord("\n")
 
 
-def parse_block(data: bytes | bytearray, datatypes: tuple[str, ...] = ALLOWED_DATATYPES,
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic garbage collector paused: while rows are built (tuples, no cycles) it would
+    rescan every one of them again and again."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def parse_block(data: bytes | bytearray | mmap, datatypes: tuple[str, ...] = ALLOWED_DATATYPES,
                 size: int | None = None) -> BlockResult:
     """Parse whole dump lines: the first ``size`` bytes of ``data`` (all of it by default; the
     block ends at a line end or at the end of the file).
 
-    Lines are found with ``find`` and decoded from a memoryview, never copied; the cyclic
-    garbage collector is paused meanwhile (the rows hold no cycles, and it would rescan them all).
+    Lines are found with ``find`` and decoded from a memoryview, never copied, with the garbage
+    collector paused.
     """
     out = BlockResult()
     view = memoryview(data)
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_gc():
         position, size, number = 0, len(data) if size is None else size, 0
         while position < size:
             end = data.find(b"\n", position, size)
@@ -318,9 +337,6 @@ def parse_block(data: bytes | bytearray, datatypes: tuple[str, ...] = ALLOWED_DA
             _parse_line(data, view, start, end, number, datatypes, out)
         out.physical_lines = number
         out.columnize()
-    finally:
-        if collecting:
-            gc.enable()
     return out
 
 
@@ -643,120 +659,255 @@ _ATTACHED: dict[str, SharedMemory] = {}
 
 
 def parse_shared_block(name: str, length: int, datatypes: tuple[str, ...]) -> BlockResult:
-    """A worker's task for a compressed dump: the block the main process wrote to a shared slot."""
+    """A helper's task for a compressed dump: the block the main process wrote to a shared slot,
+    parsed where it lies (the slot's mmap, ``buf.obj``, finds and indexes as bytes do)."""
     memory = _ATTACHED.get(name)
     if memory is None:  # registered again with the main process's resource tracker: a no-op
         memory = _ATTACHED[name] = SharedMemory(name=name)
-    return _parse_shared(memory, length, datatypes)
+    return parse_block(memory.buf.obj, datatypes, length)
 
 
-def _parse_shared(memory: SharedMemory, length: int, datatypes: tuple[str, ...]) -> BlockResult:
-    """A block in a shared slot, copied into this process's block buffer and parsed."""
+def _parse_shared_here(memory: SharedMemory, length: int, datatypes: tuple[str, ...]) -> BlockResult:
+    """A block taken back from a shared slot, copied into this process's block buffer first (no
+    view of the slot outlives the parse, so the slot can be closed even after an error)."""
     data = _scratch(length)
     data[:length] = memory.buf[:length]
     return parse_block(data, datatypes, length)
 
 
-def _done(result: BlockResult) -> Future:
-    future: Future = Future()
-    future.set_result(result)
-    return future
+STOP_SECONDS = 5.0
+"""How long a helper may take to answer or exit when stopped before it is terminated."""
+_QUEUED, _CLAIMED, _TAKEN_BACK = 0, 1, 2
+"""A ticket's state in `_Helpers.claims`: sent, started by a helper, or parsed by the main process."""
+
+
+def _helper_main(connection: Connection, claims: Any) -> None:
+    """A helper process: runs the tasks that arrive on ``connection`` and answers each, in order,
+    with (ticket, result), None if the main process took the task back first, or a traceback."""
+    while (task := connection.recv()) is not None:
+        ticket, function, args = task
+        with claims.get_lock():
+            mine = claims[ticket] == _QUEUED
+            if mine:
+                claims[ticket] = _CLAIMED
+        if not mine:
+            connection.send((ticket, None))
+            continue
+        try:
+            answer: Any = function(*args)
+        except BaseException:  # the main process raises it; this loop stays up to be stopped
+            answer = _HelperFailure(traceback.format_exc())
+        connection.send((ticket, answer))
+
+
+@dataclass
+class _HelperFailure:
+    traceback: str
+
+
+class _Helpers:
+    """``count`` spawned helper processes, each fed through its own pipe by this thread, which
+    also reads the answers. (ProcessPoolExecutor relays tasks and results through two threads of
+    this process; while this thread parsed they waited for the GIL, and the helper sat idle for
+    ~8 % of the pass with its next block already submitted.)
+
+    A task holds one of ``tickets`` numbers until its answer is read; a task no helper has
+    started yet can be taken back (`take_back`), so that at the end this process parses the
+    queued blocks itself instead of waiting for them.
+    """
+
+    def __init__(self, count: int, tickets: int):
+        context = get_context("spawn")
+        self.claims = context.Array("b", tickets)  # a ticket's state, under the array's lock
+        self.connections: list[Connection] = []
+        self.processes = []
+        for _ in range(count):
+            ours, theirs = context.Pipe()
+            process = context.Process(target=_helper_main, args=(theirs, self.claims), daemon=True,
+                                      name="wikidata-dump-helper")
+            process.start()
+            theirs.close()
+            self.connections.append(ours)
+            self.processes.append(process)
+        self.sent: list[deque[int]] = [deque() for _ in range(count)]  # each helper's unanswered tickets
+        self.answers: dict[int, Any] = {}
+        self.taken_back: set[int] = set()  # tickets not to be sent again: their answers are still to come
+        self.stopped = False
+
+    def send(self, ticket: int, function: Callable[..., BlockResult], *args: Any) -> None:
+        """Queue ``function(*args)`` with the helper that has the fewest unanswered tasks."""
+        self.claims[ticket] = _QUEUED
+        helper = min(range(len(self.sent)), key=lambda index: len(self.sent[index]))
+        self.connections[helper].send((ticket, function, args))
+        self.sent[helper].append(ticket)
+
+    def answered(self, ticket: int) -> bool:
+        """Whether the ticket's answer is in (read without waiting)."""
+        if ticket not in self.answers:
+            for helper, connection in enumerate(self.connections):
+                while self.sent[helper] and connection.poll():
+                    self._receive(helper)
+        return ticket in self.answers
+
+    def answer(self, ticket: int) -> Any:
+        """The ticket's answer, waited for."""
+        while ticket not in self.answers:
+            helper = next(index for index, sent in enumerate(self.sent) if ticket in sent)
+            self._receive(helper)
+        return self.answers.pop(ticket)
+
+    def _receive(self, helper: int) -> None:
+        try:
+            ticket, answer = self.connections[helper].recv()
+        except EOFError:
+            process = self.processes[helper]
+            process.join(1)
+            raise RuntimeError(f"a dump reader helper process died (exit code {process.exitcode})") from None
+        if isinstance(answer, _HelperFailure):
+            raise RuntimeError(f"a dump reader helper process failed:\n{answer.traceback}")
+        self.sent[helper].remove(ticket)
+        if ticket in self.taken_back:  # the helper's None for a task parsed here
+            self.taken_back.discard(ticket)
+        else:
+            self.answers[ticket] = answer
+
+    def take_back(self, ticket: int) -> bool:
+        """Claim a sent task for this process: True if no helper had started it."""
+        with self.claims.get_lock():
+            if self.claims[ticket] != _QUEUED:
+                return False
+            self.claims[ticket] = _TAKEN_BACK
+        self.taken_back.add(ticket)
+        return True
+
+    def stop(self) -> None:
+        """Tell the helpers to exit after their queued tasks (`close` waits for them)."""
+        self.stopped = True
+        for connection in self.connections:
+            try:
+                connection.send(None)
+            except OSError:  # a helper that died or was told already
+                pass
+
+    def close(self) -> None:
+        """Stop the helpers and wait for them; answers not read by now are dropped (read, so that
+        no helper blocks on a full pipe)."""
+        if not self.stopped:
+            self.stop()
+        for connection, process in zip(self.connections, self.processes):
+            try:
+                while connection.poll(STOP_SECONDS):  # until the helper exits (EOF)
+                    connection.recv()
+            except (EOFError, OSError):
+                pass
+            process.join(STOP_SECONDS)
+            if process.is_alive():
+                process.terminate()
+                process.join()
+            connection.close()
 
 
 class _SharedWork:
-    """Blocks parsed by this process and by helper processes, results in file order.
+    """Blocks parsed by this process and by the helpers, results in file order.
 
-    A block goes to a helper while one of ``in_flight`` slots is free; otherwise this process
+    A block goes to a helper while one of the helpers' tickets is free; otherwise this process
     parses it itself instead of waiting, so ``workers`` processes parse, this one included, and
     none idles (on 2 cores: 2 processes, not 3 fighting over them; and this process is not
     stalled while a spawned helper starts). At the end, blocks the helpers have not started are
     taken back and parsed here. At most ``max_pending`` results are held.
     """
 
-    def __init__(self, in_flight: int, max_pending: int):
+    def __init__(self, helpers: _Helpers, tickets: int, max_pending: int):
+        self.helpers = helpers
         self.max_pending = max_pending
-        self.free = list(range(in_flight))
-        # (future, its slot or None, how to parse the block here instead)
-        self.pending: deque[tuple[Future, int | None, Callable[[], BlockResult] | None]] = deque()
+        self.free = list(range(tickets))
+        # (result parsed here, or the helper's ticket and how to parse the block here instead)
+        self.pending: deque[tuple[BlockResult | None, int | None, Callable[[], BlockResult] | None]] = deque()
 
-    def _pop(self) -> Future:
-        future, slot, _ = self.pending.popleft()
-        if slot is not None:
-            self.free.append(slot)
-        return future
+    def _head_done(self) -> bool:
+        result, ticket, _ = self.pending[0]
+        return result is not None or self.helpers.answered(ticket)
+
+    def _pop(self) -> BlockResult:
+        """The head's result: parsed here, or the helper's (waited for)."""
+        result, ticket, _ = self.pending.popleft()
+        if ticket is None:
+            return result
+        self.free.append(ticket)
+        return self.helpers.answer(ticket)
 
     def ready(self) -> Iterator[BlockResult]:
         """The results at the head that are done (and the head's, waited for, while too many are held)."""
-        while self.pending and (self.pending[0][0].done() or len(self.pending) >= self.max_pending):
-            yield self._pop().result()
+        while self.pending and (len(self.pending) >= self.max_pending or self._head_done()):
+            yield self._pop()
 
-    def take_slot(self) -> int | None:
-        """A free helper slot, or None: this process should parse the block itself."""
+    def take_ticket(self) -> int | None:
+        """A free helper ticket, or None: this process should parse the block itself."""
         return self.free.pop() if self.free else None
 
     def add_here(self, result: BlockResult) -> None:
-        self.pending.append((_done(result), None, None))
+        self.pending.append((result, None, None))
 
-    def add(self, future: Future, slot: int, here: Callable[[], BlockResult]) -> None:
-        self.pending.append((future, slot, here))
+    def add(self, ticket: int, here: Callable[[], BlockResult]) -> None:
+        """A block sent to a helper under ``ticket``; ``here`` parses it in this process instead."""
+        self.pending.append((None, ticket, here))
 
     def drain(self) -> Iterator[BlockResult]:
-        """The remaining results in order; a block no helper has started yet is parsed here."""
+        """The remaining results in order. While the head is not answered, the last block no
+        helper has started is taken back and parsed here (the helpers go on from the front)."""
         while self.pending:
-            future, _, here = self.pending[0]
-            result = here() if here is not None and future.cancel() else future.result()
-            self._pop()
-            yield result
+            if self._head_done() or not self._take_back_last():
+                yield self._pop()
 
-    def cancel(self) -> None:
-        for future, _, _ in self.pending:
-            future.cancel()
+    def _take_back_last(self) -> bool:
+        for index in range(len(self.pending) - 1, -1, -1):
+            result, ticket, here = self.pending[index]
+            if result is None and here is not None and self.helpers.take_back(ticket):
+                self.pending[index] = (here(), None, None)  # the ticket is not freed (`_Helpers.taken_back`)
+                return True
+        return False
 
 
-def _shared_stream(executor: ProcessPoolExecutor, blocks: Iterator[list[bytes]], datatypes: tuple[str, ...],
-                   block_bytes: int, in_flight: int) -> Iterator[BlockResult]:
+def _shared_stream(helpers: _Helpers, blocks: Iterator[list[bytes]], datatypes: tuple[str, ...],
+                   block_bytes: int, tickets: int) -> Iterator[BlockResult]:
     """Decompressed blocks parsed here and by the helpers (`_SharedWork`), which get theirs
-    through ``in_flight`` shared-memory slots, not through pipes (pickling 1 GB through pipes cost
-    this process more CPU than decompressing it); results in file order."""
-    slots = [SharedMemory(create=True, size=block_bytes + block_bytes // 2) for _ in range(in_flight)]
-    work = _SharedWork(in_flight, max_pending=2 * in_flight + 2)
+    through shared-memory slots, one per ticket, not through pipes (pickling 1 GB through pipes
+    cost this process more CPU than decompressing it); results in file order."""
+    slots = [SharedMemory(create=True, size=block_bytes + block_bytes // 2) for _ in range(tickets)]
+    work = _SharedWork(helpers, tickets, max_pending=8 * tickets)
     try:
         for pieces in blocks:
             yield from work.ready()
             size = sum(map(len, pieces))
-            slot = work.take_slot() if size <= slots[0].size else None
-            if slot is None:
+            ticket = work.take_ticket() if size <= slots[0].size else None
+            if ticket is None:
                 work.add_here(parse_pieces(pieces, datatypes))
                 continue
-            memory = slots[slot]
+            memory = slots[ticket]
             _copy_pieces(pieces, memory.buf)  # the one copy of these bytes in this process
-            work.add(executor.submit(parse_shared_block, memory.name, size, datatypes), slot,
-                     lambda memory=memory, size=size: _parse_shared(memory, size, datatypes))
+            helpers.send(ticket, parse_shared_block, memory.name, size, datatypes)
+            work.add(ticket, lambda memory=memory, size=size: _parse_shared_here(memory, size, datatypes))
         yield from work.drain()
     finally:
-        work.cancel()
         for memory in slots:
             memory.close()
             memory.unlink()
 
 
-def _ranged_stream(executor: ProcessPoolExecutor, path: str, ranges: Sequence[tuple[int, int]],
-                   datatypes: tuple[str, ...], in_flight: int) -> Iterator[BlockResult]:
+def _ranged_stream(helpers: _Helpers, path: str, ranges: Sequence[tuple[int, int]],
+                   datatypes: tuple[str, ...], tickets: int) -> Iterator[BlockResult]:
     """Byte ranges of an uncompressed dump parsed here and by the helpers (`_SharedWork`, each
     helper reading its range itself); results in file order."""
-    work = _SharedWork(in_flight, max_pending=2 * in_flight + 2)
-    try:
-        for start, end in ranges:
-            yield from work.ready()
-            slot = work.take_slot()
-            if slot is None:
-                work.add_here(parse_file_range(path, start, end, datatypes))
-            else:
-                work.add(executor.submit(parse_file_range, path, start, end, datatypes), slot,
-                         lambda start=start, end=end: parse_file_range(path, start, end, datatypes))
-        yield from work.drain()
-    finally:
-        work.cancel()
+    work = _SharedWork(helpers, tickets, max_pending=8 * tickets)
+    for start, end in ranges:
+        yield from work.ready()
+        ticket = work.take_ticket()
+        if ticket is None:
+            work.add_here(parse_file_range(path, start, end, datatypes))
+        else:
+            helpers.send(ticket, parse_file_range, path, start, end, datatypes)
+            work.add(ticket, lambda start=start, end=end: parse_file_range(path, start, end, datatypes))
+    yield from work.drain()
 
 
 def spill_dump(
@@ -785,7 +936,7 @@ def spill_dump(
     stats = ParseStats(workers=workers)
     writer = PartsWriter(work_dir)
     threads = workers if Path(path).suffix == ".bz2" else 1
-    executor = None
+    helpers = None
     ranged = chunk is not None and chunk.end is not None
     if ranged and is_compressed(path):
         raise ValueError(f"a compressed dump is read whole, got the byte range {chunk.start}-{chunk.end} of {path}")
@@ -796,15 +947,14 @@ def spill_dump(
     elif workers == 1:  # an uncompressed dump is read range by range into the block buffer
         results = (parse_file_range(str(path), a, b, datatypes) for a, b in file_ranges(path, block_bytes, start, end))
     else:
-        helpers = workers - 1  # this process parses too
-        executor = ProcessPoolExecutor(max_workers=helpers, mp_context=get_context("spawn"))
-        in_flight = BLOCKS_IN_FLIGHT_PER_HELPER * helpers
+        tickets = BLOCKS_IN_FLIGHT_PER_HELPER * (workers - 1)
+        helpers = _Helpers(workers - 1, tickets)  # this process parses too
         if is_compressed(path):
-            results = _shared_stream(executor, iter_block_pieces(path, block_bytes, threads), datatypes, block_bytes,
-                                     in_flight)
+            results = _shared_stream(helpers, iter_block_pieces(path, block_bytes, threads), datatypes, block_bytes,
+                                     tickets)
         else:
-            results = _ranged_stream(executor, str(path), file_ranges(path, block_bytes, start, end), datatypes,
-                                     in_flight)
+            results = _ranged_stream(helpers, str(path), file_ranges(path, block_bytes, start, end), datatypes,
+                                     tickets)
     lines_before = 0
     malformed_lines: list[tuple[int, str]] = []
     try:
@@ -819,9 +969,14 @@ def spill_dump(
                 progress(stats)
     finally:
         results.close()  # unlinks the shared slots and closes the dump, also on an error
-        if executor is not None:
-            executor.shutdown(cancel_futures=True)
-    return SpilledExtract(stats=stats, parts=writer.close(), physical_lines=lines_before, malformed_lines=malformed_lines)
+        if helpers is not None:
+            helpers.stop()  # they exit while the parts are closed
+    try:
+        parts = writer.close()
+    finally:
+        if helpers is not None:
+            helpers.close()
+    return SpilledExtract(stats=stats, parts=parts, physical_lines=lines_before, malformed_lines=malformed_lines)
 
 
 def read_chunk(

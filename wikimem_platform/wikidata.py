@@ -222,31 +222,30 @@ def _read_dump_full(
                 if label is not None:
                     labels[entity["id"]] = label
 
-    raw_claims = pd.DataFrame(
-        [[r[c] for c in CLAIMS_COLUMNS] + [r.get("unit")] for r in claim_rows], columns=[*CLAIMS_COLUMNS, "unit"]
-    )
-    claims = _label_claims(raw_claims, labels, stats)
-    kept_values = set(claims.loc[claims["datatype"] == "wikibase-item", "value"])
+    raw_claims = [(*(r[c] for c in CLAIMS_COLUMNS), r.get("unit")) for r in claim_rows]
+    claims, kept_values = _label_claims(raw_claims, labels, stats)
     value_aliases = [(v, aliases_by_id[v]) for v in kept_values if v in aliases_by_id]
     return _assemble(humans, claims, value_aliases, properties, stats, path)
 
 
 def _extract_from_parts(parts: Sequence[dict[str, Path]], stats: ParseStats, path: str | Path) -> WikidataExtract:
     """The extract from the fast mode's Parquet parts, one set per chunk in file order (rows in
-    file order, as the full parse sees them)."""
-    import pyarrow as pa
+    file order, as the full parse sees them). Python rows with the garbage collector paused: this
+    runs after the parallel pass, alone on one core."""
     import pyarrow.parquet as pq
 
-    raw_claims = pa.concat_tables([pq.read_table(p["claims"]) for p in parts]).to_pandas()
-    items = raw_claims.loc[raw_claims["datatype"] == "wikibase-item", "value"]
-    needed = set(items) | set(raw_claims["unit"].dropna())
-    labels = dict(row for p in parts for row in _rows_with_ids(p["labels"], "id", needed))  # the last label wins
-    claims = _label_claims(raw_claims, labels, stats)
-    kept_values = set(claims.loc[claims["datatype"] == "wikibase-item", "value"])
-    value_aliases = list(dict(row for p in parts for row in _rows_with_ids(p["aliases"], "id", kept_values)).items())
-    humans = [row for p in parts for row in _table_rows(pq.read_table(p["humans"]))]
-    properties = [row for p in parts for row in _table_rows(pq.read_table(p["properties"]))]
-    return _assemble(humans, claims, value_aliases, properties, stats, path)
+    from wikimem_platform.dump_reader import paused_gc
+
+    with paused_gc():
+        raw_claims = [row for p in parts for row in _table_rows(pq.read_table(p["claims"]))]
+        needed = {value if datatype == "wikibase-item" else unit for _, _, datatype, value, _, unit in raw_claims}
+        needed.discard(None)
+        labels = dict(row for p in parts for row in _rows_with_ids(p["labels"], "id", needed))  # the last label wins
+        claims, kept_values = _label_claims(raw_claims, labels, stats)
+        value_aliases = list(dict(row for p in parts for row in _rows_with_ids(p["aliases"], "id", kept_values)).items())
+        humans = [row for p in parts for row in _table_rows(pq.read_table(p["humans"]))]
+        properties = [row for p in parts for row in _table_rows(pq.read_table(p["properties"]))]
+        return _assemble(humans, claims, value_aliases, properties, stats, path)
 
 
 def _table_rows(table) -> list[tuple]:
@@ -302,23 +301,26 @@ def _check_malformed(stats: ParseStats, max_malformed_share: float, path: str | 
         )
 
 
-def _label_claims(raw: pd.DataFrame, labels: dict[str, str], stats: ParseStats) -> pd.DataFrame:
+def _label_claims(raw: Sequence[tuple], labels: dict[str, str], stats: ParseStats) -> tuple[pd.DataFrame, set[str]]:
     """Item values take their English label, quantities their unit's; claims left without a label
-    are dropped and counted. ``raw`` has CLAIMS_COLUMNS plus ``unit``, rows in file order."""
-    value_label = raw["value_label"].astype(object).where(raw["value_label"].notna(), None)
-    items = (raw["datatype"] == "wikibase-item").to_numpy()
-    value_label[items] = raw.loc[items, "value"].map(labels).astype(object)
-    unit_label = raw["unit"].map(labels)
-    with_unit = (~items) & unit_label.notna().to_numpy() & raw["unit"].notna().to_numpy()
-    value_label[with_unit] = (raw.loc[with_unit, "value"].astype(str) + " " + unit_label[with_unit].astype(str)).astype(object)
-    resolved = value_label.notna() & (value_label.astype(object) != "")
-    stats.claims_unresolved_value = int((~resolved).sum())
-    claims = raw.loc[resolved, CLAIMS_COLUMNS].copy()
-    claims["value_label"] = value_label[resolved].tolist()
-    stats.claims_kept = len(claims)
-    # Rebuilt from Python rows: the same dtypes whichever mode produced ``raw``, as before.
-    claims = pd.DataFrame(list(zip(*(claims[c].tolist() for c in CLAIMS_COLUMNS))), columns=CLAIMS_COLUMNS)
-    return claims.sort_values(["qid", "property", "value"], key=_qid_sort_key, ignore_index=True)
+    are dropped and counted. ``raw``: rows of CLAIMS_COLUMNS plus ``unit``, in file order. Returns
+    the claims and the item values they keep (whose aliases the extract carries)."""
+    kept: list[tuple] = []
+    kept_items: set[str] = set()
+    for qid, prop, datatype, value, value_label, unit in raw:
+        if datatype == "wikibase-item":
+            value_label = labels.get(value)
+        elif unit is not None and (unit_label := labels.get(unit)) is not None:
+            value_label = f"{value} {unit_label}"
+        if not value_label:  # None and "" are unresolved
+            continue
+        kept.append((qid, prop, datatype, value, value_label))
+        if datatype == "wikibase-item":
+            kept_items.add(value)
+    stats.claims_kept = len(kept)
+    stats.claims_unresolved_value = len(raw) - len(kept)
+    claims = pd.DataFrame(kept, columns=CLAIMS_COLUMNS)
+    return claims.sort_values(["qid", "property", "value"], key=_qid_sort_key, ignore_index=True), kept_items
 
 
 def _qid_sort_key(column: pd.Series) -> pd.Series:
