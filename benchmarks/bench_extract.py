@@ -8,10 +8,11 @@ cited values have aliases), then lines with renumbered ids drawn with a fixed se
 average about 9 KB; a full dump's average is of that order (~1.1-1.4 TB of JSON for ~105 M
 entities). Written as `.json.gz` (gzip level 6) and, with --plain, as uncompressed `.json`.
 
-Each reader configuration runs in its own process; peak RSS is the largest sum of the resident
-memory of that process and its workers, sampled every 20 ms; CPU seconds are the main process's
-and its workers' (user + system), which other jobs on a shared machine do not inflate as much
-as they inflate wall time.
+Each reader configuration runs in its own process. Peak RSS is that process's peak plus its
+largest worker's (`ru_maxrss`), an upper bound of their sum at any moment: nothing samples
+while the reader runs (a sampling process takes CPU from the 2-process run's cores but only from
+the 1-process run's idle one). CPU seconds are the main process's and its workers' (user +
+system), which other jobs on a shared machine do not inflate as much as they inflate wall time.
 
 Decompression alone is measured two ways: `zcat` (GNU gzip, the issue's yardstick) and the
 reader's own decompressor (ISA-L's inflate, one stream), several times faster than `zcat`.
@@ -26,6 +27,7 @@ import gzip
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import time
@@ -129,10 +131,14 @@ def build_dump(target_bytes: int, plain: bool, seed: int = 0) -> tuple[Path, Pat
 
 def cpu_seconds() -> tuple[float, float]:
     """User + system CPU seconds of this process and of its reaped children (the workers)."""
-    import resource
-
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory plus that of its largest reaped child (Linux: KiB)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (own.ru_maxrss + children.ru_maxrss) / 1024
 
 
 def run_one(kind: str, path: str, workers: int) -> dict:
@@ -162,36 +168,36 @@ def run_one(kind: str, path: str, workers: int) -> dict:
                        "value_aliases": len(extract.value_aliases)})
     main_after, workers_after = cpu_seconds()
     return {**result, "seconds": time.perf_counter() - started, "main_cpu": main_after - main_before,
-            "workers_cpu": workers_after - workers_before}
+            "workers_cpu": workers_after - workers_before, "peak_rss_mb": peak_rss_mb()}
 
 
 def measure(kind: str, path: Path, workers: int = 1) -> dict:
-    """Run one configuration in a child process; sample the RSS of it and its workers."""
-    import psutil
-
+    """Run one configuration in a fresh child process (`run_one`)."""
     command = [sys.executable, __file__, "--run-one", kind, str(path), str(workers)]
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-    process, peak = psutil.Process(child.pid), 0
-    while child.poll() is None:
-        try:
-            tree = [process, *process.children(recursive=True)]
-            peak = max(peak, sum(p.memory_info().rss for p in tree if p.is_running()))
-        except psutil.Error:
-            pass
-        time.sleep(0.02)
-    out, _ = child.communicate()
+    child = subprocess.run(command, stdout=subprocess.PIPE, text=True)
     if child.returncode != 0:
         raise RuntimeError(f"{command} failed with {child.returncode}")
-    result = json.loads(out.strip().splitlines()[-1])
-    result["peak_rss_mb"] = peak / 2**20
-    return result
+    return json.loads(child.stdout.strip().splitlines()[-1])
+
+
+def median(runs: list[dict]) -> dict:
+    """The run with the median wall time (one run's jitter on a 2-core machine moves a ratio of
+    two ~3 s runs by 0.2)."""
+    return sorted(runs, key=lambda run: run["seconds"])[len(runs) // 2]
 
 
 def median_run(kind: str, path: Path, workers: int = 1, repeats: int = 1) -> dict:
-    """`measure` `repeats` times, the run with the median wall time (one run's jitter on a 2-core
-    machine moves a ratio of two ~3 s runs by 0.2)."""
-    runs = sorted((measure(kind, path, workers) for _ in range(repeats)), key=lambda run: run["seconds"])
-    return runs[len(runs) // 2]
+    return median([measure(kind, path, workers) for _ in range(repeats)])
+
+
+def paired_runs(path: Path, repeats: int) -> dict[int, dict]:
+    """The reader with 1 and with 2 workers, run alternately ``repeats`` times each (a shared
+    machine's slow minute then slows both, not one), and the median run of each."""
+    runs: dict[int, list[dict]] = {1: [], 2: []}
+    for _ in range(repeats):
+        for workers in runs:
+            runs[workers].append(measure("fast", path, workers))
+    return {workers: median(measured) for workers, measured in runs.items()}
 
 
 def zcat_seconds(path: Path, repeats: int = 1) -> float:
@@ -211,7 +217,7 @@ def main() -> None:
     parser.add_argument("--plain", action="store_true", help="also measure the uncompressed .json (byte-range workers)")
     parser.add_argument("--full", action="store_true", help="also time the reference full parse (slow)")
     parser.add_argument("--out", default=None, help="also write the output to this file")
-    parser.add_argument("--repeats", type=int, default=3, help="runs per configuration, the median reported (default 3)")
+    parser.add_argument("--repeats", type=int, default=5, help="runs per configuration, the median reported (default 5)")
     parser.add_argument("--run-one", nargs=3, metavar=("KIND", "PATH", "WORKERS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run_one:
@@ -236,33 +242,29 @@ def main() -> None:
     alone = mb / decompress["seconds"]
     say(f"decompression alone: zcat {zcat:.0f} MB/s; the reader's decompressor (ISA-L inflate, one stream) "
         f"{alone:.0f} MB/s ({decompress['main_cpu']:.1f} CPU s), peak RSS {decompress['peak_rss_mb']:.0f} MB")
-    runs = {}
-    for workers in (1, 2):
-        run = median_run("fast", gz, workers, args.repeats)
-        runs[workers] = run
+    runs = paired_runs(gz, args.repeats)
+    for workers, run in runs.items():
         rate = mb / run["seconds"]
         say(f"reader .json.gz, {workers} worker{'s' if workers > 1 else ''}: {run['seconds']:.1f} s = {rate:.0f} MB/s "
             f"= {rate / zcat:.0%} of zcat, {rate / alone:.0%} of inflate alone; {run['humans'] / run['seconds']:,.0f} humans/s; "
             f"CPU s main {run['main_cpu']:.1f} + workers {run['workers_cpu']:.1f}; peak RSS {run['peak_rss_mb']:.0f} MB "
             f"({run['humans']:,} humans, {run['claims']:,} claims, {run['value_aliases']:,} value aliases)")
     speedup = runs[1]["seconds"] / runs[2]["seconds"]
-    # The limits on 2 cores: one process's CPU seconds over the 2-process run's shared by both cores
-    # (no idle core), and Amdahl's with the one-process assembly as the only serial part.
+    # The limit on 2 cores: Amdahl's, with the one-process assembly as the only serial part and
+    # no extra CPU for the hand-over (the extra CPU the 2-process run took is printed beside it).
     one_cpu = runs[1]["main_cpu"] + runs[1]["workers_cpu"]
     two_cpu = runs[2]["main_cpu"] + runs[2]["workers_cpu"]
-    ceiling = one_cpu / (two_cpu / 2)
     serial = runs[1]["assemble_seconds"]
     amdahl = runs[1]["seconds"] / (serial + (runs[1]["seconds"] - serial) / 2)
-    say(f"2 workers / 1 worker (wall): {speedup:.2f}x; the 2-core ceiling from CPU seconds: {ceiling:.2f}x; "
+    say(f"2 workers / 1 worker (wall): {speedup:.2f}x; "
         f"Amdahl's bound with the assembly ({serial:.2f} s of {runs[1]['seconds']:.2f} s) serial and no overhead: "
         f"{amdahl:.2f}x; the pass over the dump alone: {runs[1]['seconds'] - serial:.2f} s vs "
         f"{runs[2]['seconds'] - runs[2]['assemble_seconds']:.2f} s = "
         f"{(runs[1]['seconds'] - serial) / (runs[2]['seconds'] - runs[2]['assemble_seconds']):.2f}x; "
-        f"CPU seconds of the 2-process run over one: +{two_cpu / one_cpu - 1:.0%} (hand-over copies, helper start-up)")
+        f"CPU seconds of the 2-process run over one: {two_cpu / one_cpu - 1:+.0%} (hand-over copies, helper start-up)")
     plain_rates = {}
     if plain:
-        for workers in (1, 2):
-            run = median_run("fast", plain, workers, args.repeats)
+        for workers, run in paired_runs(plain, args.repeats).items():
             plain_rates[workers] = mb / run["seconds"]
             say(f"reader .json (byte ranges), {workers} worker{'s' if workers > 1 else ''}: {run['seconds']:.1f} s = "
                 f"{plain_rates[workers]:.0f} MB/s; CPU s main {run['main_cpu']:.1f} + workers {run['workers_cpu']:.1f}; "

@@ -480,7 +480,7 @@ def test_shared_work_keeps_file_order_and_takes_back_blocks_no_helper_started():
     A real helper process; its tasks are standard-library calls (`time.sleep` answers None)."""
     helpers = _Helpers(count=1, tickets=2)
     try:
-        work = _SharedWork(helpers, tickets=2, max_pending=10)
+        work = _SharedWork(helpers, tickets=2)
         running = work.take_ticket()
         helpers.send(running, time.sleep, 0.5)
         work.add(running, lambda: BlockResult(lines=-1))

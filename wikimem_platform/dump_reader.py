@@ -79,6 +79,9 @@ DEFAULT_BLOCK_BYTES = 8 << 20
 BLOCKS_IN_FLIGHT_PER_HELPER = 4
 """Tickets (and, for a compressed dump, shared slots) per helper: enough that a helper never waits
 for its next block while this process parses one of its own."""
+RESULTS_HELD_PER_TICKET = 8
+"""Results held in file order behind a helper's unanswered block: enough that this process goes
+on parsing (rather than waiting) while a spawned helper starts."""
 MAX_MALFORMED_EXAMPLES = 5
 SPILL_ROWS = 32_768
 """Rows of one kind buffered before they are written as a Parquet row group: small enough that
@@ -681,10 +684,22 @@ _QUEUED, _CLAIMED, _TAKEN_BACK = 0, 1, 2
 """A ticket's state in `_Helpers.claims`: sent, started by a helper, or parsed by the main process."""
 
 
+@dataclass
+class _HelperFailure:
+    traceback: str
+
+
 def _helper_main(connection: Connection, claims: Any) -> None:
     """A helper process: runs the tasks that arrive on ``connection`` and answers each, in order,
-    with (ticket, result), None if the main process took the task back first, or a traceback."""
-    while (task := connection.recv()) is not None:
+    with (ticket, result), None if the main process took the task back first, or a traceback.
+    Ends at a None, or quietly when the main process is gone (its end of the pipe closed)."""
+    while True:
+        try:
+            task = connection.recv()
+        except EOFError:
+            return
+        if task is None:
+            return
         ticket, function, args = task
         with claims.get_lock():
             mine = claims[ticket] == _QUEUED
@@ -695,14 +710,9 @@ def _helper_main(connection: Connection, claims: Any) -> None:
             continue
         try:
             answer: Any = function(*args)
-        except BaseException:  # the main process raises it; this loop stays up to be stopped
+        except Exception:  # raised in the main process, which then stops this loop
             answer = _HelperFailure(traceback.format_exc())
         connection.send((ticket, answer))
-
-
-@dataclass
-class _HelperFailure:
-    traceback: str
 
 
 class _Helpers:
@@ -814,12 +824,12 @@ class _SharedWork:
     parses it itself instead of waiting, so ``workers`` processes parse, this one included, and
     none idles (on 2 cores: 2 processes, not 3 fighting over them; and this process is not
     stalled while a spawned helper starts). At the end, blocks the helpers have not started are
-    taken back and parsed here. At most ``max_pending`` results are held.
+    taken back and parsed here. At most RESULTS_HELD_PER_TICKET results per ticket are held.
     """
 
-    def __init__(self, helpers: _Helpers, tickets: int, max_pending: int):
+    def __init__(self, helpers: _Helpers, tickets: int):
         self.helpers = helpers
-        self.max_pending = max_pending
+        self.max_pending = RESULTS_HELD_PER_TICKET * tickets
         self.free = list(range(tickets))
         # (result parsed here, or the helper's ticket and how to parse the block here instead)
         self.pending: deque[tuple[BlockResult | None, int | None, Callable[[], BlockResult] | None]] = deque()
@@ -874,7 +884,7 @@ def _shared_stream(helpers: _Helpers, blocks: Iterator[list[bytes]], datatypes: 
     through shared-memory slots, one per ticket, not through pipes (pickling 1 GB through pipes
     cost this process more CPU than decompressing it); results in file order."""
     slots = [SharedMemory(create=True, size=block_bytes + block_bytes // 2) for _ in range(tickets)]
-    work = _SharedWork(helpers, tickets, max_pending=8 * tickets)
+    work = _SharedWork(helpers, tickets)
     try:
         for pieces in blocks:
             yield from work.ready()
@@ -898,7 +908,7 @@ def _ranged_stream(helpers: _Helpers, path: str, ranges: Sequence[tuple[int, int
                    datatypes: tuple[str, ...], tickets: int) -> Iterator[BlockResult]:
     """Byte ranges of an uncompressed dump parsed here and by the helpers (`_SharedWork`, each
     helper reading its range itself); results in file order."""
-    work = _SharedWork(helpers, tickets, max_pending=8 * tickets)
+    work = _SharedWork(helpers, tickets)
     for start, end in ranges:
         yield from work.ready()
         ticket = work.take_ticket()
