@@ -236,8 +236,8 @@ def _read_dump_full(
 
 def _extract_from_parts(parts: Sequence[dict[str, Path]], stats: ParseStats, path: str | Path) -> WikidataExtract:
     """The extract from the fast mode's Parquet parts, one set per chunk in file order (rows in
-    file order, as the full parse sees them). Python rows with the garbage collector paused: this
-    runs after the parallel pass, alone on one core."""
+    file order, as the full parse sees them). It runs after the parallel pass, alone on one core:
+    claims are labelled with Arrow compute, the few Python rows are built with the collector paused."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -313,7 +313,8 @@ def _label_claims(raw: pa.Table, labels: dict[str, str], stats: ParseStats) -> t
     """Item values take their English label, quantities their unit's; claims left without a label
     are dropped and counted. ``raw``: RAW_CLAIMS_COLUMNS, rows in file order. Arrow compute, not a
     Python object per claim: in the fast mode this runs after the parallel pass, on one core.
-    Returns the claims, sorted, and the item values they keep (whose aliases the extract carries)."""
+    Returns the claims, sorted by entity number (`_qid_sort_key`'s order), property number and
+    value, and the item values they keep (whose aliases the extract carries)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
