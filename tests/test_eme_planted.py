@@ -159,3 +159,30 @@ def test_a_request_reuses_the_stored_prompts_for_other_people_only(planted_eme, 
               and p.manifest["model_role"] == "audited" and trained_on not in p.manifest["training_people"]]
     assert not usable and (alone["prompt_method"] == "record").all()  # every stored prompt was trained on them
     assert len(alone) == (facts["subject_qid"] == trained_on).sum()
+
+
+def test_generation_reads_the_prefix_the_forward_pass_reads(short_planted_model):
+    """The first greedy step with a prefix soft prompt scores the next token exactly as a forward
+    pass with the prefix does, and the prefix changes those scores. transformers 5.24.0 with peft
+    0.21.2 broke this (generate() left the prefix out: the prefix arms measured the bare model,
+    trained prompts looked useless); pyproject keeps transformers below 5.24 until it holds."""
+    import torch
+    from peft import get_peft_model
+
+    from wikimem_platform.eme.soft_prompts import SoftPromptConfig, peft_config
+
+    lm = load_model(str(short_planted_model), device="cpu")
+    torch.manual_seed(0)
+    prefixed = get_peft_model(lm.model, peft_config(SoftPromptConfig(method="prefix")))
+    prefixed.eval()
+    for prompt in ("name: Grażyna Pfeiffer; date of birth:", "name: Hildur Mai; occupation:"):
+        ids = lm.tokenizer(prompt, return_tensors="pt")
+        with torch.inference_mode():
+            with prefixed.disable_adapter():
+                bare = prefixed(**ids).logits[0, -1]
+            forward = prefixed(**ids).logits[0, -1]
+            generated = prefixed.generate(**ids, max_new_tokens=1, do_sample=False, temperature=None, top_p=None,
+                                          top_k=None, output_scores=True, return_dict_in_generate=True,
+                                          pad_token_id=lm.tokenizer.eos_token_id)
+        assert (forward - bare).abs().max() > 0.1  # the prefix matters
+        torch.testing.assert_close(generated.scores[0][0], forward, rtol=1e-4, atol=1e-4)
