@@ -164,8 +164,9 @@ def test_a_request_reuses_the_stored_prompts_for_other_people_only(planted_eme, 
 def test_generation_reads_the_prefix_the_forward_pass_reads(short_planted_model):
     """The first greedy step with a prefix soft prompt scores the next token exactly as a forward
     pass with the prefix does, and the prefix changes those scores. transformers 5.24.0 with peft
-    0.21.2 broke this (generate() left the prefix out: the prefix arms measured the bare model,
-    trained prompts looked useless); pyproject keeps transformers below 5.24 until it holds."""
+    0.21.2 broke this (first-step scores up to 3.1 logits off the prefixed pass; the prefix arms'
+    hit rates no longer told real from fabricated training); pyproject keeps transformers below
+    5.24 until it holds."""
     import torch
     from peft import get_peft_model
 
