@@ -54,8 +54,9 @@ class ExtractConfig(Config):
     web_presence_path: str | None = str(bundled.SAMPLE_WEB_PRESENCE)
     max_malformed_share: float = 0.01
     datatypes: list[str] = list(ALLOWED_DATATYPES)
-    # Steps: a plain-JSON dump is cut into chunks of about chunk_bytes, one step each (an executor
-    # spreads them over processes or machines); a .gz / .bz2 dump is one chunk (dump_reader.plan_chunks).
+    # Steps: the dump is cut into chunks of about chunk_bytes of the file, one step each (an executor
+    # spreads them over processes or machines): plain JSON at line starts, .bz2 at its compressed
+    # blocks; a .gz dump is one chunk (dump_reader.plan_chunks).
     chunk_bytes: int = DEFAULT_CHUNK_BYTES
     # Processes parsing one chunk's blocks, the step's own included: 1 (the sample), N, or 0 = one per CPU core.
     workers: int = 1
@@ -104,7 +105,7 @@ def parse_dump_chunk(context: OpExecutionContext, config: ExtractConfig, planned
     except BaseException:
         shutil.rmtree(work_dir, ignore_errors=True)
         raise
-    context.log.info(f"chunk {chunk.index} ({chunk.start:,}-{chunk.end if chunk.end is not None else 'end'}): "
+    context.log.info(f"chunk {chunk.index} ({chunk.describe()}): "
                      f"{spilled.stats.as_dict()}")
     return _record_frame(chunk.index, spilled)
 
@@ -181,8 +182,8 @@ def _extract_config(config: ExtractConfig) -> dict:
     config=_extract_config,
 )
 def wikidata_extract():
-    """The dump read in chunks, one step each (plain JSON cut at line starts; a .gz / .bz2 is one
-    chunk), each spilling Parquet parts under the instance storage; one step merges them."""
+    """The dump read in chunks, one step each (plain JSON cut at line starts, .bz2 at its blocks; a
+    .gz is one chunk), each spilling Parquet parts under the instance storage; one step merges them."""
     chunks = plan_dump_chunks().map(parse_dump_chunk)
     humans, claims, value_aliases, dump_properties = collect_dump_chunks(chunks.collect())
     return {"humans": humans, "claims": claims, "value_aliases": value_aliases, "dump_properties": dump_properties}

@@ -6,6 +6,7 @@ adversarial lines built from a real human of the sample (Q5 where only the full 
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import json
 import os
@@ -66,6 +67,9 @@ def test_fast_reader_gives_the_full_parse_extract(source, fixtures_dump, tmp_pat
     assert_same_extract(reference, read_dump(path, workers=2, block_bytes=SMALL_BLOCK))  # stream fed to workers
     plain = plain_copy(path, tmp_path)
     assert_same_extract(reference, read_dump(plain, workers=2, block_bytes=SMALL_BLOCK))  # byte ranges
+    bzip2 = plain.with_name(plain.name + ".bz2")
+    bzip2.write_bytes(bz2.compress(plain.read_bytes(), 1))
+    assert_same_extract(reference, read_dump(bzip2, workers=2, block_bytes=SMALL_BLOCK))  # indexed_bzip2 threads
 
 
 def q5_value(**value) -> dict:
@@ -149,7 +153,7 @@ def corrupted_dump_lines() -> tuple[list[str], list[int]]:
     return lines, [i + 2 for i, line in enumerate(lines) if line in broken.values()]
 
 
-@pytest.mark.parametrize("suffix", [".json", ".json.gz"])
+@pytest.mark.parametrize("suffix", [".json", ".json.gz", ".json.bz2"])
 def test_malformed_lines_are_counted_alike_in_parallel_blocks(tmp_path, suffix):
     lines, broken_at = corrupted_dump_lines()
     path = write_dump(tmp_path / f"broken{suffix}", lines)
@@ -327,13 +331,19 @@ def test_plain_dump_is_cut_at_line_starts_and_chunks_assemble_to_the_full_parse(
         plan_chunks(plain, 0)
 
 
-def one_bad_chunk_dump(tmp_path: Path) -> tuple[Path, list]:
+def one_bad_chunk_dump(tmp_path: Path, suffix: str = ".json") -> tuple[Path, list]:
     """The corrupted lines all near the top: the first of five chunks is far over the threshold that
-    the dump as a whole is at."""
+    the dump as a whole is at. ``.json.bz2``: 25 bzip2 streams (as pbzip2 writes them), so that
+    there are blocks to cut at (~100 kB of text is one block at any level)."""
+    from tests.test_bzip2_blocks import write_bz2_streams
+
     lines, broken_at = corrupted_dump_lines()
     broken = [lines[number - 2] for number in broken_at]
     good = [line for line in lines if line not in broken]
-    return write_dump(tmp_path / "one-bad-chunk.json", good[:20] + broken + good[20:]), broken
+    plain = write_dump(tmp_path / "one-bad-chunk.json", good[:20] + broken + good[20:])
+    if suffix == ".json.bz2":
+        return write_bz2_streams(tmp_path / "one-bad-chunk.json.bz2", plain.read_bytes(), streams=25), broken
+    return plain, broken
 
 
 def read_chunks(chunks, tmp_path: Path, **options) -> list:
@@ -347,11 +357,12 @@ def read_chunks(chunks, tmp_path: Path, **options) -> list:
     return spilled
 
 
-def test_one_corrupted_chunk_fails_only_if_the_whole_dump_crosses_the_threshold(tmp_path):
+@pytest.mark.parametrize("suffix", [".json", ".json.bz2"])
+def test_one_corrupted_chunk_fails_only_if_the_whole_dump_crosses_the_threshold(tmp_path, suffix):
     from wikimem_platform.dump_reader import plan_chunks
     from wikimem_platform.wikidata import assemble_chunks
 
-    path, _ = one_bad_chunk_dump(tmp_path)
+    path, _ = one_bad_chunk_dump(tmp_path, suffix)
     reference = read_dump(path, mode="full", max_malformed_share=0.05)
     assert reference.stats.malformed == 5
     share = reference.stats.malformed_share  # 5 of 306 lines
@@ -436,7 +447,8 @@ def test_extract_chunk_steps_run_in_separate_processes(tmp_path):
         assert_stored_extract(instance, read_dump(plain, mode="full"))
 
 
-def test_extract_steps_count_malformed_lines_across_chunks(tmp_path):
+@pytest.mark.parametrize("suffix", [".json", ".json.bz2"])
+def test_extract_steps_count_malformed_lines_across_chunks(tmp_path, suffix):
     """One corrupted chunk among five, through Dagster: counted over the whole dump, and the run
     fails in the merging step only when the dump as a whole crosses the threshold."""
     from dagster import AssetKey, DagsterInstance, materialize
@@ -444,7 +456,7 @@ def test_extract_steps_count_malformed_lines_across_chunks(tmp_path):
     from assets import data as data_assets
     from resources import ParquetIOManager
 
-    path, _ = one_bad_chunk_dump(tmp_path)
+    path, _ = one_bad_chunk_dump(tmp_path, suffix)
     share = read_dump(path, mode="full", max_malformed_share=0.05).stats.malformed_share
     resources = {"io_manager": ParquetIOManager(base_dir=str(tmp_path / "parquet"))}
     with DagsterInstance.ephemeral() as instance:

@@ -27,8 +27,10 @@ end, blocks no helper has started are taken back. An uncompressed dump is split 
 ranges that the helpers read themselves; a ``.json.gz`` is decompressed in one stream (ISA-L's
 inflate, ~4.7x zlib's speed) in this process (gzip cannot be entered in the middle) and its
 blocks reach the helpers through shared-memory slots, where they are parsed in place; a
-``.json.bz2`` is decompressed on several threads by indexed_bzip2. Results come back in file
-order, so the first malformed lines and "the last label of an id wins" are those of one pass.
+``.json.bz2`` is decompressed on several threads by indexed_bzip2, or, cut into chunks at its
+blocks for separate steps (`plan_chunks`, `bzip2_blocks`), block by block on several threads.
+Results come back in file order, so the first malformed lines and "the last label of an id wins"
+are those of one pass.
 
 Memory: blocks of whole lines (``block_bytes``) read into one reused buffer per process, at most
 four in flight per helper; rows are written to Parquet parts in a work directory as they arrive
@@ -47,7 +49,7 @@ import threading
 import traceback
 from contextlib import contextmanager
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from multiprocessing.connection import Connection
@@ -59,6 +61,7 @@ from typing import Any
 import msgspec
 from isal import isal_zlib
 
+from wikimem_platform import bzip2_blocks
 from wikimem_platform.entities import (
     ALLOWED_DATATYPES,
     PID_PATTERN,
@@ -465,25 +468,31 @@ def decompressed_pieces(path: Path, block_bytes: int = DEFAULT_BLOCK_BYTES, thre
 
 
 def iter_block_pieces(path: str | Path, block_bytes: int = DEFAULT_BLOCK_BYTES, threads: int = 1) -> Iterator[list[bytes]]:
-    """The decompressed dump in blocks of whole lines of about ``block_bytes``, each a list of
-    pieces to be joined or copied once (one stream; a line is never split, so a line longer than
-    a block makes a longer block)."""
-    pieces: list[bytes] = []
+    """The decompressed dump in blocks of whole lines (`blocks_of_lines`), one stream."""
+    return blocks_of_lines(decompressed_pieces(Path(path), block_bytes, threads), block_bytes)
+
+
+def blocks_of_lines(pieces: Iterable[bytes], block_bytes: int = DEFAULT_BLOCK_BYTES) -> Iterator[list[bytes]]:
+    """Decompressed pieces regrouped in blocks of whole lines of about ``block_bytes``, each a list
+    of pieces to be joined or copied once (a line is never split, so a line longer than a block
+    makes a longer block)."""
+    pieces_in_block: list[bytes] = []
     size = 0
-    for piece in decompressed_pieces(Path(path), block_bytes, threads):
-        pieces.append(piece)
+    for piece in pieces:
+        pieces_in_block.append(piece)
         size += len(piece)
         if size < block_bytes:
             continue
-        for index in range(len(pieces) - 1, -1, -1):  # the last line end, most often in the last piece
-            cut = pieces[index].rfind(b"\n") + 1
+        for index in range(len(pieces_in_block) - 1, -1, -1):  # the last line end, most often in the last piece
+            cut = pieces_in_block[index].rfind(b"\n") + 1
             if cut:
-                head, tail = pieces[index][:cut], pieces[index][cut:]
-                yield pieces[:index] + [head]
-                pieces, size = ([tail] if tail else []) + pieces[index + 1:], len(tail) + sum(map(len, pieces[index + 1:]))
+                head, tail = pieces_in_block[index][:cut], pieces_in_block[index][cut:]
+                yield pieces_in_block[:index] + [head]
+                rest = pieces_in_block[index + 1:]
+                pieces_in_block, size = ([tail] if tail else []) + rest, len(tail) + sum(map(len, rest))
                 break
     if size:
-        yield pieces
+        yield pieces_in_block
 
 
 def file_ranges(path: str | Path, block_bytes: int = DEFAULT_BLOCK_BYTES, start: int = 0,
@@ -499,18 +508,27 @@ def is_compressed(path: str | Path) -> bool:
 
 
 DEFAULT_CHUNK_BYTES = 256 << 20
-"""A plain-JSON dump is split into chunks of about this many bytes (the bundled sample: one chunk)."""
+"""A dump is split into chunks of about this many bytes of the file as stored (compressed bytes for
+a ``.json.bz2``; the bundled sample: one chunk)."""
 
 
 @dataclass(frozen=True)
 class DumpChunk:
-    """A stretch of a dump that one step reads: plain JSON bytes [start, end), both at line starts;
-    ``end`` None for a compressed dump, read whole as one chunk."""
+    """A stretch of a dump that one step reads. Plain JSON: bytes [start, end), both at line
+    starts. ``.json.bz2`` cut in several: bits [start, end) of the compressed file, both at block
+    starts (`bzip2_blocks`). ``end`` None: the whole file (a ``.json.gz``, or a small ``.bz2``)."""
 
     path: str
     index: int
     start: int = 0
     end: int | None = None
+
+    def describe(self) -> str:
+        """Where the chunk lies, for run logs."""
+        if self.end is None:
+            return "the whole file"
+        unit = "bits (bzip2 blocks)" if Path(self.path).suffix == ".bz2" else "bytes"
+        return f"{unit} {self.start:,}-{self.end:,}"
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -524,20 +542,26 @@ def plan_chunks(path: str | Path, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> lis
     """The chunks that separate steps (processes, machines) can read independently.
 
     Plain JSON: byte ranges of about ``chunk_bytes`` cut at line starts (a seek and one line read
-    per cut). Compressed dumps are one chunk: a gzip stream cannot be entered in the middle without
-    an index built by decompressing it all (what rapidgzip does; within one step a ``.gz`` is still
-    decompressed once and parsed by ``workers`` processes), and cutting a ``.bz2`` at its blocks
-    would need the blocks' bit offsets (indexed_bzip2 finds them only by reading the whole file)
-    plus lines that straddle blocks; inside its step it is decompressed on ``workers`` threads.
+    per cut). ``.json.bz2``: runs of whole bzip2 blocks of about ``chunk_bytes`` compressed bytes
+    (a seek and a scan of about one block per cut; lines straddling two chunks are read by the
+    first, `bzip2_blocks.chunk_pieces`), each decompressed on ``workers`` threads in its step.
+    ``.json.gz``: one chunk, since a gzip stream cannot be entered in the middle without an index
+    built by decompressing it all (what rapidgzip does); within its step it is still decompressed
+    once and parsed by ``workers`` processes.
     """
     if chunk_bytes < 1:
         raise ValueError(f"chunk_bytes must be >= 1, got {chunk_bytes}")
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"Wikidata dump not found: {path}")
+    size = path.stat().st_size
+    if path.suffix == ".bz2" and size > chunk_bytes:
+        starts = bzip2_blocks.plan_cuts(path, chunk_bytes)
+        if len(starts) > 1:
+            return [DumpChunk(str(path), index, start, end)
+                    for index, (start, end) in enumerate(zip(starts, starts[1:] + [8 * size]))]
     if is_compressed(path):
         return [DumpChunk(str(path), 0)]
-    size = path.stat().st_size
     cuts = [0]
     with open(path, "rb") as handle:
         target = chunk_bytes
@@ -934,8 +958,8 @@ def spill_dump(
     writing its rows to Parquet parts in ``work_dir``.
 
     Uncompressed dumps are split into byte ranges that the helpers read themselves; compressed
-    ones are decompressed in one stream here (``.bz2`` on ``workers`` threads) and handed to the
-    helpers in blocks of whole lines. ``chunk``: only that stretch of a plain dump (`plan_chunks`).
+    ones are decompressed here (``.bz2`` on ``workers`` threads) and handed to the helpers in
+    blocks of whole lines. ``chunk``: only that stretch of the dump (`plan_chunks`).
     """
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
@@ -945,23 +969,27 @@ def spill_dump(
         raise FileNotFoundError(f"Wikidata dump not found: {path}")
     stats = ParseStats(workers=workers)
     writer = PartsWriter(work_dir)
-    threads = workers if Path(path).suffix == ".bz2" else 1
+    bzip2 = Path(path).suffix == ".bz2"
+    threads = workers if bzip2 else 1
     helpers = None
     ranged = chunk is not None and chunk.end is not None
-    if ranged and is_compressed(path):
-        raise ValueError(f"a compressed dump is read whole, got the byte range {chunk.start}-{chunk.end} of {path}")
+    if ranged and is_compressed(path) and not bzip2:
+        raise ValueError(f"a .gz dump is read whole, got the range {chunk.start}-{chunk.end} of {path}")
     start, end = (chunk.start, chunk.end) if ranged else (0, None)
-    if workers == 1 and is_compressed(path):
-        results: Iterator[BlockResult] = (parse_pieces(pieces, datatypes)
-                                          for pieces in iter_block_pieces(path, block_bytes, threads))
+    blocks: Iterator[list[bytes]] | None = None
+    if ranged and bzip2:  # whole bzip2 blocks, bits [start, end)
+        blocks = blocks_of_lines(bzip2_blocks.chunk_pieces(path, start, end, chunk.index == 0, threads), block_bytes)
+    elif is_compressed(path):
+        blocks = iter_block_pieces(path, block_bytes, threads)
+    if workers == 1 and blocks is not None:
+        results: Iterator[BlockResult] = (parse_pieces(pieces, datatypes) for pieces in blocks)
     elif workers == 1:  # an uncompressed dump is read range by range into the block buffer
         results = (parse_file_range(str(path), a, b, datatypes) for a, b in file_ranges(path, block_bytes, start, end))
     else:
         tickets = BLOCKS_IN_FLIGHT_PER_HELPER * (workers - 1)
         helpers = _Helpers(workers - 1, tickets)  # this process parses too
-        if is_compressed(path):
-            results = _shared_stream(helpers, iter_block_pieces(path, block_bytes, threads), datatypes, block_bytes,
-                                     tickets)
+        if blocks is not None:
+            results = _shared_stream(helpers, blocks, datatypes, block_bytes, tickets)
         else:
             results = _ranged_stream(helpers, str(path), file_ranges(path, block_bytes, start, end), datatypes,
                                      tickets)
