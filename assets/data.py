@@ -83,7 +83,7 @@ def plan_dump_chunks(context: OpExecutionContext, config: ExtractConfig):
     if config.workers < 0:
         raise ValueError(f"workers must be >= 0 (0 = one per CPU core), got {config.workers}")
     chunks = plan_chunks(config.dump_path, config.chunk_bytes)
-    context.log.info(f"{config.dump_path}: {len(chunks)} chunk(s) of at most ~{config.chunk_bytes:,} bytes")
+    context.log.info(f"{config.dump_path}: {len(chunks)} chunk(s) of about {config.chunk_bytes:,} bytes of the file")
     for chunk in chunks:
         yield DynamicOutput(_record_frame(chunk.index, chunk), mapping_key=f"chunk_{chunk.index}")
 

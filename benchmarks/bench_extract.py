@@ -17,6 +17,11 @@ system), which other jobs on a shared machine do not inflate as much as they inf
 Decompression alone is measured two ways: `zcat` (GNU gzip, the issue's yardstick) and the
 reader's own decompressor (ISA-L's inflate, one stream), several times faster than `zcat`.
 
+With --bz2 the same dump is also written as one bzip2 stream (`bzip2 -9`, as the dumps are) and
+read three ways: whole by one step (indexed_bzip2 threads), and cut at its blocks into chunks
+(`plan_chunks`) read by one process after another or by two processes at once, as two machines
+would (each chunk decoded block by block, `bzip2_blocks`), against `bzip2 -dc` alone.
+
     .venv/bin/python benchmarks/bench_extract.py --out benchmarks/results/bench_extract.txt
 """
 
@@ -43,6 +48,8 @@ CACHE = Path(os.environ.get("WIKIMEM_BENCH_CACHE", Path.home() / ".cache" / "wik
 HUMAN_SHARE = 0.10
 FIRST_NEW_ID = 200_000_000
 FULL_DUMP_GZ_BYTES = 115.2 * 2**30  # latest-all.json.gz, May 2023
+FULL_DUMP_BZ2_BYTES = 76 * 2**30  # latest-all.json.bz2, May 2023
+BZ2_CHUNKS = 8  # the benchmark's .bz2 cut into this many chunks
 FULL_DUMP_ENTITIES = 105_000_000
 PROJECTION_CORES = 16
 
@@ -154,6 +161,17 @@ def run_one(kind: str, path: str, workers: int) -> dict:
     result: dict = {}
     if kind == "decompress":
         result = {"bytes": sum(len(piece) for piece in decompressed_pieces(Path(path)))}
+    elif kind.startswith("chunks"):  # "chunks:i:n": chunks i, i + n, ... of the plan, one after another
+        from wikimem_platform.dump_reader import plan_chunks, read_chunk
+
+        first, step = map(int, kind.split(":")[1:])
+        chunks = plan_chunks(path, Path(path).stat().st_size // BZ2_CHUNKS + 1)[first::step]
+        parts = Path(os.environ["BENCH_PARTS"])
+        spilled = []
+        for chunk in chunks:
+            (parts / f"chunk_{chunk.index}").mkdir(parents=True)
+            spilled.append(read_chunk(chunk, parts / f"chunk_{chunk.index}", workers=workers))
+        result = {"spilled": [(chunk.index, one.to_json()) for chunk, one in zip(chunks, spilled)]}
     elif kind == "full":
         extract = read_dump(path, mode="full")
     else:
@@ -163,7 +181,7 @@ def run_one(kind: str, path: str, workers: int) -> dict:
             extract = assemble_chunks([spilled], path)
             result = {"assemble_seconds": time.perf_counter() - assembly_started,
                       "assemble_cpu": cpu_seconds()[0] - assembly_cpu}
-    if kind != "decompress":
+    if kind != "decompress" and not kind.startswith("chunks"):
         result.update({"humans": len(extract.humans), "claims": len(extract.claims), "lines": extract.stats.lines,
                        "value_aliases": len(extract.value_aliases)})
     main_after, workers_after = cpu_seconds()
@@ -178,6 +196,80 @@ def measure(kind: str, path: Path, workers: int = 1) -> dict:
     if child.returncode != 0:
         raise RuntimeError(f"{command} failed with {child.returncode}")
     return json.loads(child.stdout.strip().splitlines()[-1])
+
+
+def measure_chunk_steps(path: Path, processes: int) -> dict:
+    """The .bz2's chunks read by ``processes`` processes at once (each a share of the chunks, one
+    after another, as chunk steps on separate machines), then assembled here: wall seconds of the
+    pass and of the assembly, and the extract's size."""
+    import tempfile
+
+    from wikimem_platform.dump_reader import SpilledExtract
+    from wikimem_platform.wikidata import assemble_chunks
+
+    with tempfile.TemporaryDirectory(prefix="bench-extract-chunks-") as parts:
+        started = time.perf_counter()
+        children = [subprocess.Popen([sys.executable, __file__, "--run-one", f"chunks:{i}:{processes}", str(path), "1"],
+                                     stdout=subprocess.PIPE, text=True, env={**os.environ, "BENCH_PARTS": parts})
+                    for i in range(processes)]
+        answers = [json.loads(child.communicate()[0].strip().splitlines()[-1]) for child in children]
+        if any(child.returncode for child in children):
+            raise RuntimeError(f"a chunk reader failed: {[child.returncode for child in children]}")
+        passed = time.perf_counter() - started
+        spilled = sorted((index, SpilledExtract.from_json(text)) for answer in answers for index, text in answer["spilled"])
+        extract = assemble_chunks([one for _, one in spilled], path)
+        return {"seconds": time.perf_counter() - started, "pass_seconds": passed, "chunks": len(spilled),
+                "humans": len(extract.humans), "claims": len(extract.claims),
+                "cpu": sum(answer["main_cpu"] + answer["workers_cpu"] for answer in answers),
+                "peak_rss_mb": max(answer["peak_rss_mb"] for answer in answers)}
+
+
+def build_bz2(plain: Path) -> Path:
+    """The plain dump as one bzip2 stream (cached)."""
+    target = plain.with_suffix(".json.bz2")
+    if not target.exists():
+        started = time.perf_counter()
+        partial = target.with_suffix(".partial")
+        subprocess.run(f"bzip2 -9 -c {plain} > {partial}", shell=True, check=True)
+        partial.rename(target)
+        say(f"(built {target.name} with bzip2 -9 in {time.perf_counter() - started:.0f} s)")
+    return target
+
+
+def bench_bz2(plain: Path, mb: float, reference_humans: int, repeats: int) -> None:
+    """The .bz2 section: decompression alone, the whole file in one step, its chunks in one and
+    in two processes, and the projection for the full .bz2 dump over cores and machines."""
+    path = build_bz2(plain)
+    bz2_mb = path.stat().st_size / 1e6
+    alone = tool_seconds("bzip2 -dc", path, repeats)
+    say(f"bz2: {path.name} ({bz2_mb:.0f} MB, ratio {mb / bz2_mb:.1f}); decompression alone (bzip2 -dc, one core): "
+        f"{alone:.1f} s = {mb / alone:.0f} MB/s")
+    whole = paired_runs(path, repeats)
+    for workers, run in whole.items():
+        say(f"reader .json.bz2 whole in one step, {workers} worker{'s' if workers > 1 else ''} (indexed_bzip2 threads): "
+            f"{run['seconds']:.1f} s = {mb / run['seconds']:.0f} MB/s = {alone / run['seconds']:.2f}x bzip2 -dc; "
+            f"CPU s {run['main_cpu'] + run['workers_cpu']:.1f}; peak RSS {run['peak_rss_mb']:.0f} MB")
+    stepped: dict[int, list[dict]] = {1: [], 2: []}
+    for _ in range(repeats):
+        for processes in stepped:
+            stepped[processes].append(measure_chunk_steps(path, processes))
+    stepped_median = {processes: median(runs) for processes, runs in stepped.items()}
+    for processes, run in stepped_median.items():
+        if run["humans"] != reference_humans:
+            raise RuntimeError(f"the chunks gave {run['humans']} humans, the .json.gz {reference_humans}")
+        say(f"reader .json.bz2 in {run['chunks']} chunks at its blocks, {processes} process{'es' if processes > 1 else ''} "
+            f"at once (chunk steps, 1 worker each): {run['seconds']:.1f} s (pass {run['pass_seconds']:.1f} s) = "
+            f"{mb / run['seconds']:.0f} MB/s = {alone / run['seconds']:.2f}x bzip2 -dc; CPU s {run['cpu']:.1f}; "
+            f"peak RSS per process {run['peak_rss_mb']:.0f} MB; {run['humans']:,} humans (as the .json.gz)")
+    ratio = stepped_median[1]["seconds"] / stepped_median[2]["seconds"]
+    say(f"2 chunk processes / 1 (wall): {ratio:.2f}x")
+    per_core = mb / stepped_median[1]["cpu"]  # decode + parse, MB of JSON per CPU second
+    full_mb = FULL_DUMP_BZ2_BYTES / 1e6 * mb / bz2_mb
+    say(f"projection, full dump ({FULL_DUMP_BZ2_BYTES / 2**30:.0f} GiB .json.bz2, ~{full_mb / 1e6:.1f} TB JSON at this "
+        f"file's ratio), from CPU seconds ({per_core:.0f} MB/s per core, decode and parse): one step on "
+        f"{PROJECTION_CORES} cores ~{full_mb / (PROJECTION_CORES * per_core) / 60:.0f} min; chunk steps on 4 machines of "
+        f"{PROJECTION_CORES} cores ~{full_mb / (4 * PROJECTION_CORES * per_core) / 60:.0f} min; bzip2 -dc alone, one core "
+        f"(the single-stream tools' limit): ~{full_mb / (mb / alone) / 3600:.1f} h")
 
 
 def median(runs: list[dict]) -> dict:
@@ -200,12 +292,12 @@ def paired_runs(path: Path, repeats: int) -> dict[int, dict]:
     return {workers: median(measured) for workers, measured in runs.items()}
 
 
-def zcat_seconds(path: Path, repeats: int = 1) -> float:
-    """Median wall seconds of `zcat` to /dev/null."""
+def tool_seconds(tool: str, path: Path, repeats: int = 1) -> float:
+    """Median wall seconds of a decompressing command (`zcat`, `bzip2 -dc`) writing to /dev/null."""
     seconds = []
     for _ in range(repeats):
         started = time.perf_counter()
-        subprocess.run(f"zcat {path} > /dev/null", shell=True, check=True)
+        subprocess.run(f"{tool} {path} > /dev/null", shell=True, check=True)
         seconds.append(time.perf_counter() - started)
     return sorted(seconds)[len(seconds) // 2]
 
@@ -216,6 +308,8 @@ def main() -> None:
     parser.add_argument("--gb", type=float, default=1.05, help="uncompressed size of the built dump (default 1.05 GB)")
     parser.add_argument("--plain", action="store_true", help="also measure the uncompressed .json (byte-range workers)")
     parser.add_argument("--full", action="store_true", help="also time the reference full parse (slow)")
+    parser.add_argument("--bz2", action="store_true",
+                        help="also read the dump as .json.bz2: whole, and cut at its blocks into chunk steps")
     parser.add_argument("--out", default=None, help="also write the output to this file")
     parser.add_argument("--repeats", type=int, default=5, help="runs per configuration, the median reported (default 5)")
     parser.add_argument("--run-one", nargs=3, metavar=("KIND", "PATH", "WORKERS"), help=argparse.SUPPRESS)
@@ -231,13 +325,13 @@ def main() -> None:
     say(f"# .venv/bin/python benchmarks/bench_extract.py {' '.join(sys.argv[1:])}   "
         f"({datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, load average {load:.2f} at start; "
         f"each reader figure the median of {args.repeats} runs)")
-    gz, plain, meta = build_dump(int(args.gb * 1e9), args.plain)
+    gz, plain, meta = build_dump(int(args.gb * 1e9), args.plain or args.bz2)
     mb = meta["bytes"] / 1e6
     say(f"dump: {gz} ({meta['bytes'] / 1e9:.2f} GB JSON, {meta['gz_bytes'] / 1e6:.0f} MB gzip, ratio "
         f"{meta['bytes'] / meta['gz_bytes']:.1f}; {meta['lines']:,} lines, average {meta['bytes'] / meta['lines'] / 1e3:.1f} KB; "
         f"{meta['humans']:,} humans = {meta['humans'] / meta['lines']:.1%}; built in {meta['build_s']} s, cached)")
 
-    zcat = mb / zcat_seconds(gz, args.repeats)
+    zcat = mb / tool_seconds("zcat", gz, args.repeats)
     decompress = median_run("decompress", gz, repeats=args.repeats)
     alone = mb / decompress["seconds"]
     say(f"decompression alone: zcat {zcat:.0f} MB/s; the reader's decompressor (ISA-L inflate, one stream) "
@@ -263,13 +357,15 @@ def main() -> None:
         f"{(runs[1]['seconds'] - serial) / (runs[2]['seconds'] - runs[2]['assemble_seconds']):.2f}x; "
         f"CPU seconds of the 2-process run over one: {two_cpu / one_cpu - 1:+.0%} (hand-over copies, helper start-up)")
     plain_rates = {}
-    if plain:
+    if args.plain:
         for workers, run in paired_runs(plain, args.repeats).items():
             plain_rates[workers] = mb / run["seconds"]
             say(f"reader .json (byte ranges), {workers} worker{'s' if workers > 1 else ''}: {run['seconds']:.1f} s = "
                 f"{plain_rates[workers]:.0f} MB/s; CPU s main {run['main_cpu']:.1f} + workers {run['workers_cpu']:.1f}; "
                 f"peak RSS {run['peak_rss_mb']:.0f} MB")
         say(f"2 workers / 1 worker on .json (wall): {plain_rates[2] / plain_rates[1]:.2f}x")
+    if args.bz2:
+        bench_bz2(plain, mb, runs[1]["humans"], args.repeats)
     if args.full:
         run = measure("full", gz)
         say(f"reference full parse (json.loads, two passes): {run['seconds']:.1f} s = {mb / run['seconds']:.0f} MB/s; "

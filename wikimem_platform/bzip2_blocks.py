@@ -63,9 +63,10 @@ def _bits(data: bytes, first_bit: int, count: int) -> int:
 
 def _is_block_header(data: bytes, bit: int) -> bool:
     """A block magic at ``bit`` is followed by its CRC, a 'randomised' flag that bzip2 has not set
-    since 0.9.5, and ``origPtr`` below the block size: that turns away all but ~1 in 40 of the
-    magics compressed data spells by chance (about one per 2^48 bit positions, i.e. one per
-    ~35 TB; with the check, one per ~1.4 PB; a chance one left makes its block fail to decode)."""
+    since 0.9.5, and ``origPtr`` below the block size: that turns away all but ~1 in 37 of the
+    magics compressed data spells by chance (one per 2^48 bit positions, ~35 TB; with the check,
+    one per ~1.3 PB, so ~1 in 16,000 full 76 GiB dumps; a chance one left makes its block fail
+    to decode, with the block's offset in the error)."""
     start = bit + MAGIC_BITS + BLOCK_CRC_BITS
     end = (start + 25 + 7) // 8
     if end > len(data):
