@@ -19,6 +19,7 @@ from tests.test_dump_reader import assert_same_extract, read_chunks
 from wikimem_platform import bundled
 from wikimem_platform.bzip2_blocks import (
     Bzip2BlockError,
+    block_bounds,
     block_spans,
     chunk_pieces,
     decode_block,
@@ -56,6 +57,9 @@ def test_every_block_is_found_and_decodes_alone(sample_text, tmp_path):
         assert spans[0][0] == 32  # after the 4-byte stream header
         assert b"".join(decode_block(path, start, end) for start, end in spans) == sample_text
         assert sum(start % 8 != 0 for start, _ in spans) > len(spans) // 2  # blocks are not byte-aligned
+        small_windows = list(block_bounds(path, scan_bytes=997))  # magics across the scan's window edges
+        assert small_windows == list(block_bounds(path))
+        assert [bit for bit, is_block in small_windows if not is_block] == [end for _, end in spans if end not in dict(spans)]
 
 
 def test_each_line_belongs_to_one_chunk_wherever_the_blocks_cut_it(tmp_path):

@@ -17,6 +17,7 @@ its last one; the next chunk skips to its first newline. Every line is owned exa
 
 from __future__ import annotations
 
+import bz2
 import os
 from collections import deque
 from collections.abc import Iterator
@@ -34,7 +35,9 @@ BLOCK_CRC_BITS = 32
 MAX_BLOCK_BYTES = 900_000
 """Level 9's block size: a real block's ``origPtr`` (24 bits after its CRC and one flag bit) is below it."""
 SCAN_BYTES = 4 << 20
-"""Compressed bytes scanned for magics at a time."""
+"""Compressed bytes scanned for magics at a time while reading."""
+PLAN_SCAN_BYTES = 256 << 10
+"""... while looking for the next block start at a cut (a real dump's blocks are ~60 kB compressed)."""
 STREAM_HEADER = b"BZh9"  # the largest block size, so that any block fits
 
 
@@ -83,17 +86,17 @@ def _is_stream_end(data: bytes, bit: int, at_end_of_file: bool) -> bool:
     return data[after: after + 3] == STREAM_HEADER[:3]
 
 
-def block_bounds(path: str | Path, start_bit: int = 0) -> Iterator[tuple[int, bool]]:
+def block_bounds(path: str | Path, start_bit: int = 0, scan_bytes: int = SCAN_BYTES) -> Iterator[tuple[int, bool]]:
     """The bit offsets from ``start_bit`` on where a block starts (True) or a stream ends (False),
-    in file order, read SCAN_BYTES at a time."""
+    in file order, read ``scan_bytes`` at a time."""
     tail = 16  # bytes past the window that a magic starting in it and its checks may need
     with open(path, "rb") as handle:
         offset = start_bit // 8
         while True:
             handle.seek(offset)
-            window = handle.read(SCAN_BYTES + tail)
-            last = len(window) < SCAN_BYTES + tail
-            limit = len(window) if last else SCAN_BYTES
+            window = handle.read(scan_bytes + tail)
+            last = len(window) < scan_bytes + tail
+            limit = len(window) if last else scan_bytes
             array = np.frombuffer(window + bytes(tail), np.uint8)
             bounds = [(bit, True) for bit in _magic_positions(array, BLOCK_MAGIC, limit)
                       if _is_block_header(window, bit)]
@@ -104,7 +107,7 @@ def block_bounds(path: str | Path, start_bit: int = 0) -> Iterator[tuple[int, bo
                     yield 8 * offset + bit, is_block
             if last:
                 return
-            offset += SCAN_BYTES
+            offset += scan_bytes
 
 
 def block_spans(path: str | Path, start_bit: int = 0) -> Iterator[tuple[int, int]]:
@@ -122,8 +125,6 @@ def block_spans(path: str | Path, start_bit: int = 0) -> Iterator[tuple[int, int
 
 def decode_block(path: str | Path, start: int, end: int, handle: int | None = None) -> bytes:
     """The block whose bits are [start, end) of the file, decompressed and its CRC checked."""
-    import bz2
-
     first, last = start // 8, (end + 7) // 8
     if handle is None:
         with open(path, "rb") as file:
@@ -208,7 +209,7 @@ def plan_cuts(path: str | Path, chunk_bytes: int) -> list[int]:
     cuts: list[int] = []
     target = 0
     while target < size:
-        start = next((bit for bit, is_block in block_bounds(path, 8 * target) if is_block), None)
+        start = next((bit for bit, is_block in block_bounds(path, 8 * target, PLAN_SCAN_BYTES) if is_block), None)
         if start is None:
             break  # no block starts after target
         if not cuts:
