@@ -23,7 +23,6 @@ from wikimem_platform.bzip2_blocks import (
     block_spans,
     chunk_pieces,
     decode_block,
-    plan_cuts,
 )
 from wikimem_platform.dump_reader import DumpChunk, plan_chunks
 from wikimem_platform.wikidata import assemble_chunks, read_dump
@@ -38,10 +37,8 @@ def write_bz2_streams(path: Path, data: bytes, streams: int = 1, level: int = 1)
 
 def chunk_bytes_of(path: Path, chunk_bytes: int) -> list[bytes]:
     """The bytes each chunk owns, through the library's chunk plan (level-1 blocks)."""
-    starts = plan_cuts(path, chunk_bytes)
-    ends = starts[1:] + [8 * path.stat().st_size]
-    return [b"".join(chunk_pieces(path, start, end, first=index == 0))
-            for index, (start, end) in enumerate(zip(starts, ends))]
+    return [b"".join(chunk_pieces(path, chunk.start, chunk.end, first=chunk.index == 0))
+            for chunk in plan_chunks(path, chunk_bytes)]
 
 
 @pytest.fixture(scope="module")
