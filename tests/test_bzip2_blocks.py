@@ -111,7 +111,7 @@ def test_damaged_or_foreign_bzip2_files_are_clear_errors(sample_text, tmp_path):
     data[middle] ^= 0xFF
     damaged = tmp_path / "damaged.json.bz2"
     damaged.write_bytes(bytes(data))
-    with pytest.raises(Bzip2BlockError, match=rf"damaged\.json\.bz2: the bzip2 block at bit {spans[3][0]:,} "):
+    with pytest.raises(Bzip2BlockError, match=rf"damaged\.json\.bz2: the bzip2 block at bit {spans[3][0]:,} .*read it as one chunk"):
         chunk_bytes_of(damaged, chunk_bytes=1)
     truncated = tmp_path / "truncated.json.bz2"
     truncated.write_bytes(path.read_bytes()[: len(data) // 2])

@@ -145,7 +145,9 @@ def decode_block(path: str | Path, start: int, end: int, handle: int | None = No
         data = decompressor.decompress(STREAM_HEADER + (stream << padding).to_bytes((count + padding) // 8, "big"))
     except OSError as error:
         raise Bzip2BlockError(f"{path}: the bzip2 block at bit {start:,} does not decode ({error}; "
-                              f"a damaged or incomplete download?)") from error
+                              f"a damaged or incomplete download? If `bzip2 -t` finds the file intact, "
+                              f"a chance start mark was taken for a block: read it as one chunk, "
+                              f"chunk_bytes above the file's size)") from error
     if not decompressor.eof:
         raise Bzip2BlockError(f"{path}: the bzip2 block at bit {start:,} is cut short")
     return data
