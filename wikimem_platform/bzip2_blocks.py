@@ -39,6 +39,9 @@ SCAN_BYTES = 4 << 20
 PLAN_SCAN_BYTES = 256 << 10
 """... while looking for the next block start at a cut (a real dump's blocks are ~60 kB compressed)."""
 STREAM_HEADER = b"BZh9"  # the largest block size, so that any block fits
+DAMAGED_BLOCK_ADVICE = ("a damaged or incomplete download? If `bzip2 -t` finds the file intact, a chance "
+                        "start mark was taken for a block: read it as one chunk, chunk_bytes above the file's size")
+"""What a block that fails to decode, or ends early, may mean (a real damage, or a magic that split a block)."""
 
 
 class Bzip2BlockError(OSError):
@@ -145,11 +148,9 @@ def decode_block(path: str | Path, start: int, end: int, handle: int | None = No
         data = decompressor.decompress(STREAM_HEADER + (stream << padding).to_bytes((count + padding) // 8, "big"))
     except OSError as error:
         raise Bzip2BlockError(f"{path}: the bzip2 block at bit {start:,} does not decode ({error}; "
-                              f"a damaged or incomplete download? If `bzip2 -t` finds the file intact, "
-                              f"a chance start mark was taken for a block: read it as one chunk, "
-                              f"chunk_bytes above the file's size)") from error
+                              f"{DAMAGED_BLOCK_ADVICE})") from error
     if not decompressor.eof:
-        raise Bzip2BlockError(f"{path}: the bzip2 block at bit {start:,} is cut short")
+        raise Bzip2BlockError(f"{path}: the bzip2 block at bit {start:,} is cut short ({DAMAGED_BLOCK_ADVICE})")
     return data
 
 
