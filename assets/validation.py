@@ -73,6 +73,8 @@ def planted_validation(
     for row in rates.to_dict("records"):
         for key in ("precision", f"recall_r{config.recall_min_repetitions}plus", "false_positive_rate"):
             numbers[f"{row['flag']}_{key}"] = float(row[key])
+        for key in ("flagged", f"planted_facts_r{config.recall_min_repetitions}plus_scored", "non_member_facts_scored"):
+            numbers[f"{row['flag']}_{key}"] = int(row[key])  # what the shares above are shares of
     numbers["loss_mia_auroc"] = membership["auroc"]
     numbers["loss_mia_auroc_ci_low"] = membership["auroc_ci_low"]
     context.log.info(f"Planted validation for {entry.key}: {numbers}")

@@ -25,13 +25,16 @@ from wikimem_platform import bundled  # noqa: E402
 COHORT_SIZE = 44  # the 44 most-read members (11 x 16, 33 x 4) and the 44 non-members
 
 
-def planted_data_config(cohort_size: int = COHORT_SIZE, per_property: int = 20) -> dict:
-    """Run config pointing the data assets at the bundled planted extract."""
+def planted_data_config(cohort_size: int = COHORT_SIZE, per_property: int = 20, model_dir: Path | None = None) -> dict:
+    """Run config pointing the data assets at a planted model's own extract (its directory holds
+    the people it was trained on: any seed), or at the bundled one (the default world)."""
+    from wikimem_platform.planted.training import DUMP_NAME, WEB_PRESENCE_NAME
+
+    dump, web = (Path(model_dir) / DUMP_NAME, Path(model_dir) / WEB_PRESENCE_NAME) if model_dir else (
+        bundled.PLANTED_DUMP, bundled.PLANTED_WEB_PRESENCE)
     return {
         "ops": {
-            "wikidata_extract": {
-                "config": {"dump_path": str(bundled.PLANTED_DUMP), "web_presence_path": str(bundled.PLANTED_WEB_PRESENCE)}
-            },
+            "wikidata_extract": {"config": {"dump_path": str(dump), "web_presence_path": str(web)}},
             "property_table": {"config": {"min_humans": 50}},
             "subjects": {"config": {"size": cohort_size}},
             "counterfactuals": {"config": {"per_property": per_property}},
@@ -72,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     everything = [*defs.assets, *(defs.asset_checks or [])]
     instance = DagsterInstance.get()
     result = materialize(everything, selection=AssetSelection.groups("data", "canaries"), instance=instance,
-                         resources=defs.resources, run_config=planted_data_config(args.cohort_size))
+                         resources=defs.resources, run_config=planted_data_config(args.cohort_size, model_dir=model_dir))
     if not result.success:
         return 1
     instance.add_dynamic_partitions("models", [entry.key])

@@ -21,45 +21,44 @@ from pathlib import Path
 
 import pytest
 
-from wikimem_platform.planted import default_planted_dir, train_planted_model
-from wikimem_platform.planted.training import (
-    PlantedConfig,
-    TrainConfig,
-    default_short_planted_dir,
-    is_trained,
-    planted_config_hash,
-    short_training_config,
-)
+from tests.trained import planted_model_dir, planted_training_config, planted_world_config
+from wikimem_platform.planted import train_planted_model
+from wikimem_platform.planted.training import is_trained, planted_config_hash
 
 # The first test to use a planted model may wait for its training, which the suite-wide per-test
 # timeout (pyproject, 900 s) also covers: such tests get this one instead.
 PLANTED_TRAINING_TIMEOUT = 3600
-PLANTED_FIXTURES = {"planted_model": default_planted_dir, "short_planted_model": default_short_planted_dir}
-TRAINING_CONFIGS = {"planted_model": TrainConfig, "short_planted_model": short_training_config}
+PLANTED_FIXTURES = ("planted_model", "short_planted_model")
 WAIT_POLL_SECONDS = 2
 THREADS_WHILE_TRAINING = 1
 
+# The child reads the same seed and thread count from the environment it inherits.
 _TRAINER = """
 import logging
 import sys
 logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+from tests.trained import planted_model_dir, planted_training_config, planted_world_config
 from wikimem_platform.planted import train_planted_model
-from wikimem_platform.planted.training import TrainConfig, short_training_config
-configs = {"planted_model": TrainConfig, "short_planted_model": short_training_config}
-for fixture, out_dir in zip(sys.argv[1::2], sys.argv[2::2]):
-    train_planted_model(out_dir, training=configs[fixture]())
+for fixture in sys.argv[1:]:
+    train_planted_model(planted_model_dir(fixture), planted=planted_world_config(),
+                        training=planted_training_config(fixture))
 """
 
 _background: dict = {}
 
 
 def _needs_planted(item) -> set[str]:
-    return PLANTED_FIXTURES.keys() & set(getattr(item, "fixturenames", ()))
+    return set(PLANTED_FIXTURES) & set(getattr(item, "fixturenames", ()))
 
 
 def _is_cached(fixture: str) -> bool:
-    digest = planted_config_hash(PlantedConfig(), TRAINING_CONFIGS[fixture]())
-    return is_trained(PLANTED_FIXTURES[fixture](), digest)
+    digest = planted_config_hash(planted_world_config(), planted_training_config(fixture))
+    return is_trained(planted_model_dir(fixture), digest)
+
+
+def _train(fixture: str) -> Path:
+    return train_planted_model(planted_model_dir(fixture), planted=planted_world_config(),
+                               training=planted_training_config(fixture))
 
 
 def pytest_collection_modifyitems(config, items):
@@ -86,10 +85,12 @@ def pytest_collection_modifyitems(config, items):
 def _start_background_training(fixtures: list[str], log_dir: Path) -> None:
     # The 50-epoch model first: it is the smaller wait.
     fixtures = sorted(fixtures, key=lambda fixture: fixture != "short_planted_model")
-    arguments = [str(part) for fixture in fixtures for part in (fixture, PLANTED_FIXTURES[fixture]())]
     log_path = log_dir / "training.log"
     log = open(log_path, "w", encoding="utf-8")  # noqa: SIM115 - the child writes to it until it ends
-    process = subprocess.Popen([sys.executable, "-c", _TRAINER, *arguments], stdout=log, stderr=subprocess.STDOUT)
+    root = str(Path(__file__).resolve().parents[1])  # `tests.trained` is imported from the checkout
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    process = subprocess.Popen([sys.executable, "-c", _TRAINER, *fixtures], stdout=log, stderr=subprocess.STDOUT,
+                               env=env, cwd=root)
     _background.update(process=process, log=log, log_path=log_path)
     _keep_to_one_core()
 
@@ -145,7 +146,7 @@ def pytest_unconfigure(config):
 def planted_model() -> Path:
     """A trained planted model directory (manifest.json, corpus.jsonl, held_out_biographies.jsonl)."""
     _wait_for_background_training("planted_model")
-    return train_planted_model(default_planted_dir())
+    return _train("planted_model")
 
 
 @pytest.fixture(scope="session")
@@ -153,4 +154,4 @@ def short_planted_model() -> Path:
     """The same planted world trained for 50 epochs (memorization graded by repetitions; about
     2.5 minutes on one core the first time, cached like the default one)."""
     _wait_for_background_training("short_planted_model")
-    return train_planted_model(default_short_planted_dir(), training=short_training_config())
+    return _train("short_planted_model")

@@ -12,12 +12,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.criteria import criterion
+from tests.trained import TEST_SEED
 from wikimem_platform import eme
 from wikimem_platform.eme.soft_prompts import StoredPrompt
 from wikimem_platform.models import default_cache_dir, load_model
 
 # Soft prompts trained for the tests are cached by content hash, as the planted model is.
-CONFIG = eme.EmeConfig(methods=("prefix", "p-tuning"), prefix_lengths=(5,), volumes=(50,), epochs=40)
+# The split and the soft prompts' training follow the run's seed (tests/trained.py).
+CONFIG = eme.EmeConfig(methods=("prefix", "p-tuning"), prefix_lengths=(5,), volumes=(50,), epochs=40,
+                       seed=TEST_SEED, split_seed=TEST_SEED)
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +42,13 @@ def rate(audit, **arm):
     return rows.set_index("repetitions")["hit_rate"]
 
 
+def full_volume(audit, training_data="real") -> int:
+    """Records the full-volume soft prompt of the audited model was trained on (every training
+    person's facts: 184 with the default split; the split follows the run's seed)."""
+    prompts = audit.prompts[(audit.prompts["model_role"] == "audited") & (audit.prompts["training_data"] == training_data)]
+    return int(prompts["n_training"].max())
+
+
 def member_rate(audit, training_data, n_training, method="prefix"):
     """Hit rate of a soft-prompt arm on every evaluated member's prompt (all repetitions)."""
     ex = audit.examples
@@ -54,32 +65,36 @@ def members(series):
 def test_soft_prompts_activate_memorized_facts(planted_eme):
     audit, _, cohorts = planted_eme
     text = rate(audit, model_role="audited", prompt_method="record")
-    soft = rate(audit, model_role="audited", prompt_method="prefix", training_data="real", n_training=184)
+    soft = rate(audit, model_role="audited", prompt_method="prefix", training_data="real", n_training=full_volume(audit))
     print(audit.rates[audit.rates["subset"] == "all"].pivot_table(
         index=["model_role", "prompt_method", "prefix_length", "training_data", "n_training"],
         columns="repetitions", values="hit_rate").round(3).to_string())
     # held-out members: the soft prompt beats the same record prompt without it, at 4 and 16 reads
-    assert (members(soft) - members(text)).loc[[4, 16]].min() > 0.05
+    gain = members(soft) - members(text)
+    criterion("EME: soft prompt minus record hit rate, r = 4", gain.loc[4], ">", 0.05)
+    criterion("EME: soft prompt minus record hit rate, r = 16", gain.loc[16], ">", 0.05)
     # and the rate grows with how often a fact was read in training
-    assert soft.loc[1] < soft.loc[4] < soft.loc[16]
-    assert soft.loc[16] >= 0.4
+    criterion("EME: soft prompt hit rate, r = 4 minus r = 1", soft.loc[4] - soft.loc[1], ">", 0)
+    criterion("EME: soft prompt hit rate, r = 16 minus r = 4", soft.loc[16] - soft.loc[4], ">", 0)
+    criterion("EME: soft prompt hit rate, r = 16", soft.loc[16], ">=", 0.4)
     # non-members' facts stay near zero with the text prompts and the prompts trained on real
     # records; prompts trained on fabricated records teach the model to guess one of the 11
     # values of a property, so they hit about 1 in 11 non-member facts, by chance
     non_member = audit.rates[(audit.rates["subset"] == "all") & (audit.rates["repetitions"] == 0)
                              & (audit.rates["model_role"] == "audited")]
     real = non_member["training_data"] != "fabricated"
-    assert non_member.loc[real, "hit_rate"].max() <= 0.05, non_member[["prompt_method", "training_data", "hit_rate"]]
-    assert non_member.loc[~real, "hit_rate"].max() <= 0.15
+    criterion("EME: non-members' hit rate, highest arm (text and real records)", non_member.loc[real, "hit_rate"].max(),
+              "<=", 0.05, context=non_member[["prompt_method", "training_data", "hit_rate"]])
+    criterion("EME: non-members' hit rate, highest fabricated arm", non_member.loc[~real, "hit_rate"].max(), "<=", 0.15)
 
 
 def test_control_model_learns_nothing_from_the_same_training(planted_eme):
     audit, _, _ = planted_eme
     control = audit.rates[(audit.rates["subset"] == "all") & (audit.rates["model_role"] == "control")]
     assert set(control["prompt_method"]) == {"record", "prefix"}
-    assert control["hit_rate"].max() <= 0.05
+    criterion("EME: control model's hit rate, highest arm", control["hit_rate"].max(), "<=", 0.05)
     trained = audit.prompts.set_index("model_role").loc["control"]
-    assert trained["n_training"] == 184
+    assert trained["n_training"] == full_volume(audit)
 
 
 def test_fabricated_volume_and_ensemble_arms_are_reported(planted_eme):
@@ -87,11 +102,12 @@ def test_fabricated_volume_and_ensemble_arms_are_reported(planted_eme):
     arms = audit.rates[audit.rates["subset"] == "all"][eme.audit.ARM_COLUMNS].drop_duplicates()
     soft = arms[arms["model_role"] == "audited"]
     assert {(d, n) for d, n in zip(soft["training_data"], soft["n_training"])} >= {
-        ("real", 184), ("real", 50), ("fabricated", 50), ("none", 0)}
+        ("real", full_volume(audit)), ("real", 50), ("fabricated", 50), ("none", 0)}
     assert (soft["prompt_method"] == "ensemble").any() and (soft["training_data"] == "fabricated").any()
     # fabricated records activate less than real ones (Zhou et al., Table 1), at both volumes
-    for n_real, n_fabricated in ((184, 183), (50, 50)):
-        assert member_rate(audit, "fabricated", n_fabricated) < member_rate(audit, "real", n_real)
+    for n_real, n_fabricated in ((full_volume(audit), full_volume(audit, "fabricated")), (50, 50)):
+        criterion(f"EME: members' hit rate, real ({n_real}) minus fabricated ({n_fabricated}) records",
+                  member_rate(audit, "real", n_real) - member_rate(audit, "fabricated", n_fabricated), ">", 0)
     # the ensemble picks each answer by agreement or perplexity
     ensemble = audit.examples[audit.examples["prompt_method"] == "ensemble"]
     assert set(ensemble["ensemble_rule"]) <= {"agreement", "perplexity", "none"} and len(ensemble)
@@ -141,7 +157,7 @@ def test_a_request_reuses_the_stored_prompts_for_other_people_only(planted_eme, 
     lm = load_model(str(short_planted_model), device="cpu")
     store = eme.SoftPromptStore(default_cache_dir() / "soft-prompts")
     ex = audit.examples
-    soft = ex[(ex["prompt_method"] == "prefix") & (ex["training_data"] == "real") & (ex["n_training"] == 184)
+    soft = ex[(ex["prompt_method"] == "prefix") & (ex["training_data"] == "real") & (ex["n_training"] == full_volume(audit))
               & (ex["model_role"] == "audited") & ex["hit"].astype(bool) & (ex["repetitions"] == 16)]
     person = soft["subject_qid"].iloc[0]
     found = eme.person_extractions(lm, facts[facts["subject_qid"] == person], store)
@@ -149,7 +165,7 @@ def test_a_request_reuses_the_stored_prompts_for_other_people_only(planted_eme, 
     assert "record" in set(arms["prompt_method"]) and {"prefix", "p-tuning"} <= set(arms["prompt_method"])
     assert set(arms["training_data"]) <= {"none", "real"}  # never a fabricated or control prompt
     # the same prompt through the same stored prompt gives the same answer as in the audit
-    mine = found[(found["prompt_method"] == "prefix") & (found["n_training"] == 184)].set_index("property")
+    mine = found[(found["prompt_method"] == "prefix") & (found["n_training"] == full_volume(audit))].set_index("property")
     for row in soft[soft["subject_qid"] == person].to_dict("records"):
         assert mine.at[row["property"], "output"] == row["output"] and mine.at[row["property"], "hit"]
     # a person who trained the prompts gets the record prompt only

@@ -15,10 +15,11 @@ from dagster import AssetSelection, DagsterInstance, build_sensor_context, mater
 from assets import requests as request_assets
 from assets import scoring as scoring_assets
 from tests.checks import REQUEST_CHECKS
+from tests.criteria import criterion
 from resources import ParquetIOManager, RegistryResource
 from sensors import requests as request_sensors
 from tests.scoring_setup import UPSTREAM, resources
-from tests.test_planted_pipeline import PLANTED_DATA_CONFIG
+from tests.test_planted_pipeline import planted_data_config
 from wikimem_platform.cli import main
 from wikimem_platform.inquiry import StoredResults
 from wikimem_platform.planted import load_manifest, registry_fields
@@ -66,7 +67,7 @@ def test_erasure_is_verified_on_the_unlearned_revision(planted_model, tmp_path, 
     started = time.monotonic()
     loop = Loop(tmp_path)
     base = loop.registry.register(**registry_fields(planted_model))
-    assert materialize(UPSTREAM, instance=loop.instance, resources=loop.resources, run_config=PLANTED_DATA_CONFIG).success
+    assert materialize(UPSTREAM, instance=loop.instance, resources=loop.resources, run_config=planted_data_config(planted_model)).success
     loop.audit_release(base.key)
     cursor = loop.tick().cursor  # the sensor has seen the base release
 
@@ -112,13 +113,16 @@ def test_erasure_is_verified_on_the_unlearned_revision(planted_model, tmp_path, 
     checks = [read_answer(loop.storage, r.id)["verification"] for r in requests]
     assert all(len(c) == 1 and c[0]["before"] == base.key and c[0]["after"] == new.key for c in checks)
     checks = [c[0] for c in checks]
-    for check in checks:  # every fact memorized at threshold before is no longer
-        assert check["counts"]["still memorized"] == 0, check["facts"]
+    # every fact memorized at threshold before is no longer
+    still = sum(c["counts"]["still memorized"] for c in checks)
+    criterion("erasure loop: targeted facts still memorized", still, "==", 0, context=[c["facts"] for c in checks])
     forgotten = sum(c["counts"]["forgotten"] for c in checks)
     assert forgotten == memorized_before
     retain = checks[0]["retain"]
-    assert retain["retain_facts"] >= 10 and retain["utility"] >= 0.90, retain
-    assert all(c["privleak_auroc_after"] < c["privleak_auroc_before"] for c in checks)
+    assert retain["retain_facts"] >= 10, retain
+    criterion("erasure loop: retain utility", retain["utility"], ">=", 0.90, n=retain["retain_facts"], context=retain)
+    criterion("erasure loop: PrivLeak AUROC drop, smallest of the people",
+              min(c["privleak_auroc_before"] - c["privleak_auroc_after"] for c in checks), ">", 0)
 
     # By hand, the same verdict.
     capsys.readouterr()

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 import torch
 
+from tests.criteria import criterion
 from wikimem_platform import membership, mia
 from wikimem_platform.models import LoadedModel, load_model
 
@@ -38,20 +39,20 @@ def planted_attack_table(model_dir: Path, max_per_class: int = 60) -> pd.DataFra
 def test_planted_membership_is_detected(planted_model):
     table = planted_attack_table(planted_model)
     assert set(table["set_kind"]) == {membership.PLANTED_TRAINING}
-    assert table.at["loss", "auroc"] >= 0.95
-    assert table.at["reference", "auroc"] >= 0.5
+    criterion("MIA: loss AUROC, training documents", table.at["loss", "auroc"], ">=", 0.95)
+    criterion("MIA: reference attack AUROC (untrained reference)", table.at["reference", "auroc"], ">=", 0.5)
     assert set(table.index) == {"loss", "zlib", "zlib_total", "min_k", "min_k_pp", "reference", "neighbourhood",
                                 "neighbourhood_pii", "lowercase", "recall", "con_recall", "gradient_norm",
                                 "samia", "bag_of_words"}
     # Members' training documents and non-members' held-out biographies come from one generator:
     # the words alone must not separate them (else every AUROC above would be suspect).
-    assert table.at["bag_of_words", "auroc"] < mia.BLIND_SHIFT_AUROC
+    criterion("MIA: bag-of-words AUROC (the split is fair)", table.at["bag_of_words", "auroc"], "<", mia.BLIND_SHIFT_AUROC)
     # The 3 + 3 prefix texts are not judged with themselves; in 128 positions only the shortest
     # shot fits, and texts too long to follow it are left out (counted, not hidden).
     assert 6 <= table.at["recall", "n_unscored"] < 60
     # Measured 2026-11-24: zlib_total 0.998, gradient norm 0.989, ReCaLL 0.961, lowercase 0.780.
     for attack, floor in {"zlib_total": 0.9, "gradient_norm": 0.9, "recall": 0.8, "lowercase": 0.65}.items():
-        assert table.at[attack, "auroc"] >= floor, (attack, table.at[attack, "auroc"])
+        criterion(f"MIA: {attack} AUROC", table.at[attack, "auroc"], ">=", floor)
 
 
 @pytest.mark.slow
@@ -67,5 +68,6 @@ def test_verbatim_prefixes_of_training_texts_make_the_planted_model_say_the_valu
     examples = crm.build_examples(pd.DataFrame(), paradigms=("verbatim",), verbatim_texts=sample)
     ran = crm.add_cues(generation.run_examples(load_model(planted_model), examples, max_new_tokens=8))
     rates = crm.crm_rates(ran, (0.5,)).set_index(["paradigm", "subset"])["hit_rate"]
-    assert rates[(crm.VERBATIM, "all")] >= 0.7 and rates[(crm.VERBATIM, "cue<0.5")] >= 0.7
-    assert rates[(crm.VERBATIM_HELD_OUT, "all")] <= 0.05
+    criterion("CRM verbatim: hit rate, training texts", rates[(crm.VERBATIM, "all")], ">=", 0.7)
+    criterion("CRM verbatim: hit rate, training texts with cue < 0.5", rates[(crm.VERBATIM, "cue<0.5")], ">=", 0.7)
+    criterion("CRM verbatim: hit rate, held-out texts", rates[(crm.VERBATIM_HELD_OUT, "all")], "<=", 0.05)

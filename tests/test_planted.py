@@ -18,6 +18,8 @@ from wikimem_platform.planted import (
     PlantedConfig,
     PlantedPerson,
     TrainConfig,
+    background_documents,
+    background_people,
     build_corpus,
     facts_frame,
     generate_world,
@@ -27,7 +29,7 @@ from wikimem_platform.planted import (
     write_planted_dump,
     write_web_presence,
 )
-from wikimem_platform.planted.generator import sample_names
+from wikimem_platform.planted.generator import background_name_parts, sample_names
 from wikimem_platform.planted.shapes import SHAPES, fill
 
 # Two 7 x 7 blocks: 14 + 28 + 14 members, 42 non-members.
@@ -145,6 +147,43 @@ def test_each_epoch_restates_the_same_facts_in_new_wordings(world):
         assert all(f.value_label.casefold() in document.text.casefold() for f in people[document.qid].facts)
 
 
+def test_background_people_are_new_every_epoch_and_tell_nothing_about_the_world(world):
+    """Background people: name parts no world person has (from the world's share of the name
+    lists), the world's values, one biography each, a new draw every epoch (so none is learnt),
+    never a world person's name or a sample human's."""
+    config = replace(SMALL, background_people=60)
+    first = background_people(world.people, config, epoch=0)
+    again = background_people(world.people, config, epoch=0)
+    later = background_people(world.people, config, epoch=1)
+    assert first == again and len(first) == 60 and first != later
+    world_parts = {p.given_name for p in world.people} | {p.family_name for p in world.people}
+    given, family = background_name_parts(world.people, config)
+    allowed = {name for _, name, _ in given} | {name for _, name in family}
+    for person in first + later:
+        assert not {person.given_name, person.family_name} & world_parts
+        assert {person.given_name, person.family_name} <= allowed
+        assert person.qid == "" and not person.member
+        assert _norm(person.label) not in sample_names()
+    assert not {_norm(p.label) for p in first} & {_norm(p.label) for p in world.people}
+    world_values = {(f.property, f.value) for p in world.people for f in p.facts}
+    drawn = [(f.property, f.value) for p in first + later for f in p.facts]
+    assert set(drawn) <= world_values
+    assert len(set(drawn)) >= 0.9 * len(world_values)  # uniform over the world's values, not a few of them
+    documents = background_documents(world.people, config, epoch=0)
+    assert [d.qid for d in documents] == [""] * 60
+    for person, document in zip(first, documents):
+        assert document.text.count(person.label) == len(person.facts)
+        assert all(f.value_label.casefold() in document.text.casefold() for f in person.facts)
+    assert background_documents(world.people, replace(SMALL, background_people=0), epoch=0) == []
+
+
+def test_background_people_change_neither_the_world_nor_its_corpus():
+    """They are read in training only (the trainer adds them per epoch; the manifest counts them)."""
+    without = generate_world(replace(SMALL, background_people=0))
+    world = generate_world(replace(SMALL, background_people=20))
+    assert world.people == without.people and world.documents == without.documents
+
+
 def test_values_are_real_sample_values_and_members_share_the_non_members_vocabulary(world):
     sample = wikidata.read_dump(bundled.SAMPLE_DUMP).claims
     real = set(zip(sample["property"], sample["value"], sample["value_label"]))
@@ -252,6 +291,7 @@ def test_manifest_records_people_facts_and_training(tiny_model):
     assert manifest["corpus"]["documents"] == 14 + 4 * 28 + 16 * 14
     assert manifest["corpus"]["members_by_repetitions"] == {"1": 14, "4": 28, "16": 14}
     assert len(manifest["training"]["epoch_losses"]) == 1 and manifest["training"]["final_loss"] > 0
+    assert manifest["corpus"]["background_people_per_epoch"] == SMALL.background_people
     assert [p["property"] for p in manifest["properties"]] == list(SMALL.properties)
     assert manifest["properties"][0]["label"] == "occupation"
     corpus = [json.loads(line) for line in (out / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]

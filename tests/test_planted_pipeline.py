@@ -16,6 +16,7 @@ from assets import probes as probe_assets
 from assets import scoring as scoring_assets
 from assets import validation as validation_assets
 from tests.checks import PROBE_CHECKS, SCORING_CHECKS
+from tests.criteria import criterion
 from tests.scoring_setup import UPSTREAM, resources
 from tests.checks import CANARY_CHECKS
 from tests.checks import DATA_CHECKS
@@ -29,9 +30,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import build_planted_sample  # noqa: E402
 import validate_planted  # noqa: E402
 
-# Top 44 by web presence = the most-repeated members (all 11 read 16 times, 33 of the 44 read 4
-# times), bottom 44 = all the non-members; every candidate value of the world (11 per property).
-PLANTED_DATA_CONFIG = validate_planted.planted_data_config(cohort_size=44, per_property=20)
+
+def planted_data_config(model_dir: Path) -> dict:
+    """The data assets on the planted model's own people. Top 44 by web presence = the most-repeated
+    members (all 11 read 16 times, 33 of the 44 read 4 times), bottom 44 = all the non-members;
+    every candidate value of the world (11 per property)."""
+    return validate_planted.planted_data_config(cohort_size=44, per_property=20, model_dir=model_dir)
 
 
 def test_bundled_planted_extract_is_the_default_world(tmp_path):
@@ -56,7 +60,7 @@ def planted_audit(planted_model, tmp_path_factory):
     entry = Registry(url).register(**registry_fields(planted_model))
     with DagsterInstance.ephemeral() as instance:
         upstream = materialize([*UPSTREAM, *DATA_CHECKS, *CANARY_CHECKS], instance=instance,
-                               resources=resources(tmp_path, url), run_config=PLANTED_DATA_CONFIG)
+                               resources=resources(tmp_path, url), run_config=planted_data_config(planted_model))
         instance.add_dynamic_partitions("models", [entry.key])
         scored = materialize(
             [*UPSTREAM, scoring_assets.scores, scoring_assets.memorization, validation_assets.planted_validation,
@@ -81,8 +85,9 @@ def test_eme_probe_on_the_planted_model(planted_audit):
     assert meta["ground_truth"].value == "planted"
     examples = planted_probe.asset_value("eme_probe")
     rates = examples[examples["repetitions"] > 0].groupby(["prompt_method", "repetitions"])["hit"].mean()
-    assert rates[("prefix", 16)] > rates[("record", 16)] + 0.2
-    assert examples.loc[examples["repetitions"] == 0, "hit"].mean() <= 0.05
+    criterion("eme_probe asset: prefix - record hit rate, r = 16", rates[("prefix", 16)] - rates[("record", 16)], ">", 0.2)
+    non_members = examples.loc[examples["repetitions"] == 0, "hit"]
+    criterion("eme_probe asset: non-members' hit rate", non_members.mean(), "<=", 0.05, n=len(non_members))
     assert Path(meta["plot"].value).is_file()
 
 
@@ -106,19 +111,19 @@ def _validation_numbers(scored) -> dict:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason=(
-    "recall at M >= 0.8 on facts read >= 4 times depends on the CPU the planted model was trained on: 0.926 where "
-    "it was measured (stop 10), 0.864 on the 2026-11-23 machine (same versions; the pre-session commit fails the same "
-    "way), 0.852 with 400 epochs, 0.875 with batch 16 — the planted design needs more margin (issue 5 reopened in the note)"))
 def test_audit_finds_what_was_planted_and_nothing_else(planted_audit):
     """The acceptance, on the threshold flag (M >= 0.8): precision >= 0.95, recall >= 0.90 on
     facts read >= 4 times per epoch, false-positive rate <= 2 % on non-members' facts, and the
     loss attack's AUROC >= 0.95 on held-out biographies of members vs non-members."""
     numbers = _validation_numbers(planted_audit[1])
-    assert numbers["at_threshold_precision"] >= 0.95, numbers
-    assert numbers["at_threshold_recall_r4plus"] >= 0.90, numbers
-    assert numbers["at_threshold_false_positive_rate"] <= 0.02, numbers
-    assert numbers["loss_mia_auroc"] >= 0.95, numbers
+    flagged, strong, negatives = (int(numbers[k]) for k in (
+        "at_threshold_flagged", "at_threshold_planted_facts_r4plus_scored", "at_threshold_non_member_facts_scored"))
+    criterion("audit: precision at M >= 0.8", numbers["at_threshold_precision"], ">=", 0.95, n=flagged, context=numbers)
+    criterion("audit: recall at M >= 0.8, facts read >= 4 times", numbers["at_threshold_recall_r4plus"], ">=", 0.90,
+              n=strong, context=numbers)
+    criterion("audit: false-positive rate on non-members' facts", numbers["at_threshold_false_positive_rate"], "<=", 0.02,
+              n=negatives, context=numbers)
+    criterion("audit: loss attack AUROC, held-out biographies", numbers["loss_mia_auroc"], ">=", 0.95, context=numbers)
 
 
 @pytest.mark.slow
@@ -128,9 +133,12 @@ def test_recall_grows_with_repetitions_and_non_members_stay_below_chance(planted
     scored = planted_audit[1]
     table = scored.asset_value("planted_validation").set_index("repetitions")
     assert set(table.index) == {0, 4, 16}
-    assert table.loc[16, "at_threshold_rate"] >= table.loc[4, "at_threshold_rate"] > table.loc[0, "at_threshold_rate"]
+    rate = table["at_threshold_rate"]
+    criterion("audit: flagged share, r = 16 minus r = 4", rate[16] - rate[4], ">=", 0)
+    criterion("audit: flagged share, r = 4 minus non-members", rate[4] - rate[0], ">", 0)
     pairs = scored.asset_value("memorization")
-    assert table.loc[0, "mean_M"] < 1 / pairs["n_candidates"].min()
+    criterion("audit: non-members' mean M below chance (1 / candidates)", table.loc[0, "mean_M"], "<",
+              1 / pairs["n_candidates"].min())
 
 
 @pytest.mark.slow
@@ -154,9 +162,11 @@ def test_most_wordings_tell_members_from_non_members_and_the_best_on_dev_holds_o
     wordings = result.wordings
     assert wordings["member_auc"].notna().all() and wordings["template"].notna().all()
     assert set(wordings.loc[wordings["kind"] == CONTEXTUALIZED, "variant_id"]) == {wordings["variant_id"].max()}
-    assert (wordings["member_auc"] > 0.5).mean() >= 0.9, wordings
+    above = wordings["member_auc"] > 0.5
+    criterion("wording: share of wordings with member AUC > 0.5", above.mean(), ">=", 0.9, n=len(above))
     best = result.strategies[result.strategies["strategy"] == BEST_WORDING].set_index("property")["member_auc_test"]
-    assert best[ALL_PROPERTIES] > 0.5 and (best > 0.5).all(), best
+    criterion("wording: member AUC on test of the best dev wording (all properties)", best[ALL_PROPERTIES], ">", 0.5)
+    criterion("wording: member AUC on test of the best dev wording (worst property)", best.min(), ">", 0.5)
 
 
 def test_planted_model_audited_on_real_subjects_writes_nothing(planted_model, tmp_path):
@@ -211,6 +221,7 @@ def test_calibration_study_on_the_planted_model(planted_audit, tmp_path):
     assert meta["sentences_computed"] > 0
     assert list(table.index) == [setting.name for setting in calibration.SETTINGS]
     assert table["n_pairs_positive"].gt(0).all() and table["n_pairs_negative"].gt(0).all()
-    assert (table[calibration.SEPARATION_TIEBREAK] > 0.8).all(), table
-    assert table["rank1_rate_positive"].gt(table["rank1_rate_negative"]).all(), table
+    criterion("calibration study: lowest separation over settings", table[calibration.SEPARATION_TIEBREAK].min(), ">", 0.8)
+    criterion("calibration study: rank-1 rate, members minus non-members (lowest setting)",
+              (table["rank1_rate_positive"] - table["rank1_rate_negative"]).min(), ">", 0)
     assert table.loc[meta["best_setting"], calibration.SEPARATION] >= table.loc[calibration.PAPER_SETTING, calibration.SEPARATION]

@@ -5,7 +5,9 @@ import pytest
 
 from wikimem_platform.models import load_model
 from wikimem_platform.nll import score_sentences
-from wikimem_platform.planted import PlantedConfig, generate_world
+from tests.criteria import criterion
+from tests.trained import planted_world_config
+from wikimem_platform.planted import generate_world
 from wikimem_platform.unlearning.methods import UNLEARNING_MANIFEST, UnlearnConfig, unlearn, unlearned_revision
 
 LABELS = {"P106": "occupation", "P27": "country of citizenship", "P19": "place of birth", "P108": "employer"}
@@ -37,7 +39,7 @@ def ranked_first(lm, people, vocabulary) -> dict[tuple[str, str], bool]:
 @pytest.mark.slow
 @pytest.mark.parametrize("method", ["npo", "gradient_ascent"])
 def test_unlearning_forgets_three_members_and_keeps_the_rest(planted_model, tmp_path, method):
-    world = generate_world(PlantedConfig())
+    world = generate_world(planted_world_config())
     most_read = [p for p in world.members if p.repetitions == 16]
     forget_people, retain_people = most_read[:3], most_read[3:]
     before_lm = load_model(str(planted_model), device="cpu")
@@ -47,20 +49,59 @@ def test_unlearning_forgets_three_members_and_keeps_the_rest(planted_model, tmp_
 
     forget_texts = [t for p in forget_people for t in sentences(p, lambda f: f.value_label)]
     retain_texts = [t for p in retain_people for t in sentences(p, lambda f: f.value_label)]
+    # what the ranking above reads for the retain people: every wording with every value
+    ranking = [w.format(name=p.label, label=LABELS.get(f.property, f.property), value=v.label)
+               for p in retain_people for f in p.facts for w in WORDINGS for v in world.vocabulary[f.property]]
     result = unlearn(planted_model, forget_texts, retain_texts, tmp_path / method,
-                     UnlearnConfig(method=method, seed=0), forget_sha256="ab" * 32, log=lambda m: None)
+                     UnlearnConfig(method=method, seed=0), forget_sha256="ab" * 32, log=lambda m: None,
+                     ranking_texts=ranking)
     assert (result.model_dir / UNLEARNING_MANIFEST).is_file() and (result.model_dir / "manifest.json").is_file()
     assert result.manifest["config"]["method"] == method and result.manifest["forget_sha256"] == "ab" * 32
 
     after_lm = load_model(str(result.model_dir), device="cpu")
     after_forget = ranked_first(after_lm, forget_people, world.vocabulary)
     after_retain = ranked_first(after_lm, retain_people, world.vocabulary)
-    assert sum(after_forget.values()) == 0, after_forget  # every forgotten fact lost its first rank
+    # every forgotten fact lost its first rank
+    criterion(f"unlearning ({method}): forgotten facts still ranked first", sum(after_forget.values()), "==", 0,
+              context=after_forget)
     kept = [after_retain[k] for k, was in before_retain.items() if was]
-    assert sum(kept) >= 0.9 * len(kept), f"retained {sum(kept)}/{len(kept)}"
+    criterion(f"unlearning ({method}): retain facts still ranked first", sum(kept) / len(kept), ">=", 0.9, n=len(kept))
 
 
 def test_config_is_validated_and_revisions_name_the_method():
     with pytest.raises(ValueError, match="npo, gradient_ascent"):
         UnlearnConfig(method="fine-tune").validate()
     assert unlearned_revision("abc123", "f" * 64, "gradient_ascent") == "abc123-gradientascent-ffffffff"
+    with pytest.raises(ValueError, match="nll\\+kl, nll"):
+        UnlearnConfig(retain_loss="kl").validate()
+    with pytest.raises(ValueError, match="kl_weight"):
+        UnlearnConfig(kl_weight=-1).validate()
+
+
+def test_the_ranking_kl_needs_the_sentences_an_audit_ranks(tmp_path):
+    """retain_loss 'nll+kl' without ranking texts is refused before any model is loaded."""
+    with pytest.raises(ValueError, match="ranking_texts"):
+        unlearn(tmp_path / "no-model", ["a forget text"], ["a retain text"], tmp_path / "out", UnlearnConfig())
+
+
+def test_ranking_texts_fill_every_retain_wording_with_every_value_for_the_person_and_look_alikes():
+    import pandas as pd
+
+    from wikimem_platform.canaries.names import similar_names
+    from wikimem_platform.unlearning.export import FACT_COLUMNS, ExportSets, PropertyQuestions, ranking_texts
+
+    def facts(rows):
+        return pd.DataFrame([dict(zip(["subject_qid", "subject_label", "property", "value_label"], r),
+                                  property_label="occupation", value="Q", M=1.0) for r in rows]).reindex(columns=FACT_COLUMNS)
+
+    sets = ExportSets(forget=facts([("Q1", "Ada Lovelace", "P106", "mathematician")]),
+                      retain=facts([("Q2", "Tomasz Gómez", "P106", "chemist")]),
+                      questions={"P106": PropertyQuestions("", (), ("{subject}'s occupation is {value}.",
+                                                                    "{value} is {subject}'s job."))},
+                      perturbed={("Q1", "P106"): ["poet"]}, source={})
+    texts = ranking_texts(sets)
+    names = ["Tomasz Gómez", *similar_names("Tomasz Gómez")]
+    assert len(names) == 3 and len(texts) == 2 * 3 * 3  # wordings x values x names
+    assert "Tomasz Gómez's occupation is mathematician." in texts and "Poet is Tomasz Gómez's job." in texts
+    assert f"{names[1]}'s occupation is chemist." in texts
+    assert not any("Ada Lovelace" in t for t in texts)  # only retain people are kept

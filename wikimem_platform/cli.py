@@ -30,7 +30,7 @@ from wikimem_platform.subject_requests import answer, intake, reference
 from wikimem_platform.unlearning import export as unlearning_export
 from wikimem_platform.unlearning import stored as unlearning_stored
 from wikimem_platform.unlearning import verify as unlearning_verify
-from wikimem_platform.unlearning.methods import METHODS, UnlearnConfig
+from wikimem_platform.unlearning.methods import METHODS, RETAIN_LOSSES, UnlearnConfig
 
 # The demo: the bundled Wikidata sample with every data default (100 + 100 subjects, 100
 # counterfactuals per property), and a narrow audit so it ends within ~15 minutes on 2 CPU cores.
@@ -349,16 +349,19 @@ def cmd_unlearn(args) -> int:
         print(f"error: {error.args[0] if isinstance(error, KeyError) else error}", file=sys.stderr)
         return 2
     forget_texts, retain_texts = unlearning_export.texts_for_training(sets)
+    ranking_texts = unlearning_export.ranking_texts(sets) if args.retain_loss == "nll+kl" else []
     revision = methods.unlearned_revision(base.revision, sets.forget_hash(), args.method)
     out = Path(args.out) if args.out else Path(base.source).parent / f"{base.name}-{revision}"
     config = UnlearnConfig(method=args.method, steps=args.steps, learning_rate=args.learning_rate, batch_size=args.batch_size,
-                           beta=args.beta, retain_weight=args.retain_weight, seed=args.seed)
-    print(f"{base.key}: {args.method}, {args.steps} steps on {len(forget_texts)} forget and {len(retain_texts)} retain texts")
+                           beta=args.beta, retain_weight=args.retain_weight, retain_loss=args.retain_loss,
+                           kl_weight=args.kl_weight, seed=args.seed)
+    print(f"{base.key}: {args.method}, {args.steps} steps on {len(forget_texts)} forget and {len(retain_texts)} retain texts"
+          + (f" ({len(ranking_texts)} ranking texts for the KL)" if ranking_texts else ""))
     with tqdm(total=args.steps, desc="unlearning", unit="step") as bar:
         result = methods.unlearn(base.source, forget_texts, retain_texts, out, config, sets.forget_hash(),
                                  retain_facts=list(zip(sets.retain["subject_qid"], sets.retain["property"])),
                                  log=lambda message: bar.set_postfix_str(message.split(": ", 1)[-1]),
-                                 progress=lambda done, total: bar.update(done - bar.n))
+                                 progress=lambda done, total: bar.update(done - bar.n), ranking_texts=ranking_texts)
     print(f"written to {result.model_dir} in {result.manifest['seconds']} s")
     if args.no_register:
         return 0
@@ -569,7 +572,11 @@ def build_parser() -> argparse.ArgumentParser:
     unlearn.add_argument("--batch-size", type=int, default=UnlearnConfig.batch_size, help="texts per step, forget and retain each")
     unlearn.add_argument("--beta", type=float, default=UnlearnConfig.beta, help="NPO's inverse temperature")
     unlearn.add_argument("--retain-weight", type=float, default=UnlearnConfig.retain_weight,
-                         help="weight of the retain loss (gradient difference); 0 = forget loss alone")
+                         help="weight of the retain texts' NLL (gradient difference)")
+    unlearn.add_argument("--retain-loss", choices=list(RETAIN_LOSSES), default=UnlearnConfig.retain_loss,
+                         help="nll+kl: the retain NLL plus KL to the original model on the sentences an audit ranks for "
+                              "each retain fact (competing values, look-alike names); nll: the retain NLL alone")
+    unlearn.add_argument("--kl-weight", type=float, default=UnlearnConfig.kl_weight, help="weight of the ranking KL")
     unlearn.add_argument("--seed", type=int, default=0)
     unlearn.add_argument("--out", help="the new model directory (default: beside the base model)")
     unlearn.add_argument("--no-register", action="store_true", help="write the model, do not register it")

@@ -1,7 +1,8 @@
 """A model with known ground truth: fictional people, facts planted a known number of times.
 
 - ``generate_world(PlantedConfig(...))`` -> people (members / non-members), their facts (real
-  values of the bundled sample) and the members' biography corpus; seeded.
+  values of the bundled sample) and the members' biography corpus; seeded. ``background_documents``
+  -> the biographies of the people drawn anew for each training epoch besides them.
 - ``train_planted_model(out_dir, seed=0)`` -> a tiny GPT-2 + byte-level BPE tokenizer trained on
   that corpus, as a Hugging Face directory with ``manifest.json``; cached by config hash.
 - ``write_planted_dump(people, path)`` / ``write_web_presence`` -> the planted facts as a
@@ -18,6 +19,8 @@ from wikimem_platform.planted.generator import (
     PlantedPerson,
     PlantedValue,
     PlantedWorld,
+    background_documents,
+    background_people,
     build_corpus,
     facts_frame,
     generate_people,
@@ -50,6 +53,8 @@ __all__ = [
     "PlantedValue",
     "PlantedWorld",
     "TrainConfig",
+    "background_documents",
+    "background_people",
     "build_corpus",
     "default_planted_dir",
     "facts_frame",

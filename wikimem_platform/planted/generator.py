@@ -4,8 +4,10 @@ The point is exact ground truth: a *member* appears in exactly ``repetitions`` t
 documents (each of which states every one of their facts once, in freshly drawn wordings), a
 *non-member* in none. Both groups draw names from the same lists and values from the same real
 value vocabulary (the most common values of each property among the bundled sample's humans,
-uniformly), so nothing but training separates them. Everything is seeded: the same config gives
-the same people, values and corpus.
+uniformly), so nothing but training separates them. Besides them, every training epoch reads
+about *background people* drawn anew for that epoch (`background_people`): the rest of the
+population a real model has read about, never audited. Everything is seeded: the same config
+gives the same people, values and corpus.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ SUPPORTED_PROPERTIES: tuple[str, ...] = tuple(WORDINGS)
 # planted QID can never be confused with a real entity.
 FIRST_SYNTHETIC_QID = 9_000_000_001
 # Bump when the generation or the training procedure changes (part of a trained model's cache key).
-GENERATOR_VERSION = 8
+GENERATOR_VERSION = 9
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,9 @@ class PlantedConfig:
     given_names_per_gender: int = 6
     family_names_per_culture: int = 10
     first_qid: int = FIRST_SYNTHETIC_QID
+    # Background people: every epoch the trainer also reads one biography each of this many
+    # people drawn anew (see `background_documents`): never audited, never in the world.
+    background_people: int = 110
 
     def __post_init__(self) -> None:
         unknown = [p for p in self.properties if p not in WORDINGS]
@@ -68,6 +73,8 @@ class PlantedConfig:
                 f"members per repetition level and n_non_members must be multiples of {b}, "
                 f"their sum a multiple of {b * b}: {self.member_repetitions}, n_non_members={self.n_non_members}"
             )
+        if self.background_people < 0:
+            raise ValueError(f"background_people must be >= 0, got {self.background_people}")
         if self.values_per_property < b:
             raise ValueError(f"values_per_property ({self.values_per_property}) must be >= block_size ({b})")
         object.__setattr__(self, "properties", tuple(self.properties))
@@ -390,6 +397,63 @@ def held_out_biographies(people: list[PlantedPerson], seed: int = 0) -> list[Doc
     member's facts were seen, this exact text maybe not; a non-member's never)."""
     rng = _rng(seed, "held-out")
     return [Document(p.qid, _documents_for(p, 1, rng)[0]) for p in people]
+
+
+def background_people(world_people: list[PlantedPerson], config: PlantedConfig, epoch: int = 0) -> list[PlantedPerson]:
+    """``config.background_people`` people the model reads about once, drawn anew for every epoch.
+
+    A real model has read about countless people besides any one audited person; a world of
+    121 names only would leave every other name out of its experience, and WikiMem's look-alike
+    names S(h) ("Zsamot Gómez" for "Tomasz Gómez") would then read as noise rather than as
+    "someone the model knows nothing about". Background people teach that: names combined from
+    the world's own share of the naming cultures' given and family names (`name_subsets`) that
+    no world person uses (so a name part tells nothing about a world person), values uniform over
+    the world's values of each property, one biography each per epoch and a new draw every epoch,
+    so no background fact is learnt. They have no QID and are never audited."""
+    count = config.background_people
+    if count <= 0:
+        return []
+    rng = _rng(config.seed, f"background-{epoch}")
+    given, family = background_name_parts(world_people, config)
+    values: dict[str, list[PlantedFact]] = {}
+    for person in world_people:
+        for fact in person.facts:
+            values.setdefault(fact.property, [])
+            if fact not in values[fact.property]:
+                values[fact.property].append(fact)
+    for facts in values.values():
+        facts.sort(key=lambda f: f.value)
+    world_names = {_norm(p.label) for p in world_people}
+    forbidden = sample_names()
+    people: list[PlantedPerson] = []
+    while len(people) < count:
+        given_culture, given_name, female = given[int(rng.integers(len(given)))]
+        family_culture, family_name = family[int(rng.integers(len(family)))]
+        label = _full_name(given_name, given_culture, family_name, family_culture)
+        if _norm(label) in world_names or _norm(label) in forbidden:
+            continue
+        facts = tuple(facts[int(rng.integers(len(facts)))] for facts in values.values())
+        people.append(PlantedPerson(qid="", label=label, culture=given_culture.name, female=female, member=False,
+                                    repetitions=1, facts=facts, given_name=given_name, family_name=family_name,
+                                    family_culture=family_culture.name))
+    return people
+
+
+def background_name_parts(world_people: list[PlantedPerson], config: PlantedConfig):
+    """(given names as (culture, name, female), family names as (culture, name)) of the world's
+    name subsets that no world person uses: the parts background people are made of."""
+    taken = {p.given_name for p in world_people} | {p.family_name for p in world_people}
+    cultures = name_subsets(config)
+    given = [(c, name, female) for c in cultures for names, female in ((c.female, True), (c.male, False))
+             for name in names if name not in taken]
+    family = [(c, name) for c in cultures for name in c.family if isinstance(name, str) and name not in taken]
+    return given, family
+
+
+def background_documents(world_people: list[PlantedPerson], config: PlantedConfig, epoch: int = 0) -> list[Document]:
+    """One biography each of an epoch's background people (see `background_people`), qid ''."""
+    rng = _rng(config.seed, f"background-documents-{epoch}")
+    return [Document("", _documents_for(person, 1, rng)[0]) for person in background_people(world_people, config, epoch)]
 
 
 def generate_world(config: PlantedConfig | None = None) -> PlantedWorld:

@@ -23,6 +23,8 @@ import numpy as np
 
 from wikimem_platform.planted.generator import (
     Document,
+    background_documents,
+    background_name_parts,
     build_corpus,
     PlantedConfig,
     PlantedWorld,
@@ -222,6 +224,7 @@ def train_model(world: PlantedWorld, tokenizer, config: TrainConfig, progress: P
             documents = world.documents
             if config.augment and epoch > 0:
                 documents = build_corpus(world.people, world.config.seed, epoch=epoch)
+            documents = documents + background_documents(world.people, world.config, epoch)
             texts = training_texts(documents, config.train_unit, config.seed + epoch)
             return _encode_texts(tokenizer, texts, config.n_positions)
 
@@ -386,6 +389,11 @@ def _manifest(world: PlantedWorld, tokenizer, planted: PlantedConfig, training: 
             "members_by_repetitions": by_repetition,
             "epochs": training.epochs,
             "augment": training.augment,
+            "background_people_per_epoch": planted.background_people,
+            "background_note": (
+                "besides the members' documents, every epoch holds one biography each of that many people drawn anew "
+                "(names from parts no world person uses, values uniform over the world's): never audited, not in the dump"
+            ),
             "fact_mentions": (
                 "every document about a member states each of their facts once: `repetitions` documents "
                 + (
@@ -445,8 +453,13 @@ def train_planted_model(
     # Every person's name is in the tokenizer's corpus (members' and non-members' alike), as
     # a real tokenizer is trained on far more text than the model: otherwise a non-member's name
     # would split into more, rarer tokens, and membership would show in the vocabulary.
+    # Every name part a document can hold is in the tokenizer's corpus: background people are
+    # drawn anew every epoch, from the parts `background_name_parts` lists.
+    given, family = background_name_parts(world.people, planted) if planted.background_people else ([], [])
     tokenizer = train_tokenizer(
-        training_texts(world.documents, "document") + [person.label for person in world.people], training.vocab_size
+        training_texts(world.documents, "document") + [person.label for person in world.people]
+        + [name for _, name, _ in given] + [name for _, name in family],
+        training.vocab_size,
     )
     model, record = train_model(world, tokenizer, training, progress)
     held_out = held_out_biographies(world.people, planted.seed)

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from wikimem_platform.canaries.names import similar_names
 from wikimem_platform.canaries.text import SUBJECT, VALUE, render
 from wikimem_platform.inquiry import json_scalar
 from wikimem_platform.labels import normalize_label
@@ -263,6 +264,27 @@ def read_export(out_dir: str | os.PathLike) -> tuple[dict, dict[str, list[dict]]
 def texts_for_training(sets: ExportSets) -> tuple[list[str], list[str]]:
     """(forget texts, retain texts): the canary sentences stating each fact, for unlearning."""
     return ([r["text"] for r in _text_rows(sets.forget, sets)], [r["text"] for r in _text_rows(sets.retain, sets)])
+
+
+def ranking_texts(sets: ExportSets) -> list[str]:
+    """What an audit ranks for each retain fact: every wording filled with each value of the
+    property the sets name (the fact's own, the other people's, the perturbed answers), for the
+    person and for their look-alike names S(h) — the sentences whose NLLs decide whether the fact
+    still ranks first after WikiMem's calibration. Reference unlearning keeps the model's
+    distributions on them (`methods.unlearn`, retain_loss "nll+kl")."""
+    values: dict[str, set[str]] = {}
+    for frame in (sets.forget, sets.retain):
+        for prop, value in zip(frame["property"], frame["value_label"]):
+            values.setdefault(prop, set()).add(str(value))
+    for (_, prop), answers in sets.perturbed.items():
+        values.setdefault(prop, set()).update(map(str, answers))
+    texts = []
+    for fact in sets.retain.to_dict("records"):
+        shapes = sets.questions.get(fact["property"])
+        names = [fact["subject_label"], *similar_names(fact["subject_label"])]
+        for wording in shapes.wordings if shapes else ():
+            texts += [render(wording, name, value) for value in sorted(values[fact["property"]]) for name in names]
+    return texts
 
 
 def known_facts(pairs: pd.DataFrame, best_values: pd.DataFrame, property_labels: Mapping[str, str],

@@ -2,12 +2,24 @@
 
 It exists so the erasure loop can be checked end to end (forget set -> unlearning -> new revision
 -> re-audit) on a model whose ground truth is known; real deployments use their own unlearning
-tooling on the exported sets. Two classic methods, each with a retain loss (gradient difference):
+tooling on the exported sets. Two classic forget losses:
 
 - gradient ascent: maximize the forget texts' NLL;
 - NPO (negative preference optimization, Zhang et al. 2024): the bounded loss
   -(2/beta) * log sigmoid(-beta * (log p_theta(y) - log p_ref(y))) against a frozen copy of the
-  model, which slows down once a text is forgotten instead of diverging like gradient ascent.
+  model, which slows down once a text is forgotten instead of diverging like gradient ascent;
+
+and two retain losses:
+
+- "nll": the retain texts' NLL (gradient difference). It keeps the true sentences likely, but
+  nothing stops a competing value from becoming likelier too, and it drags every sentence of
+  the retain wordings far from where it was (measured: 10-120 nats), look-alike names included;
+  an audit reads rankings calibrated against those look-alikes, so retain facts with thin
+  margins flip;
+- "nll+kl" (default): the same NLL plus KL(reference || model) over every next-token
+  distribution of the sentences an audit ranks for each retain fact: its wordings filled with
+  every competing value, for the person and for their look-alike names (`ranking_texts`). The
+  model may change what it says about the forgotten people, not the rankings of anyone else.
 
 Both run on a Hugging Face causal LM directory with `transformers` and `torch` only, seeded, and
 write a new model directory with `unlearning.json` (forget-set hash, method, steps, seed, losses).
@@ -29,31 +41,37 @@ if TYPE_CHECKING:
     import torch.nn.functional as F
 
 METHODS = ("npo", "gradient_ascent")
+RETAIN_LOSSES = ("nll+kl", "nll")
 UNLEARNING_MANIFEST = "unlearning.json"
 
 
 @dataclass
 class UnlearnConfig:
-    # Tuned on the planted model (3 members, 12 facts, 48 retain facts). The planted model itself
-    # depends on the CPU it was trained on, and so does the retain utility: with 16 texts per step,
-    # 150 steps at 5e-4 (retain weight 2) kept 47 of 48 retain facts on the machine it was first
-    # tuned on, 41 of 48 on the 2026-11-23 one, where 32 texts per step kept 44 (all 12 forgotten
-    # in both); across 18 runs there (steps 80-400, lr 3e-4/5e-4, weight 1-4, beta 0.1/0.5)
-    # it kept 39-44 of 48 whenever all 12 were forgotten. Weight 0 kept 17: the retain loss matters.
-    # 60 steps at 1e-3 (weight 1) kept 42; gradient ascent (40 steps) left 7 of the 12 memorized.
+    # Tuned on the planted model (3 of its most-read members, 12 facts, 48 retain facts), over
+    # planted models of 2 seeds x 3 unlearning seeds (README, "Forget sets"). With the NLL retain
+    # loss alone (150 steps at 5e-4, weight 2), 43-47 of the 48 retain facts stayed memorized
+    # whenever all 12 were forgotten (100 steps: 43-47; retain weight 3, KL alone, a hinge on the
+    # reference NLL: no better). NLL + ranking KL kept 48 of 48 in every run; at 5e-4 it left up
+    # to 2 of the 12 memorized, at 1e-3 one in one run, at 1.5e-3 none (every forgotten fact at
+    # M <= 0.09).
     method: str = "npo"
     steps: int = 150
-    learning_rate: float = 5e-4
-    batch_size: int = 32  # texts per step, forget and retain each
+    learning_rate: float = 1.5e-3
+    batch_size: int = 32  # texts per step, forget and retain each (and ranking texts for the KL)
     beta: float = 0.1  # NPO's inverse temperature
-    retain_weight: float = 2.0  # weight of the retain loss (gradient difference)
+    retain_weight: float = 2.0  # weight of the retain NLL
+    retain_loss: str = "nll+kl"  # see the module docstring
+    kl_weight: float = 1.0  # weight of the ranking KL (retain_loss "nll+kl")
     seed: int = 0
 
     def validate(self) -> None:
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {', '.join(METHODS)}, got {self.method!r}")
-        if self.steps < 1 or self.batch_size < 1 or self.learning_rate <= 0 or self.beta <= 0 or self.retain_weight < 0:
-            raise ValueError("steps and batch_size must be >= 1, learning_rate and beta > 0, retain_weight >= 0")
+        if self.retain_loss not in RETAIN_LOSSES:
+            raise ValueError(f"retain_loss must be one of {', '.join(RETAIN_LOSSES)}, got {self.retain_loss!r}")
+        if (self.steps < 1 or self.batch_size < 1 or self.learning_rate <= 0 or self.beta <= 0 or self.retain_weight < 0
+                or self.kl_weight < 0):
+            raise ValueError("steps and batch_size must be >= 1, learning_rate and beta > 0, retain_weight and kl_weight >= 0")
 
 
 @dataclass
@@ -62,8 +80,8 @@ class UnlearnResult:
     manifest: dict = field(default_factory=dict)
 
 
-def sequence_logprob(model, tokenizer, texts: Sequence[str], device: torch.device) -> torch.Tensor:
-    """log p(text) summed over its tokens (after the first), one value per text."""
+def encode_batch(tokenizer, texts: Sequence[str], device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """(input_ids, attention mask) of texts, right-padded, each after the model's start token."""
     import torch
 
     start = [tokenizer.bos_token_id] if tokenizer.bos_token_id is not None else []
@@ -75,10 +93,35 @@ def sequence_logprob(model, tokenizer, texts: Sequence[str], device: torch.devic
     for row, ids in enumerate(encoded):
         input_ids[row, : len(ids)] = torch.tensor(ids)
         mask[row, : len(ids)] = 1
-    input_ids, mask = input_ids.to(device), mask.to(device)
-    logits = model(input_ids=input_ids, attention_mask=mask).logits[:, :-1].float()
-    token_logprob = torch.log_softmax(logits, dim=-1).gather(-1, input_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+    return input_ids.to(device), mask.to(device)
+
+
+def next_token_logprobs(model, input_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """log p(. | prefix) at every position that predicts a token of the text: (batch, width - 1, vocab)."""
+    import torch
+
+    return torch.log_softmax(model(input_ids=input_ids, attention_mask=mask).logits[:, :-1].float(), dim=-1)
+
+
+def sequence_logprob(model, tokenizer, texts: Sequence[str], device: torch.device) -> torch.Tensor:
+    """log p(text) summed over its tokens (after the first), one value per text."""
+    input_ids, mask = encode_batch(tokenizer, texts, device)
+    token_logprob = next_token_logprobs(model, input_ids, mask).gather(-1, input_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
     return (token_logprob * mask[:, 1:]).sum(dim=1)
+
+
+def retain_kl(model, reference, tokenizer, texts: Sequence[str], device: torch.device) -> torch.Tensor:
+    """KL(reference || model) of the next-token distributions at every position of the texts, summed
+    over a text's positions, averaged over texts: the probability of every token, competing ones
+    included, stays where the reference had it."""
+    import torch
+
+    input_ids, mask = encode_batch(tokenizer, texts, device)
+    with torch.no_grad():
+        reference_logprobs = next_token_logprobs(reference, input_ids, mask)
+    logprobs = next_token_logprobs(model, input_ids, mask)
+    kl = (reference_logprobs.exp() * (reference_logprobs - logprobs)).sum(dim=-1)
+    return (kl * mask[:, 1:]).sum(dim=1).mean()
 
 
 def forget_loss(method: str, logprob: torch.Tensor, reference_logprob: torch.Tensor | None, beta: float) -> torch.Tensor:
@@ -101,9 +144,12 @@ def unlearn(
     log: Callable[[str], None] = print,
     retain_facts: Sequence[tuple[str, str]] = (),
     progress: Callable[[int, int], None] | None = None,
+    ranking_texts: Sequence[str] = (),
 ) -> UnlearnResult:
-    """Unlearn `forget_texts` from the model in `model_dir` while keeping `retain_texts`; write the
-    result to `out_dir` (every other file of the model directory is copied along)."""
+    """Unlearn `forget_texts` from the model in `model_dir` while keeping `retain_texts` (and, with
+    retain_loss "nll+kl", the model's distributions on `ranking_texts`, see
+    `export.ranking_texts`); write the result to `out_dir` (every other file of the model
+    directory is copied along)."""
     import torch
 
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -112,13 +158,18 @@ def unlearn(
     config.validate()
     if not forget_texts:
         raise ValueError("the forget set is empty: nothing to unlearn")
+    use_kl = config.retain_loss == "nll+kl" and config.kl_weight > 0
+    if use_kl and not ranking_texts:
+        raise ValueError("retain_loss 'nll+kl' needs ranking_texts (unlearning.export.ranking_texts), or use retain_loss 'nll'")
     torch.manual_seed(config.seed)
     generator = torch.Generator().manual_seed(config.seed)
     device = torch.device("cpu")
     model_dir, out_dir = Path(model_dir), Path(out_dir)
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     model = AutoModelForCausalLM.from_pretrained(model_dir, torch_dtype=torch.float32).to(device)
-    reference = copy.deepcopy(model).eval() if config.method == "npo" else None
+    reference = copy.deepcopy(model).eval() if config.method == "npo" or use_kl else None
+    for parameter in reference.parameters() if reference is not None else ():
+        parameter.requires_grad_(False)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=0.0)
     model.train()
     started, losses = time.monotonic(), []
@@ -131,23 +182,25 @@ def unlearn(
         forget_batch = batch(forget_texts)
         logprob = sequence_logprob(model, tokenizer, forget_batch, device)
         reference_logprob = None
-        if reference is not None:
+        if config.method == "npo":
             with torch.no_grad():
                 reference_logprob = sequence_logprob(reference, tokenizer, forget_batch, device)
         loss_forget = forget_loss(config.method, logprob, reference_logprob, config.beta)
         loss_retain = torch.zeros((), device=device)
         if retain_texts and config.retain_weight > 0:
-            retain_batch = batch(retain_texts)
-            loss_retain = -sequence_logprob(model, tokenizer, retain_batch, device).mean()
-        loss = loss_forget + config.retain_weight * loss_retain
+            loss_retain = -sequence_logprob(model, tokenizer, batch(retain_texts), device).mean()
+        loss_kl = retain_kl(model, reference, tokenizer, batch(ranking_texts), device) if use_kl else torch.zeros(())
+        loss = loss_forget + config.retain_weight * loss_retain + config.kl_weight * loss_kl
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        losses.append({"step": step, "forget": round(loss_forget.item(), 5), "retain": round(loss_retain.item(), 5)})
+        losses.append({"step": step, "forget": round(loss_forget.item(), 5), "retain": round(loss_retain.item(), 5),
+                       "ranking_kl": round(loss_kl.item(), 5)})
         if progress is not None:
             progress(step, config.steps)
         if step == 1 or step % 10 == 0 or step == config.steps:
-            log(f"unlearning step {step}/{config.steps}: forget loss {loss_forget.item():.3f}, retain NLL {loss_retain.item():.3f}")
+            log(f"unlearning step {step}/{config.steps}: forget loss {loss_forget.item():.3f}, retain NLL "
+                f"{loss_retain.item():.3f}, ranking KL {loss_kl.item():.3f}")
 
     out_dir.mkdir(parents=True, exist_ok=True)
     for item in model_dir.iterdir():  # the model's other files (e.g. a planted manifest) come along
@@ -158,7 +211,7 @@ def unlearn(
     tokenizer.save_pretrained(out_dir)
     manifest = {
         "base_model_dir": str(model_dir.resolve()), "forget_sha256": forget_sha256, "config": asdict(config),
-        "forget_texts": len(forget_texts), "retain_texts": len(retain_texts),
+        "forget_texts": len(forget_texts), "retain_texts": len(retain_texts), "ranking_texts": len(ranking_texts),
         "retain_facts": [list(key) for key in retain_facts],  # (subject, property): utility is measured on these
         "seconds": round(time.monotonic() - started, 1), "losses": losses,
         "note": "reference unlearning, a verification aid: run real unlearning with your own tooling",
