@@ -67,6 +67,9 @@ def margin_table(records: list[dict]) -> str:
     for criterion, per_run in by_criterion.items():
         first = next(iter(per_run.values()))
         cells = [_cell(per_run[run]) if run in per_run else "—" for run in runs]
+        if first["op"] == "reported":  # tests.criteria.observe: measured, not asserted
+            lines.append(f"| {criterion} | reported, not asserted | " + " | ".join(cells) + " | — |")
+            continue
         if all("spare" in r for r in per_run.values()):
             smallest = f"{min(r['spare'] for r in per_run.values()):+d} items"
         else:

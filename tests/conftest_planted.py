@@ -40,7 +40,7 @@ logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
 from tests.trained import planted_model_dir, planted_training_config, planted_world_config
 from wikimem_platform.planted import train_planted_model
 for fixture in sys.argv[1:]:
-    train_planted_model(planted_model_dir(fixture), planted=planted_world_config(),
+    train_planted_model(planted_model_dir(fixture), planted=planted_world_config(fixture),
                         training=planted_training_config(fixture))
 """
 
@@ -52,12 +52,12 @@ def _needs_planted(item) -> set[str]:
 
 
 def _is_cached(fixture: str) -> bool:
-    digest = planted_config_hash(planted_world_config(), planted_training_config(fixture))
+    digest = planted_config_hash(planted_world_config(fixture), planted_training_config(fixture))
     return is_trained(planted_model_dir(fixture), digest)
 
 
 def _train(fixture: str) -> Path:
-    return train_planted_model(planted_model_dir(fixture), planted=planted_world_config(),
+    return train_planted_model(planted_model_dir(fixture), planted=planted_world_config(fixture),
                                training=planted_training_config(fixture))
 
 

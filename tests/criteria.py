@@ -46,7 +46,17 @@ def criterion(name: str, value: float, op: str, threshold: float, *, n: int | No
         count = round(value * n)
         needed = needed_count(op, threshold, n)
         record.update(n=n, count=count, spare=count - needed if op in (">=", ">") else needed - count)
+    _log(record)
+    assert _OPERATORS[op](value, threshold), f"{name}: {value} not {op} {threshold}" + (f" ({context})" if context else "")
+
+
+def observe(name: str, value: float) -> None:
+    """Record a measured value that is reported, not asserted: a finding that does not hold for
+    every seed of the model (the margin table shows it per run, with no threshold)."""
+    _log({"criterion": name, "value": float(value), "op": "reported", "seed": TEST_SEED, "threads": TEST_THREADS})
+
+
+def _log(record: dict) -> None:
     if path := os.environ.get(LOG_ENV):
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(record) + "\n")
-    assert _OPERATORS[op](value, threshold), f"{name}: {value} not {op} {threshold}" + (f" ({context})" if context else "")

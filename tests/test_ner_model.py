@@ -1,6 +1,7 @@
 """The NER audit on a really fine-tuned model whose training names are known (NER prompt paper
 §3.3-§5.3): no out-of-sample name was ever trained on, trained names get a measurably higher
-confidence, the best dev prompt carries over to test names and beats the bare name."""
+confidence, the best dev prompt still detects memorization on test names (whether it beats the
+bare name there is recorded, not asserted: on this model it does not hold for every seed)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.criteria import criterion
+from tests.criteria import criterion, observe
 from tests.trained import TEST_SEED, with_threads
 from wikimem_platform.ner.audit import (
     BEST_MODIFIED_PT,
@@ -100,19 +101,19 @@ def test_trained_names_get_higher_confidence(audit):
               context=mean_m_mem)
 
 
-def test_best_dev_prompt_detects_memorization_on_test_and_beats_the_bare_name(audit):
+def test_best_dev_prompt_detects_memorization_on_test(audit):
     table = audit.strategies.set_index(["entity_type", "strategy"])
     report = strategy_table(audit.strategies).round(3)
     criterion("NER: M-MEM on test of the best dev prompt (lowest entity type)",
               min(table.loc[(entity_type, BEST_PT), "m_mem_test"] for entity_type in ENTITY_TYPES), ">", 0.5, context=report)
-    # The paper's Table 6 finding, for PER. It holds for this (deterministic) model and split, but
-    # by ~2 points, within the name-sampling noise of 20 names per class per half: Kendall τ between
-    # the prompts' dev and test M-MEM is ~0.1 for PER, so the dev choice barely carries over; over
-    # 200 random splits of the model's names B-PT wins in 60% of them
-    # (scripts/ner_split_robustness.py; README "Memorization in NER models").
     per = table.loc["PER"]
-    criterion("NER: PER M-MEM on test, best dev prompt minus the bare name",
-              per.loc[BEST_PT, "m_mem_test"] - per.loc[EMPTY_PT, "m_mem_test"], ">", 0, context=report)
+    # The paper's Table 6 finding (the best dev prompt beats the bare name on test) is recorded,
+    # not asserted: on this model it is a coin flip. Kendall τ between the prompts' dev and test
+    # M-MEM is ~0.1 for PER, B-PT wins in 60% of 200 random splits of the seed-0 model's names
+    # (scripts/ner_split_robustness.py), and the seed-1 model loses it for every type even with
+    # all 100 + 100 names (PER 0.739 vs 0.774). README "Memorization in NER models".
+    observe("NER: PER M-MEM on test, best dev prompt minus the bare name",
+            per.loc[BEST_PT, "m_mem_test"] - per.loc[EMPTY_PT, "m_mem_test"])
     criterion("NER: PER M-MEM on dev, best minus worst prompt", per.loc[BEST_PT, "m_mem_dev"] - per.loc[WORST_PT, "m_mem_dev"],
               ">", 0)
 

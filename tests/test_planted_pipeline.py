@@ -47,21 +47,23 @@ def test_bundled_planted_extract_is_the_default_world(tmp_path):
     assert set(extract.humans["qid"]) == {p.qid for p in people}
 
 
-# One soft prompt (prefix tuning, 5 tokens) on members' records; the control is tested in the
-# domain library (tests/test_eme_planted.py).
+# One soft prompt (prefix tuning, 5 tokens) on members' records, probing the 50-epoch model (as
+# tests/test_eme_planted.py does, where the control is tested): on the fully trained one the
+# record prompt already extracts every fact read 16 times, leaving the soft prompt nothing to show.
 PROBE_CONFIG = {"ops": {"eme_probe": {"config": {
     "prefix_lengths": [5], "training_data": ["real"], "control": "none", "epochs": 40, "max_eval_people": 0}}}}
 
 
 @pytest.fixture(scope="module")
-def planted_audit(planted_model, tmp_path_factory):
+def planted_audit(planted_model, short_planted_model, tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("planted_audit")
     url = f"sqlite:///{tmp_path / 'registry.db'}"
     entry = Registry(url).register(**registry_fields(planted_model))
+    short_entry = Registry(url).register(**registry_fields(short_planted_model))
     with DagsterInstance.ephemeral() as instance:
         upstream = materialize([*UPSTREAM, *DATA_CHECKS, *CANARY_CHECKS], instance=instance,
                                resources=resources(tmp_path, url), run_config=planted_data_config(planted_model))
-        instance.add_dynamic_partitions("models", [entry.key])
+        instance.add_dynamic_partitions("models", [entry.key, short_entry.key])
         scored = materialize(
             [*UPSTREAM, scoring_assets.scores, scoring_assets.memorization, validation_assets.planted_validation,
              *SCORING_CHECKS],
@@ -69,14 +71,15 @@ def planted_audit(planted_model, tmp_path_factory):
             instance=instance, partition_key=entry.key, resources=resources(tmp_path, url),
         )
         probed = materialize([*UPSTREAM, probe_assets.eme_probe, *PROBE_CHECKS], selection=[probe_assets.eme_probe],
-                             instance=instance, partition_key=entry.key, resources=resources(tmp_path, url),
+                             instance=instance, partition_key=short_entry.key, resources=resources(tmp_path, url),
                              run_config=PROBE_CONFIG)
         yield upstream, scored, planted_model, probed
 
 
 def test_eme_probe_on_the_planted_model(planted_audit):
-    """The probes asset finds the planted ground truth and the soft prompt beats the same record
-    prompt without it on the members read 16 times; non-members' facts are not emitted."""
+    """The probes asset finds the planted ground truth of the 50-epoch model and the soft prompt
+    beats the same record prompt without it on the members read 16 times; non-members' facts are
+    not emitted."""
     planted_probe = planted_audit[3]
     assert planted_probe.success
     evaluations = planted_probe.get_asset_check_evaluations()
@@ -179,7 +182,7 @@ def test_planted_model_audited_on_real_subjects_writes_nothing(planted_model, tm
     entry = Registry(url).register(**registry_fields(planted_model))
     real = pd.DataFrame({"subject_qid": ["Q42", "Q42"], "property": ["P106", "P27"], "M": [1.0, 0.0]})
     with DagsterInstance.ephemeral() as instance:
-        instance.add_dynamic_partitions("models", [entry.key])
+        instance.add_dynamic_partitions("models", [entry.key, short_entry.key])
         with build_asset_context(partition_key=entry.key, instance=instance,
                                  resources=resources(tmp_path, url)) as context:
             config = validation_assets.PlantedValidationConfig()
@@ -206,7 +209,7 @@ def test_calibration_study_on_the_planted_model(planted_audit, tmp_path):
     url = f"sqlite:///{tmp_path / 'registry.db'}"
     entry = Registry(url).register(**registry_fields(model_dir))
     with DagsterInstance.ephemeral() as instance:
-        instance.add_dynamic_partitions("models", [entry.key])
+        instance.add_dynamic_partitions("models", [entry.key, short_entry.key])
         with build_asset_context(partition_key=entry.key, instance=instance,
                                  resources=resources(tmp_path, url)) as context:
             output = calibration_assets.calibration_study(

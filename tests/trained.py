@@ -18,6 +18,7 @@ from wikimem_platform.planted.training import (
     TrainConfig,
     default_planted_dir,
     default_short_planted_dir,
+    short_planted_config,
     short_training_config,
 )
 
@@ -36,8 +37,9 @@ def with_threads(config):
     return replace(config, threads=TEST_THREADS) if TEST_THREADS else config
 
 
-def planted_world_config() -> PlantedConfig:
-    return PlantedConfig(seed=TEST_SEED)
+def planted_world_config(fixture: str = "planted_model") -> PlantedConfig:
+    """The world config of a planted-model fixture ('planted_model' or 'short_planted_model')."""
+    return PlantedConfig(seed=TEST_SEED) if fixture == "planted_model" else short_planted_config(seed=TEST_SEED)
 
 
 def planted_training_config(fixture: str) -> TrainConfig:

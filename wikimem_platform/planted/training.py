@@ -56,6 +56,16 @@ def short_training_config(seed: int = 0) -> TrainConfig:
     return TrainConfig(seed=seed, epochs=SHORT_TRAINING_EPOCHS)
 
 
+def short_planted_config(seed: int = 0) -> PlantedConfig:
+    """The world of the short-trained model: the default one without background people.
+
+    Background people serve WikiMem's look-alike calibration, which the short model's probes
+    (EME) do not use; with them, 50 epochs left the record prompt as strong as the soft prompts
+    EME trains (seed 0: prefix 5 hit rate 0.19 / 0.34 against the record's 0.14 / 0.72 at r = 4
+    / 16), so the probe had nothing left to show."""
+    return PlantedConfig(seed=seed, background_people=0)
+
+
 def default_short_planted_dir() -> Path:
     """Where the short-trained planted model is cached, beside the default one."""
     return default_planted_dir().with_name(f"{PLANTED_MODEL_NAME}-e{SHORT_TRAINING_EPOCHS}")
