@@ -182,7 +182,7 @@ def test_planted_model_audited_on_real_subjects_writes_nothing(planted_model, tm
     entry = Registry(url).register(**registry_fields(planted_model))
     real = pd.DataFrame({"subject_qid": ["Q42", "Q42"], "property": ["P106", "P27"], "M": [1.0, 0.0]})
     with DagsterInstance.ephemeral() as instance:
-        instance.add_dynamic_partitions("models", [entry.key, short_entry.key])
+        instance.add_dynamic_partitions("models", [entry.key])
         with build_asset_context(partition_key=entry.key, instance=instance,
                                  resources=resources(tmp_path, url)) as context:
             config = validation_assets.PlantedValidationConfig()
@@ -209,7 +209,7 @@ def test_calibration_study_on_the_planted_model(planted_audit, tmp_path):
     url = f"sqlite:///{tmp_path / 'registry.db'}"
     entry = Registry(url).register(**registry_fields(model_dir))
     with DagsterInstance.ephemeral() as instance:
-        instance.add_dynamic_partitions("models", [entry.key, short_entry.key])
+        instance.add_dynamic_partitions("models", [entry.key])
         with build_asset_context(partition_key=entry.key, instance=instance,
                                  resources=resources(tmp_path, url)) as context:
             output = calibration_assets.calibration_study(
