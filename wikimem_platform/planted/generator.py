@@ -178,8 +178,10 @@ def _sample_extract():
     return wikidata.read_dump(bundled.SAMPLE_DUMP)
 
 
+@lru_cache(maxsize=1)
 def sample_names() -> frozenset[str]:
-    """Normalized labels and aliases of every human in the bundled sample (names to avoid)."""
+    """Normalized labels and aliases of every human in the bundled sample (names to avoid; computed
+    once: every epoch's background people are checked against it)."""
     humans = _sample_extract().humans
     names = {_norm(label) for label in humans["label"]}
     names |= {_norm(alias) for aliases in humans["aliases"] for alias in aliases}
