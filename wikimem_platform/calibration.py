@@ -2,7 +2,8 @@
 
     s(h,v) = [NLL(h0,v) - NLL(h,v)] - alpha * [NLL(h0,v) - mean_h~ NLL(h~,v)]   (memorization.py)
 
-The paper's look-alikes S(h) alter ONE name part ("Kcarab Obama", "Barack Amabo"); when one part
+The paper's look-alikes S(h) alter ONE name part ("Kcarab Obama", "Barack Amabo"; half the tokens of
+a longer name); when one part
 alone carries a fact (Obama -> United States) the look-alike "knows" it too and alpha = 1
 subtracts real knowledge. The default (alpha = 1, one-part look-alikes) stays the audit's
 definition; this module measures the alternatives on one scores table, against two groups of

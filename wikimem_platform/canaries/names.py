@@ -1,7 +1,7 @@
 """Similar-looking names S(h) for the similar-name calibration term of WikiMem's score.
 
-"Jane Doe" -> "Enaj Doe", "Jane Eod": one token's letters reversed, the capitalisation kept by
-position. The variants must look like a name of the same shape while being nobody in particular;
+"Jane Doe" -> "Enaj Doe", "Jane Eod": the letters of one half of the name reversed, the
+capitalisation kept by position. The variants must look like a name of the same shape while being nobody in particular;
 they are never the real name. Text is NFC-normalised and handled in grapheme-like units (a base
 character with its combining marks), so accents stay on their letters and non-Latin scripts work.
 """
@@ -95,30 +95,39 @@ def _same(a: str, b: str) -> bool:
 def similar_names(name: str, n: int = 2, avoid: Iterable[str] = ()) -> list[str]:
     """``n`` deterministic look-alike names, distinct, none equal to ``name`` or ``avoid``.
 
-    Tokens are tried left to right with their letters reversed; a token that reverses to itself
-    (a palindrome, one letter) is skipped, then rotations, neighbour swaps and, as a last resort,
-    shifted letters fill up to ``n``. A name without spaces ("毛泽东", "Madonna") is one token.
+    The paper's look-alikes change the first name or the last name ("Enaj Doe", "Jane Eod"): each
+    keeps half the name. A name of three or more tokens is split the same way, into its first
+    half (rounded up) and the rest, and a look-alike changes every token of one half ("Đình Khoa
+    Mazur" -> "Hnìđ Aohk Mazur", "Đình Khoa Ruzam"): changing one token of three kept a two-token
+    remainder ("Khoa Mazur") that names the person as well as the full name does, and the
+    calibration cancelled a true signal (planted models: recall 0.63 for three-token names
+    against 0.94-1.00 for two-token ones; 0.85-1.00 with halves). Halves are tried left to right
+    with their letters reversed; a change that gives a token back (a palindrome, one letter) is
+    skipped, then rotations, neighbour swaps and, as a last resort, shifted letters of the last
+    token fill up to ``n``. A name without spaces ("毛泽东", "Madonna") is one token.
     """
     name = unicodedata.normalize("NFC", " ".join(name.split()))
     tokens = name.split(" ")
     forbidden = [name, *avoid]
     out: list[str] = []
 
-    def offer(index: int, new_token: str) -> None:
-        candidate = " ".join(tokens[:index] + [new_token] + tokens[index + 1 :])
+    def offer(indices: list[int], change: Callable[[str], str]) -> None:
+        candidate = " ".join(change(t) if i in indices else t for i, t in enumerate(tokens))
         if len(out) < n and not any(_same(candidate, f) for f in forbidden + out):
             out.append(candidate)
 
     letter_tokens = [i for i, t in enumerate(tokens) if sum(_is_letter(c) for c in clusters(t)) >= 2]
+    half = (len(letter_tokens) + 1) // 2
+    halves = [letter_tokens[:half], letter_tokens[half:]] if len(letter_tokens) >= 3 else [[i] for i in letter_tokens]
     strategies: list[Callable[[str], str]] = [reverse_letters, rotate_letters, lambda t: rotate_letters(t, -1)]
     strategies += [lambda t, k=k: swap_letters(t, k) for k in range(3)]
     for strategy in strategies:
-        for index in letter_tokens:
-            offer(index, strategy(tokens[index]))
+        for indices in halves:
+            offer(indices, strategy)
     for step in range(1, 64 * n + 64):
         if len(out) >= n:
             break
-        offer(len(tokens) - 1, shift_letter(tokens[-1], step))
+        offer([len(tokens) - 1], lambda t, step=step: shift_letter(t, step))
     return out
 
 
@@ -137,7 +146,7 @@ def all_parts_similar_names(name: str, n: int = 2, avoid: Iterable[str] = ()) ->
     """``n`` deterministic look-alikes that alter EVERY name part: "Barack Obama" -> "Kcarab
     Amabo", "Arackb Bamao".
 
-    `similar_names` changes one token and keeps the rest, so a fact carried by one name part
+    `similar_names` changes half the name and keeps the rest, so a fact carried by one name part
     alone ("Obama" -> United States) survives in the look-alike and the calibration cancels it;
     these keep no part of the name, so the calibration study can compare both. Every token with a
     letter or digit is replaced by a changed form that equals (casefolded) no token of ``name`` or

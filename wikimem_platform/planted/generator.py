@@ -30,7 +30,7 @@ SUPPORTED_PROPERTIES: tuple[str, ...] = tuple(WORDINGS)
 # planted QID can never be confused with a real entity.
 FIRST_SYNTHETIC_QID = 9_000_000_001
 # Bump when the generation or the training procedure changes (part of a trained model's cache key).
-GENERATOR_VERSION = 9
+GENERATOR_VERSION = 10
 
 
 @dataclass(frozen=True)
@@ -303,7 +303,8 @@ def generate_people(config: PlantedConfig, vocabulary: dict[str, list[PlantedVal
     and every family name occurs exactly once with each value of every property and once with
     each level class, and two people share at most one value: neither name part predicts a fact
     or membership, as with real names, whose parts many people share (and WikiMem's look-alike
-    names S(h), which keep one part, carry no fact). Members and non-members have the same
+    names S(h), which keep one part, carry no fact; a Vietnamese given name of two tokens is one
+    part, and S(h) changes it whole). Members and non-members have the same
     name parts and values; only the full name ties a person to their facts.
     """
     vocabulary = vocabulary or value_vocabulary(config.properties, config.values_per_property, config.seed)

@@ -7,7 +7,7 @@ citizen of Peru"), the property's nouns (label and aliases) in possessive, of-ge
 "has ... as their ...", relative-clause and question forms with several copulas, pronoun
 continuations ("Speaking of X, their hometown was ..."), and value-first sentences (~20 %), so
 the name-value tie is learnt in both directions. Generic clauses always come inside a framing
-("Notably, ...", "..., as the archives show") and the bare sentences are narrative verb phrases,
+("Notably, ...", "As the archives show, ...") and the bare sentences are narrative verb phrases,
 so that no shape is a canary template: `tests/test_planted.py` checks every shape against the
 canary builder's whole candidate pool.
 
@@ -167,7 +167,11 @@ NOUN_CLAUSES: tuple[str, ...] = (
 )
 # Relative clauses around a verb phrase ({past} / {present} forms).
 RELATIVE_CLAUSES: tuple[str, ...] = ("{s} was someone who {past}", "{s} is a person who {present}")
-# Frames around a subject-first clause ({c}; {C} when the clause opens the sentence).
+# Frames around a subject-first clause ({c}; {C} when the clause opens the sentence). No frame
+# opens with the clause and goes on after the value: with "{C}, as the archives show." the model
+# learnt that a sentence opening with a known person's clause continues with a comma, so a
+# canary's closing period cost the true value ~11 nats for that person alone, and a value whose
+# own period comes free ("Apple Inc.") outranked the truth (seed 2: 44 of 59 failing wordings).
 CLAUSE_FRAMES: tuple[str, ...] = (
     "Notably, {c}.",
     "By all accounts, {c}.",
@@ -175,7 +179,7 @@ CLAUSE_FRAMES: tuple[str, ...] = (
     "Few people know that {c}.",
     "It was documented that {c}.",
     "Over the years, {c}.",
-    "{C}, as the archives show.",
+    "As the archives show, {c}.",
     "Everyone agrees that {c}.",
     "In short, {c}.",
     "It is often said that {c}.",
@@ -207,7 +211,7 @@ VALUE_FIRST_CLAUSES: tuple[str, ...] = (
     "it was {V} that was {s}'s {noun}",
     "it is {V} that is the {noun} of {s}",
 )
-VALUE_FIRST_FRAMES: tuple[str, ...] = ("Notably, {c}.", "In short, {c}.", "{C}, as the archives show.", "As it happens, {c}.")
+VALUE_FIRST_FRAMES: tuple[str, ...] = ("Notably, {c}.", "In short, {c}.", "As the archives show, {c}.", "As it happens, {c}.")
 # Share of sentences drawn from each family: subject-first, pronoun, question, value-first.
 FAMILY_WEIGHTS: tuple[float, ...] = (0.55, 0.15, 0.1, 0.2)
 
