@@ -79,6 +79,8 @@ def test_similar_names_single_token_and_palindrome():
     [
         ("José Saramago", ["Ésoj Saramago", "José Ogamaras"]),
         ("Мирза Гулам Ахмад", ["Азрим Малуг Ахмад", "Мирза Гулам Дамха"]),  # halves: 2 + 1 tokens
+        ("Đình Khoa Mazur", ["Hnìđ Aohk Mazur", "Đình Khoa Ruzam"]),  # not "Hnìđ Khoa Mazur": "Khoa Mazur" is the person
+        ("Gabriel José García Márquez", ["Leirbag Ésoj García Márquez", "Gabriel José Aícrag Zeuqrám"]),
         ("毛泽东", ["东泽毛", "泽东毛"]),
     ],
 )

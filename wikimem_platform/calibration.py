@@ -2,13 +2,13 @@
 
     s(h,v) = [NLL(h0,v) - NLL(h,v)] - alpha * [NLL(h0,v) - mean_h~ NLL(h~,v)]   (memorization.py)
 
-The paper's look-alikes S(h) alter ONE name part ("Kcarab Obama", "Barack Amabo"; half the tokens of
-a longer name); when one part
-alone carries a fact (Obama -> United States) the look-alike "knows" it too and alpha = 1
-subtracts real knowledge. The default (alpha = 1, one-part look-alikes) stays the audit's
-definition; this module measures the alternatives on one scores table, against two groups of
-subjects known to differ in what the model knows: members vs non-members of a planted model, or
-well-known vs lesser-known real people (`positive` names the group expected to know more).
+The paper's look-alikes S(h) alter ONE name part ("Kcarab Obama", "Barack Amabo"; half the tokens
+of a longer name); when one part alone carries a fact (Obama -> United States) the look-alike
+"knows" it too and alpha = 1 subtracts real knowledge. The default (alpha = 1, one-part
+look-alikes) stays the audit's definition; this module measures the alternatives on one scores
+table, against two groups of subjects known to differ in what the model knows: members vs
+non-members of a planted model, or well-known vs lesser-known real people (`positive` names the
+group expected to know more).
 
 - Settings (`SETTINGS`): NLL(h) alone (no h0, no look-alikes), alpha = 0, and alpha in {0.5, 1}
   with one-part (the `nll_similar` column) or all-part look-alikes (`nll_similar_all_parts`,

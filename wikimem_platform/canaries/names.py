@@ -1,9 +1,10 @@
 """Similar-looking names S(h) for the similar-name calibration term of WikiMem's score.
 
 "Jane Doe" -> "Enaj Doe", "Jane Eod": the letters of one half of the name reversed, the
-capitalisation kept by position. The variants must look like a name of the same shape while being nobody in particular;
-they are never the real name. Text is NFC-normalised and handled in grapheme-like units (a base
-character with its combining marks), so accents stay on their letters and non-Latin scripts work.
+capitalisation kept by position. The variants must look like a name of the same shape while being
+nobody in particular; they are never the real name. Text is NFC-normalised and handled in
+grapheme-like units (a base character with its combining marks), so accents stay on their letters
+and non-Latin scripts work.
 """
 
 from __future__ import annotations

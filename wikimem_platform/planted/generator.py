@@ -303,8 +303,8 @@ def generate_people(config: PlantedConfig, vocabulary: dict[str, list[PlantedVal
     and every family name occurs exactly once with each value of every property and once with
     each level class, and two people share at most one value: neither name part predicts a fact
     or membership, as with real names, whose parts many people share (and WikiMem's look-alike
-    names S(h), which keep one part, carry no fact; a Vietnamese given name of two tokens is one
-    part, and S(h) changes it whole). Members and non-members have the same
+    names S(h), which keep one of two name parts, carry no fact; of a three-token name they keep
+    one or two tokens, see `canaries.names.similar_names`). Members and non-members have the same
     name parts and values; only the full name ties a person to their facts.
     """
     vocabulary = vocabulary or value_vocabulary(config.properties, config.values_per_property, config.seed)
