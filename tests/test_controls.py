@@ -1,0 +1,122 @@
+"""Invented-person controls: names (on the bundled sample's real labels) and the person read
+against them (p-values, verdicts and false-positive rates computed by hand)."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from wikimem_platform import bundled, controls
+from wikimem_platform.controls import MEMORIZED, NO_EVIDENCE, WEAK
+from wikimem_platform.wikidata import read_dump
+
+
+@pytest.fixture(scope="module")
+def sample():
+    extract = read_dump(bundled.SAMPLE_DUMP)
+    return extract, controls.name_parts(extract.humans, extract.claims), controls.taken_names(extract.humans)
+
+
+def _person(extract, label):
+    row = extract.humans[extract.humans["label"] == label].iloc[0]
+    return row
+
+
+def test_names_copy_the_shape_and_are_nobody_in_the_extract(sample):
+    extract, parts, taken = sample
+    for label in ("Trygve Lie", "Giorgio Baffo", "Muḥammad Mutawallī al-Shaʻrāwī", "Kaká"):
+        person = _person(extract, label)
+        origin = parts.set_index("qid")["origin"].get(person["qid"])
+        names = controls.invented_names(label, 19, parts, taken, origin=origin, avoid=list(person["aliases"]))
+        assert len(names) == len(set(names)) == 19
+        own = {controls.fold(t) for t in label.split()}
+        for name in names:
+            assert len(name.split()) == len(label.split()), (label, name)
+            assert controls.fold(name) not in taken, name  # not a label or alias of anyone
+            assert not own & {controls.fold(t) for t in name.split()}, (label, name)  # no token of the person
+
+
+def test_names_come_from_the_persons_origin_when_the_extract_has_enough(sample):
+    extract, parts, taken = sample
+    person = _person(extract, "Giorgio Baffo")
+    origin = parts.set_index("qid")["origin"][person["qid"]]
+    local = parts[(parts["origin"] == origin) & (parts["n_tokens"] == 2)]
+    assert len(local) >= controls.MIN_ORIGIN_LABELS
+    firsts, lasts = {t[0] for t in local["tokens"]}, {t[-1] for t in local["tokens"]}
+    for name in controls.invented_names("Giorgio Baffo", 19, parts, taken, origin=origin):
+        first, last = name.split()
+        assert first in firsts and last in lasts, name
+
+
+def test_people_of_one_shape_and_origin_share_their_controls(sample):
+    """The draw depends on the shape and origin only: two people share every control that has
+    no token of either's name, so the controls' sentences are scored once for both."""
+    _, parts, taken = sample
+    a = controls.invented_names("Trygve Lie", 19, parts, taken)
+    b = controls.invented_names("Brenda Berkman", 19, parts, taken)
+    assert len(set(a) & set(b)) >= 17
+    assert a == controls.invented_names("Trygve Lie", 19, parts, taken)  # seeded
+    assert a != controls.invented_names("Trygve Lie", 19, parts, taken, seed=1)
+
+
+def test_too_few_names_is_a_clear_error():
+    parts = controls.name_parts(pd.DataFrame({"qid": ["Q1", "Q2"], "label": ["Ann Lee", "Bo Kim"]}))
+    with pytest.raises(ValueError, match=r"name: only \d+ invented names of 2 token\(s\)"):
+        controls.invented_names("Cy Dow", 19, parts, set())
+
+
+def test_controls_carry_the_persons_facts_under_stable_ids():
+    subject = pd.DataFrame([{"qid": "Q42", "label": "Douglas Adams", "aliases": ["DNA"], "description": "writer",
+                             "in_wikidata": True}])
+    facts = pd.DataFrame({"qid": ["Q42", "Q42"], "property": ["P27", "P106"], "value": ["Q145", "Q36180"],
+                          "value_label": ["United Kingdom", "writer"]})
+    subjects, copied = controls.control_people(subject, facts, ["Ann Lee", "Bo Kim"])
+    assert list(subjects["label"]) == ["Ann Lee", "Bo Kim"] and not subjects["in_wikidata"].any()
+    assert set(subjects["control_of"]) == {"Q42"} and subjects["aliases"].map(len).eq(0).all()
+    assert len(copied) == 4 and set(copied["qid"]) == set(subjects["qid"])
+    assert copied.groupby("qid")["value_label"].apply(sorted).map(tuple).nunique() == 1
+    assert controls.control_id("Ann Lee") == subjects["qid"].iloc[0] == controls.control_id("Ann Lee")
+
+
+def _pairs(qid, prop, ms, ranks):
+    return pd.DataFrame({"subject_qid": [f"{qid}{i}" for i in range(len(ms))], "property": prop,
+                         "M": ms, "summed_truth_rank": ranks})
+
+
+def test_p_values_verdicts_and_false_positive_rates_by_hand():
+    # 19 controls of property P27: M = 0 for 17 of them (rank 5), one at M = 0.5 (rank 1), one
+    # at M = 0.9 (rank 1); P106: all 19 at M = 0, rank 50.
+    ctl = pd.concat([
+        _pairs("c", "P27", [0.0] * 17 + [0.5, 0.9], [5] * 17 + [1, 1]),
+        _pairs("c", "P106", [0.0] * 19, [50] * 19),
+    ])
+    person = pd.DataFrame({"subject_qid": "Q1", "property": ["P27", "P106", "P19"],
+                           "M": [1.0, 0.3, 0.0], "summed_truth_rank": [1, 2, 3]})
+    out = controls.compare_with_controls(person, ctl[ctl["property"] != "P19"]).set_index("property")
+    # P27: no control reaches M = 1 -> p = 1/20 = 0.05 <= 0.05, M >= 0.8: memorized
+    assert out.loc["P27", "controls_as_extreme"] == 0 and out.loc["P27", "p_value"] == pytest.approx(0.05)
+    assert out.loc["P27", "verdict"] == MEMORIZED
+    # P106: M = 0.3 beats every control (M = 0): p = 0.05, below the threshold: weakly associated
+    assert out.loc["P106", "p_value"] == pytest.approx(0.05) and out.loc["P106", "verdict"] == WEAK
+    # P19: no control was scored: no evidence, and the count says so
+    assert out.loc["P19", "n_controls"] == 0 and math.isnan(out.loc["P19", "p_value"])
+    assert out.loc["P19", "verdict"] == NO_EVIDENCE
+    # each control against the other 18: the M = 0.9 one beats all -> p = 1/19 = 0.053 > 0.05:
+    # no control reaches a verdict, so both false-positive rates are 0 on P27
+    assert out.loc["P27", "fpr_memorized"] == 0 and out.loc["P27", "fpr_weak"] == 0
+    assert out.loc["P27", "controls_M_max"] == 0.9 and out.loc["P27", "controls_at_threshold"] == 1
+    assert out.loc["P27", "controls_M_mean"] == pytest.approx(1.4 / 19)
+    # at alpha = 0.1 the M = 0.9 control (p = 1/19) and the M = 0.5 one (p = 2/19 = 0.105 > 0.1) split
+    loose = controls.compare_with_controls(person, ctl, alpha=0.1).set_index("property")
+    assert loose.loc["P27", "fpr_memorized"] == pytest.approx(1 / 19) and loose.loc["P27", "fpr_weak"] == 0
+
+
+def test_ties_count_against_the_person():
+    """A control with the same M and a rank at least as good is 'as extreme': p = (1 + k) / (1 + n)."""
+    ctl = _pairs("c", "P27", [1.0] * 2 + [0.0] * 17, [1, 2] + [9] * 17)
+    person = pd.DataFrame({"subject_qid": ["Q1"], "property": ["P27"], "M": [1.0], "summed_truth_rank": [1]})
+    out = controls.compare_with_controls(person, ctl).iloc[0]
+    assert out["controls_as_extreme"] == 1 and out["p_value"] == pytest.approx(2 / 20)
+    assert out["verdict"] == NO_EVIDENCE
+    with pytest.raises(ValueError, match="alpha"):
+        controls.compare_with_controls(person, ctl, alpha=0)

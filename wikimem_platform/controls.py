@@ -1,0 +1,239 @@
+"""Invented-person controls: what the model would say about *anyone* with a person's facts.
+
+A fact ranked first in some wordings is not yet evidence that the model knows the person: with
+~100 candidates and 11 wordings that happens by chance for about one fact in ten, and a value
+can be guessed from the person's other facts or from the shape of the name. So each audited
+person gets N invented people (LMP2's made-up-name controls) who carry the person's facts and
+go through the same canaries and candidates; the person's result is then read against theirs:
+
+- `invented_names`: names of the person's shape (number of name tokens), each token taken at
+  its position from real labels of the extract, from people of the person's origin (country of
+  citizenship) where the extract has enough of them. No control equals an existing label or
+  alias (accents and case ignored) and none reuses a token of the person's own name (a shared
+  surname can name the person, as a look-alike that kept one does). The draw is seeded by the
+  shape and origin, not by the person, so people of the same shape and origin share controls,
+  and with them the controls' sentences in the model's sentence cache.
+- `control_people`: the controls as subjects with the person's facts (ids from the name, so the
+  same control has the same id in every request).
+- `compare_with_controls`: per fact, the share of controls at least as extreme as the person
+  (M first, then the summed truth rank), the empirical p-value with the +1 correction, the
+  verdict at level alpha, and each verdict's false-positive rate measured on the controls
+  themselves (each control read against the others).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from wikimem_platform.labels import normalize_label
+
+# The fewest controls at which a p-value with the +1 correction can reach 0.05: 1 / (19 + 1).
+DEFAULT_N_CONTROLS = 19
+DEFAULT_ALPHA = 0.05
+M_THRESHOLD = 0.8  # the paper's threshold flag (memorization.M_THRESHOLD)
+CITIZENSHIP = "P27"
+# Origin is used when the extract holds at least this many labels of the person's shape from
+# it; otherwise names of that shape from everyone (a country with three people in the sample
+# gives too few tokens to invent 19 names from).
+MIN_ORIGIN_LABELS = 20
+CONTROL_ID_PREFIX = "control-"
+# A name token a control may reuse: letters, joined by hyphens or apostrophes ("Jean-Paul",
+# "O'Neill"); not "Jr.", "Buckley," or "II".
+_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
+
+MEMORIZED = "memorized"
+WEAK = "weakly associated"
+NO_EVIDENCE = "no evidence beyond what the model would say of anyone with these facts"
+VERDICTS = (MEMORIZED, WEAK, NO_EVIDENCE)
+
+COMPARISON_COLUMNS = [
+    "subject_qid", "property", "M", "summed_truth_rank", "n_controls", "controls_as_extreme", "p_value",
+    "verdict", "alpha", "controls_M_mean", "controls_M_max", "controls_at_threshold",
+    "controls_rank_median", "fpr_memorized", "fpr_weak",
+]
+
+
+def fold(text: str) -> str:
+    """Accents, case and punctuation ignored ("Müller" ~ "muller"), for "is this name taken?"."""
+    stripped = "".join(c for c in unicodedata.normalize("NFKD", str(text)) if not unicodedata.combining(c))
+    return normalize_label(stripped)
+
+
+def name_tokens(name: str) -> list[str]:
+    return unicodedata.normalize("NFC", str(name)).split()
+
+
+def name_parts(humans: pd.DataFrame, claims: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per labelled human: tokens of the label, their count (the shape) and origin (the
+    first country of citizenship, or None)."""
+    labelled = humans.dropna(subset=["label"])
+    origin: dict[str, str] = {}
+    if claims is not None and len(claims):
+        citizenship = claims[claims["property"] == CITIZENSHIP]
+        origin = citizenship.drop_duplicates("qid").set_index("qid")["value"].to_dict()
+    tokens = [tuple(name_tokens(label)) for label in labelled["label"]]
+    return pd.DataFrame({"qid": labelled["qid"].tolist(), "tokens": tokens,
+                         "n_tokens": [len(t) for t in tokens],
+                         "origin": [origin.get(q) for q in labelled["qid"]]})
+
+
+def taken_names(humans: pd.DataFrame) -> set[str]:
+    """Every label and alias of the extract, folded: no control may be a real person's name."""
+    taken = {fold(label) for label in humans["label"].dropna()}
+    if "aliases" in humans.columns:
+        for aliases in humans["aliases"]:
+            if isinstance(aliases, (list, tuple, np.ndarray)):
+                taken.update(fold(a) for a in aliases if isinstance(a, str))
+    return taken
+
+
+def _rng(*key) -> np.random.Generator:
+    digest = hashlib.sha256(repr(key).encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+
+
+def _position_pools(labels: pd.DataFrame, k: int) -> list[list[str]]:
+    """Tokens seen at each of k positions (first, middle ones pooled, last), sorted."""
+    first = {t[0] for t in labels["tokens"]}
+    last = {t[-1] for t in labels["tokens"]}
+    middle = {tok for t in labels["tokens"] for tok in t[1:-1]}
+    pools = []
+    for position in range(k):
+        seen = first if position == 0 else last if position == k - 1 else middle
+        pools.append(sorted(t for t in seen if _WORD.fullmatch(t)))
+    return pools
+
+
+def invented_names(name: str, n: int, parts: pd.DataFrame, taken: set[str], *, origin: str | None = None,
+                   avoid: Iterable[str] = (), seed: int = 0) -> list[str]:
+    """`n` invented names of `name`'s shape, each token drawn from real labels at its position.
+
+    parts: `name_parts` of the extract; taken: `taken_names` of it (plus anything else no
+    control may be called); avoid: the person's name and aliases (their tokens are not reused).
+    Raises ValueError, naming the shape, when the extract cannot give n distinct names.
+    """
+    tokens = name_tokens(name)
+    if not tokens:
+        raise ValueError("name: empty; a control needs the person's name to copy its shape")
+    k = max(len(tokens), 1)
+    banned = {fold(t) for own in [name, *avoid] for t in name_tokens(own)}
+    forbidden = set(taken) | {fold(own) for own in [name, *avoid]}
+    same_shape = parts[parts["n_tokens"] == k] if k > 1 else parts[parts["n_tokens"] >= 1]
+    if k > 1 and len(same_shape) < MIN_ORIGIN_LABELS:  # rare shape: tokens from two-token-or-longer names
+        same_shape = parts[parts["n_tokens"] >= 2]
+    used_origin = None
+    if origin is not None:
+        local = same_shape[same_shape["origin"] == origin]
+        if len(local) >= MIN_ORIGIN_LABELS:
+            same_shape, used_origin = local, origin
+    # The pools and the draw do not depend on the person, only which draws are skipped does:
+    # people of the same shape and origin get the same controls, bar those with their tokens.
+    pools = _position_pools(same_shape, k) if k > 1 else [
+        sorted({t for ts in same_shape["tokens"] for t in ts if _WORD.fullmatch(t)})]
+    if any(not pool for pool in pools):
+        raise ValueError(f"name: no real names of {k} token(s) in the extract to invent controls from")
+    rng = _rng("controls", k, used_origin, seed)
+    out: list[str] = []
+    seen: set[str] = set()
+    for _ in range(200 * n):
+        if len(out) == n:
+            break
+        picks = [pool[int(rng.integers(len(pool)))] for pool in pools]
+        candidate = " ".join(picks)
+        key = fold(candidate)
+        folded = {fold(p) for p in picks}
+        if key in forbidden or key in seen or len(folded) < len(picks) or folded & banned:
+            continue
+        seen.add(key)
+        out.append(candidate)
+    if len(out) < n:
+        raise ValueError(f"name: only {len(out)} invented names of {k} token(s) could be made "
+                         f"from the extract; {n} controls were asked for")
+    return out
+
+
+def control_id(name: str) -> str:
+    """The same invented name has the same id in every request (its shards are shared)."""
+    return CONTROL_ID_PREFIX + hashlib.sha256(name.encode()).hexdigest()[:12]
+
+
+def control_people(subject: pd.DataFrame, facts: pd.DataFrame, names: Sequence[str]
+                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(subjects, facts) of the controls: each invented name with a copy of the person's facts
+    (claims rows, `qid` replaced); subjects have the person's columns, no aliases or description."""
+    person = subject.iloc[0]
+    rows = [{**person.to_dict(), "qid": control_id(n), "label": n, "aliases": [], "description": None,
+             "control_of": person["qid"]} for n in names]
+    subjects = pd.DataFrame(rows)
+    if "in_wikidata" in subjects.columns:
+        subjects["in_wikidata"] = False
+    copies = [facts.assign(qid=control_id(n)) for n in names]
+    control_facts = pd.concat(copies, ignore_index=True) if copies else facts.iloc[:0]
+    return subjects, control_facts
+
+
+# --------------------------------------------------------------------------- the person against them
+
+def _as_extreme(m: np.ndarray, rank: np.ndarray, m0: float, rank0: float) -> np.ndarray:
+    """Controls at least as extreme as (m0, rank0): higher M, or the same M and a truth summed
+    rank at least as good (1 = first). A missing rank counts as last."""
+    rank = np.where(np.isnan(rank), np.inf, rank)
+    rank0 = np.inf if rank0 is None or np.isnan(rank0) else rank0
+    return (m > m0 + 1e-12) | ((np.abs(m - m0) <= 1e-12) & (rank <= rank0))
+
+
+def verdict(m: float, p_value: float, alpha: float = DEFAULT_ALPHA, m_threshold: float = M_THRESHOLD) -> str:
+    """memorized: M >= threshold and p <= alpha; weakly associated: p <= alpha below the
+    threshold; otherwise no evidence beyond the controls."""
+    if p_value <= alpha:
+        return MEMORIZED if m >= m_threshold else WEAK
+    return NO_EVIDENCE
+
+
+def p_value(as_extreme: int, n_controls: int) -> float:
+    """Empirical p-value with the +1 correction (Davison & Hinkley; North et al. 2002): the person
+    counts as one of the exchangeable draws, so p >= 1 / (n + 1) and never 0."""
+    return (1 + as_extreme) / (1 + n_controls)
+
+
+def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFrame, *,
+                          alpha: float = DEFAULT_ALPHA, m_threshold: float = M_THRESHOLD) -> pd.DataFrame:
+    """One row per fact of the person (COMPARISON_COLUMNS).
+
+    person_pairs: `pair_metrics` rows of the person (subject_qid, property, M,
+    summed_truth_rank); control_pairs: the same for its controls (any subject_qid). Each
+    verdict's false-positive rate is measured on the controls: each control is compared with
+    the others as the person is with all of them, and the share reaching the verdict reported.
+    """
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    rows = []
+    for pair in person_pairs.to_dict("records"):
+        ctl = control_pairs[control_pairs["property"] == pair["property"]]
+        m = ctl["M"].to_numpy(dtype=float)
+        rank = ctl["summed_truth_rank"].to_numpy(dtype=float) if "summed_truth_rank" in ctl else np.full(len(ctl), np.nan)
+        n = len(ctl)
+        person_rank = float(pair.get("summed_truth_rank", np.nan))
+        k = int(_as_extreme(m, rank, float(pair["M"]), person_rank).sum()) if n else 0
+        p = p_value(k, n) if n else float("nan")
+        # each control against the other n - 1, as the person against all n
+        loo = [verdict(m[j], p_value(int(_as_extreme(np.delete(m, j), np.delete(rank, j), m[j], rank[j]).sum()), n - 1),
+                       alpha, m_threshold) for j in range(n)] if n > 1 else []
+        rows.append(dict(
+            subject_qid=pair["subject_qid"], property=pair["property"], M=float(pair["M"]),
+            summed_truth_rank=person_rank, n_controls=n, controls_as_extreme=k, p_value=p,
+            verdict=verdict(float(pair["M"]), p, alpha, m_threshold) if n else NO_EVIDENCE, alpha=alpha,
+            controls_M_mean=float(m.mean()) if n else float("nan"),
+            controls_M_max=float(m.max()) if n else float("nan"),
+            controls_at_threshold=int((m >= m_threshold).sum()),
+            controls_rank_median=float(np.nanmedian(rank)) if n and not np.isnan(rank).all() else float("nan"),
+            fpr_memorized=float(np.mean([v == MEMORIZED for v in loo])) if loo else float("nan"),
+            fpr_weak=float(np.mean([v == WEAK for v in loo])) if loo else float("nan"),
+        ))
+    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
