@@ -83,7 +83,7 @@ def _pairs(qid, prop, ms, ranks):
                          "M": ms, "summed_truth_rank": ranks})
 
 
-def test_p_values_verdicts_and_false_positive_rates_by_hand():
+def test_p_values_and_verdicts_by_hand():
     # 19 controls of property P27: M = 0 for 17 of them (rank 5), one at M = 0.5 (rank 1), one
     # at M = 0.9 (rank 1); P106: all 19 at M = 0, rank 50.
     ctl = pd.concat([
@@ -101,14 +101,33 @@ def test_p_values_verdicts_and_false_positive_rates_by_hand():
     # P19: no control was scored: no evidence, and the count says so
     assert out.loc["P19", "n_controls"] == 0 and math.isnan(out.loc["P19", "p_value"])
     assert out.loc["P19", "verdict"] == NO_EVIDENCE
-    # each control against the other 18: the M = 0.9 one beats all -> p = 1/19 = 0.053 > 0.05:
-    # no control reaches a verdict, so both false-positive rates are 0 on P27
-    assert out.loc["P27", "fpr_memorized"] == 0 and out.loc["P27", "fpr_weak"] == 0
     assert out.loc["P27", "controls_M_max"] == 0.9 and out.loc["P27", "controls_at_threshold"] == 1
     assert out.loc["P27", "controls_M_mean"] == pytest.approx(1.4 / 19)
-    # at alpha = 0.1 the M = 0.9 control (p = 1/19) and the M = 0.5 one (p = 2/19 = 0.105 > 0.1) split
-    loose = controls.compare_with_controls(person, ctl, alpha=0.1).set_index("property")
-    assert loose.loc["P27", "fpr_memorized"] == pytest.approx(1 / 19) and loose.loc["P27", "fpr_weak"] == 0
+    assert math.isnan(out.loc["P27", "fpr_memorized"]) and out.loc["P27", "n_probes"] == 0  # no probes given
+
+
+def test_false_positive_rates_on_held_out_probes_by_hand():
+    """Each probe (an invented person held out of the controls) is read against the 19 controls
+    as the person is; the rates are the shares of probes reaching each verdict."""
+    ctl = pd.concat([
+        _pairs("c", "P27", [0.0] * 17 + [0.5, 0.9], [5] * 17 + [1, 1]),
+        _pairs("c", "P106", [0.0] * 19, [50] * 19),
+    ])
+    probes = pd.concat([
+        # P27: 1.0 beats all (p = 1/20): memorized; 0.6 is beaten by the 0.9 control (p = 2/20);
+        # 0.0 at rank 9 is matched by all 19 (p = 1); 0.95 beats all: memorized -> 2 of 4
+        _pairs("p", "P27", [1.0, 0.6, 0.0, 0.95], [1, 1, 9, 2]),
+        # P106: 0.3 beats all (weak); M = 0 at rank 3 beats every control's rank 50 (weak);
+        # M = 0 at ranks 60 and 50 are matched by all 19 -> weak 2 of 4, memorized 0
+        _pairs("p", "P106", [0.3, 0.0, 0.0, 0.0], [2, 60, 3, 50]),
+    ])
+    person = pd.DataFrame({"subject_qid": "Q1", "property": ["P27", "P106"], "M": [1.0, 0.0], "summed_truth_rank": [1, 40]})
+    out = controls.compare_with_controls(person, ctl, probes).set_index("property")
+    assert list(out["n_probes"]) == [4, 4]
+    assert out.loc["P27", "fpr_memorized"] == 0.5 and out.loc["P27", "fpr_weak"] == 0
+    assert out.loc["P106", "fpr_memorized"] == 0 and out.loc["P106", "fpr_weak"] == 0.5
+    # the person's P106: M = 0 at rank 40 beats every control's rank 50: weakly associated
+    assert out.loc["P106", "verdict"] == WEAK and out.loc["P106", "p_value"] == pytest.approx(0.05)
 
 
 def test_ties_count_against_the_person():

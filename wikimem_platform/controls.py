@@ -17,8 +17,8 @@ go through the same canaries and candidates; the person's result is then read ag
   same control has the same id in every request).
 - `compare_with_controls`: per fact, the share of controls at least as extreme as the person
   (M first, then the summed truth rank), the empirical p-value with the +1 correction, the
-  verdict at level alpha, and each verdict's false-positive rate measured on the controls
-  themselves (each control read against the others).
+  verdict at level alpha, and each verdict's false-positive rate measured on held-out probes
+  (more invented people, each read against the controls as the person is).
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ from wikimem_platform.labels import normalize_label
 
 # The fewest controls at which a p-value with the +1 correction can reach 0.05: 1 / (19 + 1).
 DEFAULT_N_CONTROLS = 19
+# Held-out invented people that measure each verdict's false-positive rate (see compare_with_controls).
+DEFAULT_N_PROBES = 19
 DEFAULT_ALPHA = 0.05
 M_THRESHOLD = 0.8  # the paper's threshold flag (memorization.M_THRESHOLD)
 CITIZENSHIP = "P27"
@@ -55,7 +57,7 @@ VERDICTS = (MEMORIZED, WEAK, NO_EVIDENCE)
 COMPARISON_COLUMNS = [
     "subject_qid", "property", "M", "summed_truth_rank", "n_controls", "controls_as_extreme", "p_value",
     "verdict", "alpha", "controls_M_mean", "controls_M_max", "controls_at_threshold",
-    "controls_rank_median", "fpr_memorized", "fpr_weak",
+    "controls_rank_median", "n_probes", "fpr_memorized", "fpr_weak",
 ]
 
 
@@ -202,29 +204,42 @@ def p_value(as_extreme: int, n_controls: int) -> float:
     return (1 + as_extreme) / (1 + n_controls)
 
 
-def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFrame, *,
-                          alpha: float = DEFAULT_ALPHA, m_threshold: float = M_THRESHOLD) -> pd.DataFrame:
+def _extreme_count(ctl: pd.DataFrame, m0: float, rank0: float) -> int:
+    m = ctl["M"].to_numpy(dtype=float)
+    rank = ctl["summed_truth_rank"].to_numpy(dtype=float) if "summed_truth_rank" in ctl else np.full(len(ctl), np.nan)
+    return int(_as_extreme(m, rank, m0, rank0).sum())
+
+
+def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFrame,
+                          probe_pairs: pd.DataFrame | None = None, *, alpha: float = DEFAULT_ALPHA,
+                          m_threshold: float = M_THRESHOLD) -> pd.DataFrame:
     """One row per fact of the person (COMPARISON_COLUMNS).
 
     person_pairs: `pair_metrics` rows of the person (subject_qid, property, M,
-    summed_truth_rank); control_pairs: the same for its controls (any subject_qid). Each
-    verdict's false-positive rate is measured on the controls: each control is compared with
-    the others as the person is with all of them, and the share reaching the verdict reported.
+    summed_truth_rank); control_pairs: the same for its controls (any subject_qid).
+    probe_pairs: more invented people with the same facts, held out of the controls: each is
+    read against the controls exactly as the person is, and the share reaching each verdict is
+    its false-positive rate (NaN without probes). Held out, because a control read against the
+    other controls has a coarser p-value (at best 1/n, above alpha = 0.05 with n = 19) and could
+    never be flagged: a rate measured that way would be 0 by construction.
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     rows = []
     for pair in person_pairs.to_dict("records"):
         ctl = control_pairs[control_pairs["property"] == pair["property"]]
-        m = ctl["M"].to_numpy(dtype=float)
-        rank = ctl["summed_truth_rank"].to_numpy(dtype=float) if "summed_truth_rank" in ctl else np.full(len(ctl), np.nan)
         n = len(ctl)
+        m = ctl["M"].to_numpy(dtype=float)
+        rank = ctl["summed_truth_rank"].to_numpy(dtype=float) if "summed_truth_rank" in ctl else np.full(n, np.nan)
         person_rank = float(pair.get("summed_truth_rank", np.nan))
-        k = int(_as_extreme(m, rank, float(pair["M"]), person_rank).sum()) if n else 0
+        k = _extreme_count(ctl, float(pair["M"]), person_rank) if n else 0
         p = p_value(k, n) if n else float("nan")
-        # each control against the other n - 1, as the person against all n
-        loo = [verdict(m[j], p_value(int(_as_extreme(np.delete(m, j), np.delete(rank, j), m[j], rank[j]).sum()), n - 1),
-                       alpha, m_threshold) for j in range(n)] if n > 1 else []
+        probe_verdicts = []
+        if probe_pairs is not None and n:
+            probes = probe_pairs[probe_pairs["property"] == pair["property"]]
+            probe_verdicts = [verdict(pm, p_value(_extreme_count(ctl, pm, pr), n), alpha, m_threshold)
+                              for pm, pr in zip(probes["M"].astype(float),
+                                                probes.get("summed_truth_rank", pd.Series(np.nan, index=probes.index)).astype(float))]
         rows.append(dict(
             subject_qid=pair["subject_qid"], property=pair["property"], M=float(pair["M"]),
             summed_truth_rank=person_rank, n_controls=n, controls_as_extreme=k, p_value=p,
@@ -233,7 +248,8 @@ def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFram
             controls_M_max=float(m.max()) if n else float("nan"),
             controls_at_threshold=int((m >= m_threshold).sum()),
             controls_rank_median=float(np.nanmedian(rank)) if n and not np.isnan(rank).all() else float("nan"),
-            fpr_memorized=float(np.mean([v == MEMORIZED for v in loo])) if loo else float("nan"),
-            fpr_weak=float(np.mean([v == WEAK for v in loo])) if loo else float("nan"),
+            n_probes=len(probe_verdicts),
+            fpr_memorized=float(np.mean([v == MEMORIZED for v in probe_verdicts])) if probe_verdicts else float("nan"),
+            fpr_weak=float(np.mean([v == WEAK for v in probe_verdicts])) if probe_verdicts else float("nan"),
         ))
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
