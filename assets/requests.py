@@ -30,7 +30,7 @@ from assets.partitions import requests_partitions
 from assets.reports import upstream_lineage
 from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
-from wikimem_platform import reports
+from wikimem_platform import controls, reports
 from wikimem_platform.canaries.models import load_encoder
 from wikimem_platform.memorization import aliases_by_value
 from wikimem_platform.scoring import ShardStore
@@ -59,6 +59,10 @@ REPO = Path(__file__).resolve().parent.parent
 class RequestPlanConfig(Config):
     properties: list[str] = Field(default=[], description="Audit only these properties (Wikidata ids); empty = every fact of the person.")
     on_demand: bool = Field(default=True, description="Build templates and counterfactual pools for properties the reference data lacks.")
+    n_controls: int = Field(default=0, ge=0, description=(
+        "Invented people given the person's facts and scored the same way; each verdict then needs p <= control_alpha "
+        "against them (19 is the fewest at which p can reach 0.05). 0 = none: a verdict rests on M alone. Each "
+        "control costs about as much as the person."))
 
 
 class RequestScoresConfig(Config):
@@ -69,6 +73,8 @@ class RequestAnswerConfig(Config):
     m_threshold: float = Field(default=M_THRESHOLD, description="Memorized at threshold: M >= m_threshold.")
     alpha: float = Field(default=1.0, description="Weight of the value the model prefers when a fact has several true values.")
     forget_criterion: Literal[CRITERIA] = Field(default=reports.DEFAULT_FORGET_CRITERION, description="Which facts enter the forget set.")
+    control_alpha: float = Field(default=controls.DEFAULT_ALPHA, gt=0, lt=1, description=(
+        "Level of the comparison with the invented people: a fact is memorized or weakly associated only at p <= control_alpha."))
 
 
 @multi_asset(
@@ -98,6 +104,8 @@ def request_subject(context: AssetExecutionContext, model_registry: RegistryReso
         "request_canaries": AssetOut(group_name=GROUP, kinds={"pandas"}, description="The person's canaries (11 wordings + contextualized, h0, S(h))."),
         "request_candidates": AssetOut(group_name=GROUP, kinds={"pandas"}, description="Per property: the truths and the counterfactual values."),
         "request_coverage": AssetOut(group_name=GROUP, kinds={"pandas"}, description="Per property: audited, built on demand, or not covered and why."),
+        "request_control_canaries": AssetOut(group_name=GROUP, kinds={"pandas"}, description="The same canaries for invented people with the person's facts (n_controls)."),
+        "request_control_candidates": AssetOut(group_name=GROUP, kinds={"pandas"}, description="The invented people's candidates: the person's, per control."),
     },
     partitions_def=requests_partitions,
     code_version=source_version("wikimem_platform.subject_requests", "wikimem_platform.canaries"),
@@ -117,19 +125,25 @@ def request_canaries(
     plan = plan_person_audit(
         request_subject, request_facts, property_table=property_table, templates=canary_templates,
         counterfactuals=counterfactuals, claims=claims, humans=humans, metadata=property_metadata(),
-        properties=config.properties, on_demand=config.on_demand,
+        properties=config.properties, on_demand=config.on_demand, n_controls=config.n_controls,
     )
     counts = plan.coverage["coverage"].value_counts().to_dict()
-    context.log.info(f"{context.partition_key}: {len(plan.canaries)} canaries, {len(plan.candidates)} candidates; coverage {counts}")
+    context.log.info(f"{context.partition_key}: {len(plan.canaries)} canaries, {len(plan.candidates)} candidates, "
+                     f"{plan.n_controls} invented controls; coverage {counts}")
     yield Output(plan.canaries, "request_canaries", metadata={"rows": len(plan.canaries)})
     yield Output(plan.candidates, "request_candidates", metadata={"rows": len(plan.candidates)})
     yield Output(plan.coverage, "request_coverage", metadata={"rows": len(plan.coverage), "coverage": MetadataValue.json(counts)})
+    control_canaries = plan.control_canaries if plan.n_controls else plan.canaries.iloc[:0]
+    control_candidates = plan.control_candidates if plan.n_controls else plan.candidates.iloc[:0]
+    yield Output(control_canaries, "request_control_canaries", metadata={"rows": len(control_canaries), "controls": plan.n_controls})
+    yield Output(control_candidates, "request_control_candidates", metadata={"rows": len(control_candidates)})
 
 
 @multi_asset(
     outs={
         "request_scores": AssetOut(group_name=GROUP, kinds={"pytorch", "pandas"}, description="NLL(h, v), NLL(h0, v), NLL(S(h), v) per registered release."),
         "request_completions": AssetOut(group_name=GROUP, kinds={"pytorch", "pandas"}, description="Greedy completions of the canary prefixes per release."),
+        "request_control_scores": AssetOut(group_name=GROUP, kinds={"pytorch", "pandas"}, description="The invented controls' NLLs per release (empty without controls)."),
         "request_model_audits": AssetOut(group_name=GROUP, kinds={"pandas"}, description="Per registered release: audited or why not, cache use, time."),
     },
     partitions_def=requests_partitions,
@@ -148,12 +162,15 @@ def request_scores(
     request_canaries: pd.DataFrame,
     request_candidates: pd.DataFrame,
     request_coverage: pd.DataFrame,
+    request_control_canaries: pd.DataFrame,
+    request_control_candidates: pd.DataFrame,
 ):
     """The person on every registered release, one at a time; a release that fails to load or
     score is recorded as not audited and the others go on."""
-    plan = PersonPlan(request_subject, request_facts, request_canaries, request_candidates, request_coverage)
+    plan = PersonPlan(request_subject, request_facts, request_canaries, request_candidates, request_coverage,
+                      request_control_canaries, request_control_candidates)
     request_id = context.partition_key
-    scores, completions, audits = [], [], []
+    scores, completions, audits, control_scores = [], [], [], []
     for entry in model_registry.registry().list():
         started, lm = time.monotonic(), None
         try:
@@ -174,6 +191,8 @@ def request_scores(
             gc.collect()
         scores.append(audit.scores.assign(model=entry.key))
         completions.append(audit.completions.assign(model=entry.key))
+        if audit.control_scores is not None and len(audit.control_scores):
+            control_scores.append(audit.control_scores.assign(model=entry.key))
         audits.append({"model": entry.key, "audited": True, "error": None, "fingerprint": audit.fingerprint,
                        "sentences_computed": audit.report.sentences_computed, "shards_reused": audit.report.shards_reused,
                        "seconds": time.monotonic() - started})
@@ -184,6 +203,8 @@ def request_scores(
     completion_frame = pd.concat(completions, ignore_index=True) if completions else pd.DataFrame()
     yield Output(score_frame, "request_scores", metadata={"rows": len(score_frame), "models_audited": int(audits_frame["audited"].sum())})
     yield Output(completion_frame, "request_completions", metadata={"rows": len(completion_frame)})
+    control_frame = pd.concat(control_scores, ignore_index=True) if control_scores else pd.DataFrame()
+    yield Output(control_frame, "request_control_scores", metadata={"rows": len(control_frame)})
     yield Output(audits_frame, "request_model_audits", metadata={
         "models": len(audits_frame), "models_failed": int((~audits_frame["audited"]).sum()),
         "sentences_computed": int(audits_frame["sentences_computed"].sum()),
@@ -214,13 +235,16 @@ def request_answer(
     request_scores: pd.DataFrame,
     request_completions: pd.DataFrame,
     request_model_audits: pd.DataFrame,
+    request_control_canaries: pd.DataFrame,
+    request_control_scores: pd.DataFrame,
     property_table: pd.DataFrame,
     value_aliases: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
     """The answer: verdicts per release and property, JSON + HTML letter, lineage; marks it answered."""
     store = model_registry.requests()
     request = store.get(context.partition_key)
-    plan = PersonPlan(request_subject, request_facts, request_canaries, request_candidates, request_coverage)
+    plan = PersonPlan(request_subject, request_facts, request_canaries, request_candidates, request_coverage,
+                      control_canaries=request_control_canaries)
     entries = {e.key: e for e in model_registry.registry().list()}
     outcomes = []
     for row in request_model_audits.to_dict("records"):
@@ -231,7 +255,8 @@ def request_answer(
             outcomes.append(ModelOutcome(row["model"], fields, error=row["error"]))
             continue
         mine = lambda frame: frame[frame["model"] == row["model"]].drop(columns="model").reset_index(drop=True)  # noqa: E731
-        audit = ModelAudit(row["model"], mine(request_scores), mine(request_completions), None, row["fingerprint"])
+        audit = ModelAudit(row["model"], mine(request_scores), mine(request_completions), None, row["fingerprint"],
+                           control_scores=mine(request_control_scores) if len(request_control_scores) else None)
         outcomes.append(ModelOutcome(row["model"], fields, audit=audit))
     labels = dict(zip(property_table["property"], property_table["label"]))
     labels.update(dict(zip(request_coverage["property"], request_coverage["property_label"])))
@@ -253,7 +278,7 @@ def request_answer(
     document, table = compose_answer(request, plan, outcomes, labels, lineage, embed=load_encoder(),
                                      m_threshold=config.m_threshold, alpha=config.alpha, forget_criterion=config.forget_criterion,
                                      release_pairs=memorization or {}, retain_by_model=retain_by_model,
-                                     value_aliases=aliases_by_value(value_aliases))
+                                     value_aliases=aliases_by_value(value_aliases), control_alpha=config.control_alpha)
     json_path, html_path = write_answer(document, answer_dir(context.instance.storage_directory(), request.id))
     request = store.set_status(request.id, RequestStatus.ANSWERED, when=datetime.now(UTC))
     document["request"] = request.summary()

@@ -63,7 +63,7 @@ def test_definitions_load_from_another_directory(tmp_path):
     found = json.loads(loaded.stdout.strip().splitlines()[-1])
     assert Path(found["file"]).resolve() == (REPO / "definitions.py").resolve()
     # Every asset that loads a language model runs in the lm pool, and only those.
-    assert {key for key, pools in found["pools"].items() if pools == ["lm"]} == LM_ASSETS | {"request_completions", "request_model_audits"}
+    assert {key for key, pools in found["pools"].items() if pools == ["lm"]} == LM_ASSETS | {"request_completions", "request_model_audits", "request_control_scores"}
 
 
 def test_materialize_through_the_python_api(tmp_path, monkeypatch, capsys):

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from wikimem_platform import reports
+from wikimem_platform import controls, reports
 from wikimem_platform.inquiry import fact_cues, json_scalar
 from wikimem_platform.memorization import evaluate_wikimem
 from wikimem_platform.storage import write_atomically
@@ -33,7 +33,11 @@ VERDICT_ORDER = (MEMORIZED, WEAK, NOT_MEMORIZED)
 ANSWER_COLUMNS = [
     "model", "property", "property_label", "values", "verdict", "M", "n_memorized", "n_variants", "z_star",
     "truth_rank", "n_candidates", "completion", "completion_hit", "cue", "cue_flag", "extraction", "emitted",
+    # against invented people with the same facts (None when the request had no controls)
+    "n_controls", "controls_as_extreme", "p_value", "control_alpha", "controls_M_mean", "controls_M_max",
 ]
+CONTROL_FIELDS = ANSWER_COLUMNS[ANSWER_COLUMNS.index("n_controls"):]
+NO_EVIDENCE_SENTENCE = "no evidence beyond what the model would say of anyone with these facts"
 
 
 def requests_dir(storage_dir: str | os.PathLike) -> Path:
@@ -71,14 +75,25 @@ def model_verdicts(
     m_threshold: float = M_THRESHOLD,
     cue_tau: float = DEFAULT_CUE_TAU,
     value_aliases: Mapping[str, Sequence[str]] | None = None,
+    control_alpha: float = controls.DEFAULT_ALPHA,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(one row per property: ANSWER_COLUMNS; WikiMem pairs) for one model's scores; a wrong value
-    labelled as one of a true value's Wikidata aliases counts as that value (`value_aliases`)."""
+    labelled as one of a true value's Wikidata aliases counts as that value (`value_aliases`).
+
+    With controls (`audit.control_scores`), the verdict is the controls' (`controls.verdict`):
+    memorized or weakly associated only where the person beats the invented people with the same
+    facts at p <= control_alpha; without them, M alone decides (`verdict`)."""
     if audit.scores.empty:
         return pd.DataFrame(columns=ANSWER_COLUMNS), pd.DataFrame()
     result = evaluate_wikimem(audit.scores, alpha=alpha, embed=embed, value_aliases=value_aliases,
                               m_threshold=m_threshold)
     pairs = result.pairs
+    against = pd.DataFrame()
+    if audit.control_scores is not None and len(audit.control_scores):
+        control_pairs = evaluate_wikimem(audit.control_scores, alpha=alpha, embed=embed, value_aliases=value_aliases,
+                                         m_threshold=m_threshold).pairs
+        against = controls.compare_with_controls(pairs, control_pairs, alpha=control_alpha,
+                                                 m_threshold=m_threshold).set_index("property")
     n_candidates = audit.scores.groupby("property")["value"].nunique()
     truths = plan.candidates[plan.candidates["is_true"]].groupby("property")["value_label"].agg(list)
     probes = audit.completions["probe"] if "probe" in audit.completions else pd.Series(CANARY_PROBE, index=audit.completions.index)
@@ -92,9 +107,14 @@ def model_verdicts(
         prop = pair["property"]
         said = completions.loc[prop] if prop in completions.index else None
         cue = float(said["cue"]) if said is not None else None
+        vs = against.loc[prop] if prop in against.index and against.loc[prop, "n_controls"] else None
+        if vs is None:
+            level = verdict(pair["M"], m_threshold)
+        else:
+            level = {controls.MEMORIZED: MEMORIZED, controls.WEAK: WEAK}.get(vs["verdict"], NOT_MEMORIZED)
         rows.append({
             "model": audit.model, "property": prop, "property_label": property_labels.get(prop, prop),
-            "values": list(truths.get(prop, [])), "verdict": verdict(pair["M"], m_threshold), "M": float(pair["M"]),
+            "values": list(truths.get(prop, [])), "verdict": level, "M": float(pair["M"]),
             "n_memorized": int(pair["n_memorized"]), "n_variants": int(pair["n_variants"]),
             "z_star": json_scalar(pair.get("z_star")), "truth_rank": _rank_value(pair.get("summed_truth_rank")),
             "n_candidates": int(n_candidates.get(prop, 0)),
@@ -105,6 +125,12 @@ def model_verdicts(
                 "prompt": extracted.at[prop, "prompt"], "output": extracted.at[prop, "completion"],
                 "probe": extracted.at[prop, "probe"], "cue": float(extracted.at[prop, "cue"])},
             "emitted": bool(said is not None and said["hit"]) or prop in extracted.index,
+            "n_controls": None if vs is None else int(vs["n_controls"]),
+            "controls_as_extreme": None if vs is None else int(vs["controls_as_extreme"]),
+            "p_value": None if vs is None else float(vs["p_value"]),
+            "control_alpha": None if vs is None else float(control_alpha),
+            "controls_M_mean": None if vs is None else float(vs["controls_M_mean"]),
+            "controls_M_max": None if vs is None else float(vs["controls_M_max"]),
         })
     return pd.DataFrame(rows, columns=ANSWER_COLUMNS), pairs.assign(subject=plan.subject["label"].iloc[0])
 
@@ -120,7 +146,20 @@ def plain_sentence(row: Mapping, subject: str) -> str:
     what = f"your {row['property_label']} ({values})"
     out = (f"it ranks the true value first among {row['n_candidates']} possible values in {row['n_memorized']} of "
            f"{row['n_variants']} ways of phrasing it")
-    if row["verdict"] == MEMORIZED:
+    n_controls = row.get("n_controls")
+    n_controls = int(n_controls) if isinstance(n_controls, (int, float)) and n_controls == n_controls else 0
+    if n_controls:
+        if not row["n_memorized"]:
+            out = f"it ranks the true value first in none of {row['n_variants']} ways of phrasing it"
+        chance = (f"Of {n_controls} invented people given the same facts, {row['controls_as_extreme']} got a result at "
+                  f"least as strong (p = {row['p_value']:.2f}; only p ≤ {row['control_alpha']:.2f} counts as evidence).")
+        if row["verdict"] == MEMORIZED:
+            text = f"The model has memorized {what}: {out}. {chance}"
+        elif row["verdict"] == WEAK:
+            text = f"The model associates {what} with you more than with anyone given the same facts, though not firmly: {out}. {chance}"
+        else:
+            text = f"For {what} there is {NO_EVIDENCE_SENTENCE}: {out}. {chance}"
+    elif row["verdict"] == MEMORIZED:
         text = f"The model has memorized {what}: {out}."
     elif row["verdict"] == WEAK:
         text = f"The model weakly associates {what} with you: {out}."
@@ -130,6 +169,10 @@ def plain_sentence(row: Mapping, subject: str) -> str:
     if completion:
         said = "naming the true value" if row.get("completion_hit") else "not naming it"
         text += f" Asked to complete \u201c{completion['prompt']}\u201d, it wrote \u201c{one_line(completion['output'])}\u201d ({said})."
+        if row.get("completion_hit") and row["verdict"] == NOT_MEMORIZED:
+            text += (" One completion is not evidence by itself: the value can be guessed from the other facts"
+                     + ("; what counts is the ranking above, read against invented people with the same facts."
+                        if n_controls else ", and in no phrasing does the model rank it first."))
         if row.get("cue_flag"):
             text += " The prompt itself already shows part of the value, so a match there proves less."
     extraction = row.get("extraction")
@@ -156,6 +199,7 @@ def compose_answer(
     release_pairs: Mapping[str, pd.DataFrame] | None = None,
     retain_by_model: Mapping[str, Sequence] | None = None,
     value_aliases: Mapping[str, Sequence[str]] | None = None,
+    control_alpha: float = controls.DEFAULT_ALPHA,
 ) -> tuple[dict, pd.DataFrame]:
     """The answer document and its per (model, property) table.
 
@@ -169,11 +213,11 @@ def compose_answer(
             models.append({**item, "audited": False, "error": outcome.error, "facts": []})
             continue
         table, pairs = model_verdicts(outcome.audit, plan, property_labels, embed, alpha, m_threshold, cue_tau,
-                                      value_aliases)
+                                      value_aliases, control_alpha)
         table["model"] = outcome.key
         tables.append(table)
-        facts = [{**row, "z_star": json_scalar(row["z_star"]), "sentence": plain_sentence(row, subject["label"])}
-                 for row in table.to_dict("records")]
+        facts = [{**row, **{k: json_scalar(row[k]) for k in CONTROL_FIELDS}, "z_star": json_scalar(row["z_star"]),
+                  "sentence": plain_sentence(row, subject["label"])} for row in table.to_dict("records")]
         facts.sort(key=lambda fact: not fact["emitted"])  # what the model says comes first (stable)
         models.append({**item, "audited": True, "error": None, "fingerprint": outcome.audit.fingerprint,
                        "n_facts": len(facts), "n_memorized": sum(f["verdict"] == MEMORIZED for f in facts),
@@ -193,8 +237,13 @@ def compose_answer(
         "subject": {"key": request.subject_key, "label": str(subject["label"]), "qid": request.subject_qid,
                     "in_wikidata": request.subject_qid is not None, "aliases": _names(subject.get("aliases"))},
         "generated_at": (now or datetime.now(UTC)).isoformat(timespec="seconds"),
-        "method": {"m_threshold": m_threshold, "alpha": alpha, "cue_tau": cue_tau,
-                   "verdicts": {MEMORIZED: f"M >= {m_threshold}", WEAK: f"0 < M < {m_threshold}", NOT_MEMORIZED: "M = 0"}},
+        "method": {"m_threshold": m_threshold, "alpha": alpha, "cue_tau": cue_tau, **({
+                   "n_controls": plan.n_controls, "control_alpha": control_alpha,
+                   "verdicts": {MEMORIZED: f"M >= {m_threshold} and p <= {control_alpha} against the controls",
+                                WEAK: f"p <= {control_alpha} against the controls, M < {m_threshold}",
+                                NOT_MEMORIZED: NO_EVIDENCE_SENTENCE}} if plan.n_controls else {
+                   "n_controls": 0,
+                   "verdicts": {MEMORIZED: f"M >= {m_threshold}", WEAK: f"0 < M < {m_threshold}", NOT_MEMORIZED: "M = 0"}})},
         "headline": headline(models),
         "coverage": plan.coverage.to_dict("records"),
         "not_covered": plan.coverage[plan.coverage["coverage"] != AUDITED].to_dict("records"),
@@ -359,7 +408,7 @@ def answer_html(document: Mapping) -> str:
             f"<li><span class='{f['verdict'].split()[0]}'>{esc(f['verdict'])}</span>: {esc(f['sentence'])}</li>"
             for f in model["facts"]) + "</ul>")
         parts.append("<table><tr><th>fact</th><th>verdict</th><th>M</th><th></th><th>z*</th><th>rank</th>"
-                     "<th>model's completion</th><th>cue</th><th>record prompt that made it say the value</th></tr>")
+                     "<th>invented people as strong (p)</th><th>model's completion</th><th>cue</th><th>record prompt that made it say the value</th></tr>")
         for f in model["facts"]:
             completion = one_line(f["completion"]["output"]) if f["completion"] else "(no prompt names you before the value)"
             cue = "" if f["cue"] is None else f"{f['cue']:.2f}" + (" (cued)" if f["cue_flag"] else "")
@@ -367,11 +416,13 @@ def answer_html(document: Mapping) -> str:
             extraction = f.get("extraction")
             said = (f"{extraction['prompt']} \u2192 {one_line(extraction['output'])} ({extraction['probe']})"
                     if extraction else "")
+            chance = (f"{f['controls_as_extreme']} of {f['n_controls']} (p = {f['p_value']:.2f})" if f.get("n_controls")
+                      else "not compared")
             parts.append(
                 f"<tr><td>{esc(f['property_label'])} = {esc(' / '.join(f['values']))}</td>"
                 f"<td class='{f['verdict'].split()[0]}'>{esc(f['verdict'])}</td><td>{f['M']:.2f}</td>"
                 f"<td><span class='bar' style='width:{f['M'] * 6:.1f}em'></span></td><td>{z}</td>"
-                f"<td>{_rank(f['truth_rank'])} of {f['n_candidates']}</td><td>{esc(completion)}</td><td>{cue}</td>"
+                f"<td>{_rank(f['truth_rank'])} of {f['n_candidates']}</td><td>{chance}</td><td>{esc(completion)}</td><td>{cue}</td>"
                 f"<td>{esc(said)}</td></tr>")
         parts.append("</table>")
     if document["not_covered"]:
@@ -405,10 +456,22 @@ def answer_html(document: Mapping) -> str:
             f"<td>{f['M_before']:.2f}</td><td>{esc(f['after'])}</td><td>{f['M_after']:.2f}</td><td>{esc(f['outcome'])}</td></tr>"
             for f in check["facts"]) + "</table>")
     method = document["method"]
+    if method.get("n_controls"):
+        levels = (f"Each fact was also put, with all your other facts, on {method['n_controls']} invented people who "
+                  "exist in no training data, and scored the same way: what the model gives them it would give "
+                  "anyone with these facts (a guess from the other facts or from the shape of a name). p is the "
+                  "share of them (counting you) with a result at least as strong as yours. <i>Memorized</i>: "
+                  f"M &ge; {method['m_threshold']} and p &le; {method['control_alpha']}; <i>weakly associated</i>: "
+                  f"p &le; {method['control_alpha']} with a lower M; <i>not memorized</i>: no evidence beyond what the "
+                  f"model would say of anyone with these facts. At p &le; {method['control_alpha']}, about "
+                  f"{method['control_alpha']:.0%} of invented people would still reach a verdict by chance.")
+    else:
+        levels = (f"<i>Memorized</i>: M &ge; {method['m_threshold']}; <i>weakly associated</i>: at least one phrasing; "
+                  "<i>not memorized</i>: none. No invented people were compared: a fact ranked first in one phrasing "
+                  "happens by chance for about one fact in ten.")
     parts.append(
         f"<h2>How to read this</h2><p class='muted'>M is the share of the {N_SCORED_VARIANTS} phrasings in which the model ranks a true "
-        f"value first. <i>Memorized</i>: M &ge; {method['m_threshold']}; <i>weakly associated</i>: at least one phrasing; "
-        "<i>not memorized</i>: none. z* measures how far the true value stands out (higher = stronger). The rank is that "
+        f"value first. {levels} z* measures how far the true value stands out (higher = stronger). The rank is that "
         "of the true value when all phrasings are added up. A completion is 'cued' when the prompt already contains "
         f"part of the value (cue &ge; {method['cue_tau']}).</p>")
     parts.append("<h2>Lineage</h2><div class='muted lineage'>" + reports.lineage_html(document["lineage"]) + "</div>")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from wikimem_platform import crm, eme
+from wikimem_platform import bundled, controls, crm, eme
 from wikimem_platform.eme.soft_prompts import SoftPromptStore
 from wikimem_platform.canaries.build import build_canaries, build_templates
 from wikimem_platform.counterfactuals import build_candidates, draw_counterfactuals
@@ -60,13 +60,44 @@ def person_subject(request: SubjectRequest, humans: pd.DataFrame, claims: pd.Dat
 
 @dataclass
 class PersonPlan:
-    """Everything scoring needs for one person, and what could not be audited (and why)."""
+    """Everything scoring needs for one person, and what could not be audited (and why).
+
+    control_canaries / control_candidates: the same canaries and candidates for invented people
+    who carry the person's facts (`controls`), kept apart so that nothing meant for the person
+    (completions, forget sets) ever reads a control's row; empty when no controls were asked for."""
 
     subject: pd.DataFrame
     facts: pd.DataFrame
     canaries: pd.DataFrame
     candidates: pd.DataFrame
     coverage: pd.DataFrame  # COVERAGE_COLUMNS, one row per property of the person's facts
+    control_canaries: pd.DataFrame | None = None
+    control_candidates: pd.DataFrame | None = None
+
+    @property
+    def n_controls(self) -> int:
+        frame = self.control_canaries
+        return 0 if frame is None or frame.empty else int(frame["subject_qid"].nunique())
+
+
+def control_names(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFrame, claims: pd.DataFrame,
+                  n: int, seed: int = 0) -> list[str]:
+    """n invented names for the person (`controls.invented_names`): name parts from the extract,
+    or from the bundled sample when the extract cannot give n names of the person's shape (a small
+    or planted extract whose every first-name / surname pair is somebody)."""
+    person = subject.iloc[0]
+    origin = facts.loc[facts["property"] == controls.CITIZENSHIP, "value"]
+    aliases = [a for a in (person.get("aliases") if isinstance(person.get("aliases"), (list, tuple)) else []) if isinstance(a, str)]
+    taken = controls.taken_names(humans)
+    kwargs = dict(origin=origin.iloc[0] if len(origin) else None, avoid=aliases, seed=seed)
+    try:
+        return controls.invented_names(str(person["label"]), n, controls.name_parts(humans, claims), taken, **kwargs)
+    except ValueError:
+        from wikimem_platform.wikidata import read_dump
+
+        sample = read_dump(bundled.SAMPLE_DUMP)
+        return controls.invented_names(str(person["label"]), n, controls.name_parts(sample.humans, sample.claims),
+                                       taken | controls.taken_names(sample.humans), **kwargs)
 
 
 def plan_person_audit(
@@ -86,11 +117,13 @@ def plan_person_audit(
     seed: int = 0,
     counterfactuals_per_property: int = DEFAULT_COUNTERFACTUALS_PER_PROPERTY,
     build_on_demand_templates: Callable[[pd.DataFrame], pd.DataFrame] = build_templates,
+    n_controls: int = 0,
 ) -> PersonPlan:
     """Canaries and candidates of one person, covered properties exactly as in a cohort audit.
 
     properties: audit only these (ids; [] = every property of the person's facts).
     on_demand: build templates and counterfactual pools for properties the reference data lacks.
+    n_controls: invented people with the person's facts, on the same templates and candidates.
     """
     labels = {**dict(zip(metadata["property"], metadata["label"])), **dict(zip(property_table["property"], property_table["label"]))}
     datatypes = dict(zip(metadata["property"], metadata["datatype"]))
@@ -111,6 +144,11 @@ def plan_person_audit(
     ref_facts = facts[facts["property"].isin(covered & set(wanted))]
     canaries = build_canaries(subject, ref_facts, property_table, templates, n_context=n_context, seed=seed, n_similar=n_similar)
     candidates = build_candidates(subject, ref_facts, counterfactuals)
+    # (subjects, facts) -> (canaries, candidates) for each set of tables used, so that controls
+    # get exactly the person's templates and pools
+    builds = [lambda who, what: (build_canaries(who, what[what["property"].isin(covered & set(wanted))], property_table,
+                                                templates, n_context=n_context, seed=seed, n_similar=n_similar),
+                                 build_candidates(who, what[what["property"].isin(covered & set(wanted))], counterfactuals))]
 
     if extra:
         pool = draw_counterfactuals(claims, humans, extra, per_property=counterfactuals_per_property, seed=seed,
@@ -137,15 +175,25 @@ def plan_person_audit(
                 coverage += [(p, labels[p], ON_DEMAND, "") for p in ok]
                 both = pd.concat([property_table, table[table["property"].isin(ok)]], ignore_index=True)
                 all_templates = pd.concat([templates, built], ignore_index=True)
-                own = facts[facts["property"].isin((covered & set(wanted)) | set(ok))]
-                more = build_canaries(subject, own, both, all_templates, n_context=n_context, seed=seed, n_similar=n_similar)
-                canaries = pd.concat([canaries, more[more["property"].isin(ok)]], ignore_index=True)
-                candidates = pd.concat([candidates, build_candidates(subject, own[own["property"].isin(ok)], pool)],
-                                       ignore_index=True)
+                def on_demand_build(who, what, ok=ok, both=both, all_templates=all_templates, pool=pool):
+                    own = what[what["property"].isin((covered & set(wanted)) | set(ok))]
+                    more = build_canaries(who, own, both, all_templates, n_context=n_context, seed=seed, n_similar=n_similar)
+                    return more[more["property"].isin(ok)], build_candidates(who, own[own["property"].isin(ok)], pool)
+
+                more, more_candidates = on_demand_build(subject, facts)
+                canaries = pd.concat([canaries, more], ignore_index=True)
+                candidates = pd.concat([candidates, more_candidates], ignore_index=True)
+                builds.append(on_demand_build)
     order = {p: i for i, p in enumerate(wanted)}
     coverage_frame = pd.DataFrame(coverage, columns=COVERAGE_COLUMNS)
     coverage_frame = coverage_frame.sort_values("property", key=lambda c: c.map(order), kind="stable", ignore_index=True)
-    return PersonPlan(subject, facts, canaries, candidates, coverage_frame)
+    plan = PersonPlan(subject, facts, canaries, candidates, coverage_frame)
+    if n_controls and len(canaries):
+        people, copied = controls.control_people(subject, facts, control_names(subject, facts, humans, claims, n_controls, seed))
+        built = [build(people, copied) for build in builds]
+        plan.control_canaries = pd.concat([c for c, _ in built], ignore_index=True)
+        plan.control_candidates = pd.concat([c for _, c in built], ignore_index=True)
+    return plan
 
 
 def _first(frame: pd.DataFrame, prop: str, column: str):
@@ -173,8 +221,9 @@ class ModelAudit:
     model: str
     scores: pd.DataFrame
     completions: pd.DataFrame
-    report: ScoringReport
+    report: ScoringReport | None
     fingerprint: str
+    control_scores: pd.DataFrame | None = None  # the invented people's, same columns as scores
 
 
 def complete_baselines(lm: LoadedModel, canaries: pd.DataFrame, max_new_tokens: int = MAX_NEW_TOKENS) -> pd.DataFrame:
@@ -222,9 +271,18 @@ def audit_person_on_model(
     soft_prompts: SoftPromptStore | None = None,
 ) -> ModelAudit:
     """Scores through the shared engine, shards and sentence cache, then the completions: the
-    canary prefixes and the entity-level record prompts (with any stored soft prompt)."""
-    scores, report = score_canaries(lm, plan.canaries, plan.candidates, store, settings, log=log,
+    canary prefixes and the entity-level record prompts (with any stored soft prompt). The
+    controls' canaries go through the same call as the person's: one pass, shared prefixes and
+    cached sentences (controls of the same shape, origin and facts recur across requests)."""
+    canaries, candidates = plan.canaries, plan.candidates
+    if plan.n_controls:
+        canaries = pd.concat([canaries, plan.control_canaries], ignore_index=True)
+        candidates = pd.concat([candidates, plan.control_candidates], ignore_index=True)
+    scores, report = score_canaries(lm, canaries, candidates, store, settings, log=log,
                                     progress=progress, sentence_cache=sentence_cache)
+    is_control = scores["subject_qid"].isin(set(plan.control_canaries["subject_qid"])) if plan.n_controls else \
+        pd.Series(False, index=scores.index)
     completions = pd.concat([complete_baselines(lm, plan.canaries, max_new_tokens),
                              entity_extractions(lm, plan, soft_prompts, max_new_tokens)], ignore_index=True)
-    return ModelAudit(lm.name, scores, completions, report, lm.fingerprint)
+    return ModelAudit(lm.name, scores[~is_control].reset_index(drop=True), completions, report, lm.fingerprint,
+                      control_scores=scores[is_control].reset_index(drop=True))
