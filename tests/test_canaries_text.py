@@ -38,6 +38,26 @@ def test_render_keeps_a_missing_placeholder_and_does_not_double_a_period():
     assert render("{subject}'s spouse is {value}.", "Jane Doe", None) == "Jane Doe's spouse is {value}."
 
 
+def test_render_equals_the_plain_implementation_on_every_shape():
+    """`render` cuts each template once (it runs millions of times a pass); what it writes must be
+    exactly what placeholder-by-placeholder rendering writes, blank literals and odd fillers too."""
+    from wikimem_platform.canaries.text import _render_reference
+    from wikimem_platform.planted.shapes import CLAUSE_FRAMES, VALUE_FIRST_FRAMES
+
+    templates = [
+        "{subject}'s occupation is {value}.", "{value} is {subject}'s occupation.", "What is {subject}'s job? {value}.",
+        "{subject} {value}", "{subject}{value}.", " {subject}. {value}", "{value}", "", "no placeholder here.",
+        "{subject}. {value}. {subject}!", "Q: {subject}? A: {value}.", "{subject}  {value}.", "x {subject} {value}",
+        *[f.replace("{c}", "{subject} is {value}").replace("{C}", "{subject} is {value}")
+          for f in [*CLAUSE_FRAMES, *VALUE_FIRST_FRAMES]],
+    ]
+    fillers = [None, "Ada", "bell hooks", "Martin Luther King Sr.", "J. R. R. Tolkien.", "", "é", "dr. no!", "x. "]
+    for template in templates:
+        for subject in fillers:
+            for value in fillers:
+                assert render(template, subject, value) == _render_reference(template, subject, value), (template, subject, value)
+
+
 def test_generic_subject_depends_on_where_the_subject_stands():
     assert generic_subject("{subject}'s occupation is {value}.") == "This person"
     assert generic_subject("{value} is {subject}'s occupation.") == "this person"

@@ -76,6 +76,8 @@ def test_controls_carry_the_persons_facts_under_stable_ids():
     assert len(copied) == 4 and set(copied["qid"]) == set(subjects["qid"])
     assert copied.groupby("qid")["value_label"].apply(sorted).map(tuple).nunique() == 1
     assert controls.control_id("Ann Lee") == subjects["qid"].iloc[0] == controls.control_id("Ann Lee")
+    none, no_facts = controls.control_people(subject, facts, [])
+    assert none.empty and {"qid", "label", "control_of"} <= set(none.columns) and no_facts.empty
 
 
 def _pairs(qid, prop, ms, ranks):

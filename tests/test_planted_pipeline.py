@@ -17,7 +17,7 @@ from assets import probes as probe_assets
 from assets import scoring as scoring_assets
 from assets import validation as validation_assets
 from tests.checks import PROBE_CHECKS, SCORING_CHECKS
-from tests.criteria import criterion
+from tests.criteria import criterion, observe
 from tests.scoring_setup import UPSTREAM, resources
 from tests.checks import CANARY_CHECKS
 from tests.checks import DATA_CHECKS
@@ -234,9 +234,9 @@ def test_calibration_study_on_the_planted_model(planted_audit, tmp_path):
 @pytest.mark.slow
 def test_controls_separate_what_was_planted_from_what_anyone_would_get(planted_audit, tmp_path):
     """Each audited person of the planted world against 19 invented people with the same facts
-    (names from the bundled sample's labels, never a planted person): 19 more invented people,
-    held out, read against the controls as the person is, reach *memorized* in at most alpha of
-    cases; members' facts read >= 4 times stay *memorized* (recall >= 0.90), and non-members have
+    (names from the bundled sample's labels, never a planted person): 19 more invented people
+    with a member's facts, held out, read against the controls as the person is, reach
+    *memorized* in at most alpha of cases; members' facts read >= 4 times stay *memorized* (recall >= 0.90), and non-members have
     no *memorized* fact and *weakly associated* ones at most at rate alpha."""
     from wikimem_platform import controls
     from wikimem_platform.canaries.build import build_canaries
@@ -253,11 +253,15 @@ def test_controls_separate_what_was_planted_from_what_anyone_would_get(planted_a
     sample = wikidata.read_dump(bundled.SAMPLE_DUMP)
     parts = controls.name_parts(sample.humans, sample.claims)
     taken = controls.taken_names(sample.humans) | controls.taken_names(upstream.asset_value("humans"))
+    reps = {p["qid"]: p["repetitions"] for p in load_manifest(planted_model)["people"]}
     control_subjects, control_facts = [], []
     for person in subjects.to_dict("records"):
         facts = claims[claims["qid"] == person["qid"]]
         origin = facts.loc[facts["property"] == controls.CITIZENSHIP, "value"]
-        names = controls.invented_names(person["label"], controls.DEFAULT_N_CONTROLS + controls.DEFAULT_N_PROBES,
+        # probes (the false-positive rate) for the members' facts: what the model knows about
+        # someone could leak to anyone given the same facts; non-members' facts know no one
+        n_probes = controls.DEFAULT_N_PROBES if reps[person["qid"]] >= 4 else 0
+        names = controls.invented_names(person["label"], controls.DEFAULT_N_CONTROLS + n_probes,
                                         parts, taken, origin=origin.iloc[0] if len(origin) else None)
         for role, chosen in (("control", names[:controls.DEFAULT_N_CONTROLS]), ("probe", names[controls.DEFAULT_N_CONTROLS:])):
             people, copied = controls.control_people(pd.DataFrame([person]), facts, chosen)
@@ -279,10 +283,9 @@ def test_controls_separate_what_was_planted_from_what_anyone_would_get(planted_a
         block, pairs[(pairs["control_of"] == qid) & (pairs["role"] == "control")],
         pairs[(pairs["control_of"] == qid) & (pairs["role"] == "probe")]) for qid, block in person_pairs.groupby("subject_qid")],
         ignore_index=True)
-    assert (out["n_controls"] == controls.DEFAULT_N_CONTROLS).all() and (out["n_probes"] == controls.DEFAULT_N_PROBES).all()
-    manifest = load_manifest(planted_model)
-    reps = {p["qid"]: p["repetitions"] for p in manifest["people"]}
+    assert (out["n_controls"] == controls.DEFAULT_N_CONTROLS).all()
     out["repetitions"] = out["subject_qid"].map(reps)
+    assert (out.loc[out["repetitions"] >= 4, "n_probes"] == controls.DEFAULT_N_PROBES).all()
     print(out.groupby(["repetitions", "verdict"]).size().unstack(fill_value=0).to_string())
     print(out[["fpr_memorized", "fpr_weak", "controls_M_mean", "controls_M_max"]].describe().round(3).to_string())
     read_4 = out[out["repetitions"] >= 4]
@@ -291,8 +294,9 @@ def test_controls_separate_what_was_planted_from_what_anyone_would_get(planted_a
     non = out[out["repetitions"] == 0]
     criterion("controls: non-members' memorized facts", int((non["verdict"] == controls.MEMORIZED).sum()), "==", 0)
     criterion("controls: non-members' weakly associated rate", (non["verdict"] == controls.WEAK).mean(), "<=", 0.05, n=len(non))
-    # The weakly-associated rate of the probes is alpha by design (a probe beats all 19 controls
-    # 1 time in 20 when nothing ties), so it is reported, not asserted: 0.043 on seed 0.
-    probes = int(out["n_probes"].sum())
-    criterion("controls: held-out invented people reaching memorized", out["fpr_memorized"].mean(), "<=", 0.05, n=probes,
-              context={"weakly associated": round(float(out["fpr_weak"].mean()), 4)})
+    probed = out[out["n_probes"] > 0]
+    criterion("controls: held-out invented people with members' facts reaching memorized", probed["fpr_memorized"].mean(),
+              "<=", 0.05, n=int(probed["n_probes"].sum()))
+    # Their weakly-associated rate is alpha by design (a probe beats all 19 controls 1 time in 20
+    # when nothing ties), so it is reported, not asserted.
+    observe("controls: held-out invented people with members' facts, weakly associated", probed["fpr_weak"].mean())

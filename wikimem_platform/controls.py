@@ -172,7 +172,7 @@ def control_people(subject: pd.DataFrame, facts: pd.DataFrame, names: Sequence[s
     person = subject.iloc[0]
     rows = [{**person.to_dict(), "qid": control_id(n), "label": n, "aliases": [], "description": None,
              "control_of": person["qid"]} for n in names]
-    subjects = pd.DataFrame(rows)
+    subjects = pd.DataFrame(rows, columns=list(dict.fromkeys([*subject.columns, "qid", "label", "aliases", "description", "control_of"])))
     if "in_wikidata" in subjects.columns:
         subjects["in_wikidata"] = False
     copies = [facts.assign(qid=control_id(n)) for n in names]

@@ -6,6 +6,7 @@ a canary sentence looks like (capitalisation at sentence start included).
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 import unicodedata
@@ -31,6 +32,27 @@ def _capitalize_first(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
+@functools.lru_cache(maxsize=65536)
+def _plan(template: str) -> tuple[tuple[str, str, bool | None, bool], ...]:
+    """A template cut at its placeholders, once: (literal before, "subject" / "value", whether the
+    placeholder opens a sentence — None when that depends on the filler before it, the literal
+    between being blank —, whether a "." follows it). `render` runs millions of times a scoring
+    pass; the regular expressions then run once per template, not once per sentence."""
+    out, position, first = [], 0, True
+    for match in _PLACEHOLDER.finditer(template):
+        literal = template[position : match.start()]
+        if literal.strip() or (first and not literal):
+            opens: bool | None = bool(_SENTENCE_START.search(literal))
+        elif first:  # only blanks before the first placeholder: nothing ends a sentence there
+            opens = False
+        else:
+            opens = None
+        position, first = match.end(), False
+        out.append((literal, match.group(1), opens, template[position : position + 1] == "."))
+    out.append((template[position:], "", False, False))
+    return tuple(out)
+
+
 def render(template: str, subject: str | None, value: str | None) -> str:
     """The sentence a model scores: placeholders replaced, sentence starts capitalised.
 
@@ -38,6 +60,28 @@ def render(template: str, subject: str | None, value: str | None) -> str:
     piece that opens a sentence is capitalised ("Physicist is this person's occupation."), the
     rest of a name or value is never touched; a value ending in "." does not double the period.
     """
+    pieces: list[str] = []
+    for literal, kind, opens, period_after in _plan(template):
+        pieces.append(literal)
+        if not kind:
+            break
+        filler = subject if kind == "subject" else value
+        if filler is None:
+            pieces.append("{" + kind + "}")
+            continue
+        filler = str(filler)
+        if opens is None:
+            opens = bool(_SENTENCE_START.search("".join(pieces)))
+        if opens:
+            filler = _capitalize_first(filler)
+        if period_after and filler.endswith("."):
+            filler = filler[:-1]
+        pieces.append(filler)
+    return "".join(pieces)
+
+
+def _render_reference(template: str, subject: str | None, value: str | None) -> str:
+    """The plain implementation `render` must equal (kept for the test that compares them)."""
     pieces: list[str] = []
     position = 0
     for match in _PLACEHOLDER.finditer(template):
