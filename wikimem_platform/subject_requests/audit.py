@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from wikimem_platform import bundled, controls, crm, eme
@@ -87,7 +88,8 @@ def control_names(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFra
     or planted extract whose every first-name / surname pair is somebody)."""
     person = subject.iloc[0]
     origin = facts.loc[facts["property"] == controls.CITIZENSHIP, "value"]
-    aliases = [a for a in (person.get("aliases") if isinstance(person.get("aliases"), (list, tuple)) else []) if isinstance(a, str)]
+    given = person.get("aliases")
+    aliases = [a for a in given if isinstance(a, str)] if isinstance(given, (list, tuple, np.ndarray)) else []
     taken = controls.taken_names(humans)
     kwargs = dict(origin=origin.iloc[0] if len(origin) else None, avoid=aliases, seed=seed)
     try:
