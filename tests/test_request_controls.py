@@ -112,5 +112,10 @@ def test_controls_through_the_request_assets(planted_model, tmp_path):
     assert answer["method"]["n_controls"] == 19 and answer["method"]["control_alpha"] == 0.05
     facts = answer["models"][0]["facts"]
     assert facts and all(f["n_controls"] == 19 and f["verdict"] == MEMORIZED and f["p_value"] == 0.05 for f in facts), facts
-    letter = (answer_dir(loop.storage, request.id) / "answer.html").read_text()
-    assert "invented people" in letter and "0 of 19 (p = 0.05)" in letter
+    letter = answer_dir(loop.storage, request.id) / "answer.html"
+    assert "invented people" in letter.read_text() and "0 of 19 (p = 0.05)" in letter.read_text()
+    from wikimem_platform import reports
+
+    if reports.find_chromium() is not None:  # the layout with the extra column, in a real browser
+        check = reports.check_rendering(letter, screenshot=tmp_path / "letter.png")
+        assert check.screenshot_nonblank, check
