@@ -204,10 +204,11 @@ def p_value(as_extreme: int, n_controls: int) -> float:
     return (1 + as_extreme) / (1 + n_controls)
 
 
-def _extreme_count(ctl: pd.DataFrame, m0: float, rank0: float) -> int:
-    m = ctl["M"].to_numpy(dtype=float)
-    rank = ctl["summed_truth_rank"].to_numpy(dtype=float) if "summed_truth_rank" in ctl else np.full(len(ctl), np.nan)
-    return int(_as_extreme(m, rank, m0, rank0).sum())
+def _m_and_rank(pairs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """M and the truth's summed rank of `pair_metrics` rows (rank NaN when not computed)."""
+    m = pairs["M"].to_numpy(dtype=float)
+    rank = pairs["summed_truth_rank"].to_numpy(dtype=float) if "summed_truth_rank" in pairs else np.full(len(m), np.nan)
+    return m, rank
 
 
 def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFrame,
@@ -229,17 +230,15 @@ def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFram
     for pair in person_pairs.to_dict("records"):
         ctl = control_pairs[control_pairs["property"] == pair["property"]]
         n = len(ctl)
-        m = ctl["M"].to_numpy(dtype=float)
-        rank = ctl["summed_truth_rank"].to_numpy(dtype=float) if "summed_truth_rank" in ctl else np.full(n, np.nan)
+        m, rank = _m_and_rank(ctl)
         person_rank = float(pair.get("summed_truth_rank", np.nan))
-        k = _extreme_count(ctl, float(pair["M"]), person_rank) if n else 0
+        k = int(_as_extreme(m, rank, float(pair["M"]), person_rank).sum())
         p = p_value(k, n) if n else float("nan")
         probe_verdicts = []
         if probe_pairs is not None and n:
-            probes = probe_pairs[probe_pairs["property"] == pair["property"]]
-            probe_verdicts = [verdict(pm, p_value(_extreme_count(ctl, pm, pr), n), alpha, m_threshold)
-                              for pm, pr in zip(probes["M"].astype(float),
-                                                probes.get("summed_truth_rank", pd.Series(np.nan, index=probes.index)).astype(float))]
+            probe_m, probe_rank = _m_and_rank(probe_pairs[probe_pairs["property"] == pair["property"]])
+            probe_verdicts = [verdict(pm, p_value(int(_as_extreme(m, rank, pm, pr).sum()), n), alpha, m_threshold)
+                              for pm, pr in zip(probe_m, probe_rank)]
         rows.append(dict(
             subject_qid=pair["subject_qid"], property=pair["property"], M=float(pair["M"]),
             summed_truth_rank=person_rank, n_controls=n, controls_as_extreme=k, p_value=p,
