@@ -245,24 +245,23 @@ def test_controls_separate_what_was_planted_from_what_anyone_would_get(planted_a
     from wikimem_platform.memorization import aliases_by_value, evaluate_wikimem
     from wikimem_platform.models import load_model
     from wikimem_platform.scoring import SentenceNllCache, ShardStore, score_canaries
+    from wikimem_platform.subject_requests.audit import control_names
 
     upstream, scored, planted_model, _ = planted_audit
     subjects, claims = upstream.asset_value("subjects"), upstream.asset_value("claims")
     table, templates = upstream.asset_value("property_table"), upstream.asset_value("canary_templates")
     counterfactuals = upstream.asset_value("counterfactuals")
-    sample = wikidata.read_dump(bundled.SAMPLE_DUMP)
-    parts = controls.name_parts(sample.humans, sample.claims)
-    taken = controls.taken_names(sample.humans) | controls.taken_names(upstream.asset_value("humans"))
+    humans = upstream.asset_value("humans")
     reps = {p["qid"]: p["repetitions"] for p in load_manifest(planted_model)["people"]}
     control_subjects, control_facts = [], []
     for person in subjects.to_dict("records"):
         facts = claims[claims["qid"] == person["qid"]]
-        origin = facts.loc[facts["property"] == controls.CITIZENSHIP, "value"]
         # probes (the false-positive rate) for the members' facts: what the model knows about
         # someone could leak to anyone given the same facts; non-members' facts know no one
         n_probes = controls.DEFAULT_N_PROBES if reps[person["qid"]] >= 4 else 0
-        names = controls.invented_names(person["label"], controls.DEFAULT_N_CONTROLS + n_probes,
-                                        parts, taken, origin=origin.iloc[0] if len(origin) else None)
+        # as a request draws them: every planted first-name / surname pair is a person, so the
+        # names come from the bundled sample's labels
+        names = control_names(pd.DataFrame([person]), facts, humans, claims, controls.DEFAULT_N_CONTROLS + n_probes)
         for role, chosen in (("control", names[:controls.DEFAULT_N_CONTROLS]), ("probe", names[controls.DEFAULT_N_CONTROLS:])):
             people, copied = controls.control_people(pd.DataFrame([person]), facts, chosen)
             control_subjects.append(people.assign(qid=people["qid"] + f"-{role}-" + person["qid"]))

@@ -12,6 +12,7 @@ line saying why.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -95,11 +96,18 @@ def control_names(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFra
     try:
         return controls.invented_names(str(person["label"]), n, controls.name_parts(humans, claims), taken, **kwargs)
     except ValueError:
-        from wikimem_platform.wikidata import read_dump
+        parts, sample_taken = _sample_name_parts()
+        return controls.invented_names(str(person["label"]), n, parts, taken | sample_taken, **kwargs)
 
-        sample = read_dump(bundled.SAMPLE_DUMP)
-        return controls.invented_names(str(person["label"]), n, controls.name_parts(sample.humans, sample.claims),
-                                       taken | controls.taken_names(sample.humans), **kwargs)
+
+@functools.lru_cache(maxsize=1)
+def _sample_name_parts() -> tuple[pd.DataFrame, frozenset[str]]:
+    """Name parts and taken names of the bundled sample, read once per process (the fallback of
+    `control_names`, asked for every person of a small extract)."""
+    from wikimem_platform.wikidata import read_dump
+
+    sample = read_dump(bundled.SAMPLE_DUMP)
+    return controls.name_parts(sample.humans, sample.claims), frozenset(controls.taken_names(sample.humans))
 
 
 def plan_person_audit(
@@ -143,14 +151,15 @@ def plan_person_audit(
         else:
             extra.append(prop)
 
-    ref_facts = facts[facts["property"].isin(covered & set(wanted))]
-    canaries = build_canaries(subject, ref_facts, property_table, templates, n_context=n_context, seed=seed, n_similar=n_similar)
-    candidates = build_candidates(subject, ref_facts, counterfactuals)
-    # (subjects, facts) -> (canaries, candidates) for each set of tables used, so that controls
-    # get exactly the person's templates and pools
-    builds = [lambda who, what: (build_canaries(who, what[what["property"].isin(covered & set(wanted))], property_table,
-                                                templates, n_context=n_context, seed=seed, n_similar=n_similar),
-                                 build_candidates(who, what[what["property"].isin(covered & set(wanted))], counterfactuals))]
+    # (subjects, facts) -> (canaries, candidates), one per set of tables used: the person's and
+    # the controls' come from the same builds, so controls get exactly the person's templates and pools
+    def reference_build(who, what):
+        ref = what[what["property"].isin(covered & set(wanted))]
+        return (build_canaries(who, ref, property_table, templates, n_context=n_context, seed=seed, n_similar=n_similar),
+                build_candidates(who, ref, counterfactuals))
+
+    builds = [reference_build]
+    canaries, candidates = reference_build(subject, facts)
 
     if extra:
         pool = draw_counterfactuals(claims, humans, extra, per_property=counterfactuals_per_property, seed=seed,
