@@ -59,10 +59,14 @@ REPO = Path(__file__).resolve().parent.parent
 class RequestPlanConfig(Config):
     properties: list[str] = Field(default=[], description="Audit only these properties (Wikidata ids); empty = every fact of the person.")
     on_demand: bool = Field(default=True, description="Build templates and counterfactual pools for properties the reference data lacks.")
-    n_controls: int = Field(default=0, ge=0, description=(
+    n_controls: int = Field(default=controls.DEFAULT_N_CONTROLS, ge=0, description=(
         "Invented people given the person's facts and scored the same way; each verdict then needs p <= control_alpha "
-        "against them (19 is the fewest at which p can reach 0.05). 0 = none: a verdict rests on M alone. Each "
-        "control costs about as much as the person."))
+        "against them (19 is the fewest at which p can reach 0.05). 0 = none: a verdict rests on M alone, and a fact "
+        "ranked first in one wording by chance reads as 'weakly associated'. Only facts the model ranks first in some "
+        "wording are compared; their controls' sentences are shared with every person of the same name shape and origin."))
+    control_alpha: float = Field(default=controls.DEFAULT_ALPHA, gt=0, lt=1, description=(
+        "Level of the comparison with the invented people: a fact is memorized or weakly associated only at p <= "
+        "control_alpha. Scoring stops a fact's controls once enough of them match the person to put p above it."))
 
 
 class RequestScoresConfig(Config):
@@ -73,8 +77,6 @@ class RequestAnswerConfig(Config):
     m_threshold: float = Field(default=M_THRESHOLD, description="Memorized at threshold: M >= m_threshold.")
     alpha: float = Field(default=1.0, description="Weight of the value the model prefers when a fact has several true values.")
     forget_criterion: Literal[CRITERIA] = Field(default=reports.DEFAULT_FORGET_CRITERION, description="Which facts enter the forget set.")
-    control_alpha: float = Field(default=controls.DEFAULT_ALPHA, gt=0, lt=1, description=(
-        "Level of the comparison with the invented people: a fact is memorized or weakly associated only at p <= control_alpha."))
 
 
 @multi_asset(
@@ -126,6 +128,7 @@ def request_canaries(
         request_subject, request_facts, property_table=property_table, templates=canary_templates,
         counterfactuals=counterfactuals, claims=claims, humans=humans, metadata=property_metadata(),
         properties=config.properties, on_demand=config.on_demand, n_controls=config.n_controls,
+        control_alpha=config.control_alpha,
     )
     counts = plan.coverage["coverage"].value_counts().to_dict()
     context.log.info(f"{context.partition_key}: {len(plan.canaries)} canaries, {len(plan.candidates)} candidates, "
@@ -164,6 +167,7 @@ def request_scores(
     request_coverage: pd.DataFrame,
     request_control_canaries: pd.DataFrame,
     request_control_candidates: pd.DataFrame,
+    value_aliases: pd.DataFrame,
 ):
     """The person on every registered release, one at a time; a release that fails to load or
     score is recorded as not audited and the others go on."""
@@ -171,6 +175,8 @@ def request_scores(
                       request_control_canaries, request_control_candidates)
     request_id = context.partition_key
     scores, completions, audits, control_scores = [], [], [], []
+    # which facts need controls is read as the answer reads it (equivalent values included)
+    embed, aliases = (load_encoder(), aliases_by_value(value_aliases)) if plan.n_controls else (None, None)
     for entry in model_registry.registry().list():
         started, lm = time.monotonic(), None
         try:
@@ -180,11 +186,14 @@ def request_scores(
                 log=lambda message, key=entry.key: context.log.info(f"{request_id} on {key}: {message}"),
                 max_new_tokens=config.max_new_tokens,
                 progress=throttled(context.log.info, f"{request_id} on {entry.key}"),
+                embed=embed, value_aliases=aliases,
             )
         except Exception as error:  # noqa: BLE001 - one release's failure must not sink the others
             context.log.warning(f"{request_id}: {entry.key} could not be audited: {type(error).__name__}: {error}")
             audits.append({"model": entry.key, "audited": False, "error": f"{type(error).__name__}: {error}",
-                           "fingerprint": None, "sentences_computed": 0, "shards_reused": 0, "seconds": time.monotonic() - started})
+                           "fingerprint": None, "sentences_computed": 0, "shards_reused": 0, "facts_compared": 0,
+                           "control_sentences_computed": 0,
+                           "seconds": time.monotonic() - started})
             continue
         finally:
             del lm  # one model in memory at a time
@@ -195,10 +204,13 @@ def request_scores(
             control_scores.append(audit.control_scores.assign(model=entry.key))
         audits.append({"model": entry.key, "audited": True, "error": None, "fingerprint": audit.fingerprint,
                        "sentences_computed": audit.report.sentences_computed, "shards_reused": audit.report.shards_reused,
+                       "facts_compared": len(audit.compared), "control_sentences_computed": audit.control_sentences_computed,
                        "seconds": time.monotonic() - started})
         context.log.info(f"{request_id} on {entry.key}: {audit.report.sentences_computed:,} sentences through the model "
-                         f"({audit.report.shards_reused} shards reused) in {time.monotonic() - started:.1f}s")
-    audits_frame = pd.DataFrame(audits, columns=["model", "audited", "error", "fingerprint", "sentences_computed", "shards_reused", "seconds"])
+                         f"({audit.report.shards_reused} shards reused); {len(audit.compared)} facts compared with controls, "
+                         f"{audit.control_sentences_computed:,} sentences for them; {time.monotonic() - started:.1f}s")
+    audits_frame = pd.DataFrame(audits, columns=["model", "audited", "error", "fingerprint", "sentences_computed", "shards_reused",
+                                                 "facts_compared", "control_sentences_computed", "seconds"])
     score_frame = pd.concat(scores, ignore_index=True) if scores else pd.DataFrame()
     completion_frame = pd.concat(completions, ignore_index=True) if completions else pd.DataFrame()
     yield Output(score_frame, "request_scores", metadata={"rows": len(score_frame), "models_audited": int(audits_frame["audited"].sum())})
@@ -208,6 +220,7 @@ def request_scores(
     yield Output(audits_frame, "request_model_audits", metadata={
         "models": len(audits_frame), "models_failed": int((~audits_frame["audited"]).sum()),
         "sentences_computed": int(audits_frame["sentences_computed"].sum()),
+        "control_sentences_computed": int(audits_frame["control_sentences_computed"].sum()),
         "audits": MetadataValue.md(audits_frame.drop(columns=["fingerprint"]).round(1).to_markdown(index=False)),
     })
 
@@ -278,7 +291,7 @@ def request_answer(
     document, table = compose_answer(request, plan, outcomes, labels, lineage, embed=load_encoder(),
                                      m_threshold=config.m_threshold, alpha=config.alpha, forget_criterion=config.forget_criterion,
                                      release_pairs=memorization or {}, retain_by_model=retain_by_model,
-                                     value_aliases=aliases_by_value(value_aliases), control_alpha=config.control_alpha)
+                                     value_aliases=aliases_by_value(value_aliases))
     json_path, html_path = write_answer(document, answer_dir(context.instance.storage_directory(), request.id))
     request = store.set_status(request.id, RequestStatus.ANSWERED, when=datetime.now(UTC))
     document["request"] = request.summary()

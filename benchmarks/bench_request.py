@@ -14,6 +14,12 @@ document).
   sentences' NLLs, copied from the cold run — what a cohort audit or an earlier request on the
   same model leaves behind (h0 sentences are the same for every person).
 
+Then the same request with --controls invented people (`controls`; default 19), cold and warm as
+above (warm: the h0 sentences of the person's and the controls' canaries cached, nothing of the
+controls' own), and its ratio to the request without them; then a second request with the same
+facts under another name of the same shape (a private person, `SECOND_NAME`) on the first's
+cache: the share of its controls' sentences that the model did not have to compute again.
+
 Untimed setup: the reference tables with the data assets' defaults, the canary templates of the
 chosen properties (spaCy + MiniLM, loaded once), the model (load time printed apart), one tiny
 scoring and generation call (first-call overheads), and the MiniLM encoder (loaded by the
@@ -52,7 +58,7 @@ import pandas as pd  # noqa: E402
 import torch  # noqa: E402
 
 import benchmarks.bench_nll as bench_nll  # noqa: E402  (Clock, tree_size, measure_rates)
-from wikimem_platform import bundled  # noqa: E402
+from wikimem_platform import bundled, controls  # noqa: E402
 from wikimem_platform.canaries import build_templates, load_encoder  # noqa: E402
 from wikimem_platform.cohorts import add_web_presence, draw_cohorts  # noqa: E402
 from wikimem_platform.counterfactuals import draw_counterfactuals  # noqa: E402
@@ -74,6 +80,8 @@ from wikimem_platform.wikidata import read_dump  # noqa: E402
 
 ISSUE_PROPERTIES, ISSUE_CANDIDATES = 5, 100  # the issue's workload
 TARGET_MODEL, TARGET_SECONDS = "smollm2-135m-instruct", 120.0  # warm request on SmolLM2 <= 120 s
+TARGET_CONTROL_RATIO, TARGET_REUSE = 3.0, 0.90  # with controls: warm <= 3x without; second request reuses >= 90 %
+SECOND_NAME = "Declan Ashworth"  # the second request with the same facts: nobody in the bundled sample
 SETTINGS = {"dtype": "float32", "quantization": "none"}  # ScoringResource.settings() by default
 WARMUP_SENTENCES = ["The weather in the valley was mild that spring.", "Nobody expected the train to be late."]
 
@@ -189,30 +197,48 @@ class Run:
         self.total, self.plan, self.audit, self.completions, self.answer = (clock() for _ in range(5))
         self.report = None
         self.document: dict = {}
+        self.audit_result = self.plan_result = None
 
 
-def make_plan(reference: Reference, request: SubjectRequest, properties: list[str], templates: pd.DataFrame):
-    """The request's subject, canaries and candidates, as the request assets make them."""
+def make_plan(reference: Reference, request: SubjectRequest, properties: list[str], templates: pd.DataFrame,
+              n_controls: int = 0, rename: str | None = None):
+    """The request's subject, canaries and candidates (and controls), as the request assets make
+    them; `rename`: the same facts under another name (a private person)."""
     subject, facts = person_subject(request, reference.humans, reference.claims, reference.metadata)
+    if rename:
+        subject = subject.assign(qid="person-bench", label=rename, aliases=[[]], description=None, in_wikidata=False)
+        facts = facts.assign(qid="person-bench")
     return plan_person_audit(
         subject, facts, property_table=reference.property_table, templates=templates,
         counterfactuals=reference.counterfactuals, claims=reference.claims, humans=reference.humans,
-        metadata=reference.metadata, properties=properties,
+        metadata=reference.metadata, properties=properties, n_controls=n_controls,
     )
+
+
+def control_reuse(plan, audit) -> tuple[int, int]:
+    """(distinct sentences of the controls that were scored, how many of them the model computed)."""
+    if audit.control_scores is None or audit.control_scores.empty:
+        return 0, 0
+    scored = set(zip(audit.control_scores["subject_qid"], audit.control_scores["property"]))
+    keys = list(zip(plan.control_canaries["subject_qid"], plan.control_canaries["property"]))
+    canaries = plan.control_canaries[[key in scored for key in keys]]
+    expanded = expand_canaries(canaries, plan.control_candidates)
+    distinct = set(expanded["sentence_h"]) | set(expanded["sentence_h0"])
+    return len(distinct), audit.control_report.sentences_computed
 
 
 def run_request(lm, reference: Reference, request: SubjectRequest, properties: list[str], templates: pd.DataFrame,
                 store: ShardStore, cache: SentenceNllCache, clock: type[bench_nll.Clock],
-                log: Callable[[str], None]) -> Run:
+                log: Callable[[str], None], n_controls: int = 0, rename: str | None = None) -> Run:
     """plan_person_audit + audit_person_on_model + compose_answer, timed phase by phase."""
     encoder = load_encoder()
     getattr(encoder, "_memory", {}).clear()  # label embeddings: recomputed, as in a fresh run process
     run = Run(clock)
     with run.total:
         with run.plan:
-            plan = make_plan(reference, request, properties, templates)
+            plan = make_plan(reference, request, properties, templates, n_controls, rename)
         with run.audit, timed_completions(run.completions):
-            audit = audit_person_on_model(lm, plan, store, cache, SETTINGS, log=log)
+            audit = audit_person_on_model(lm, plan, store, cache, SETTINGS, log=log, embed=encoder)
         with run.answer:
             labels = dict(zip(reference.property_table["property"], reference.property_table["label"]))
             labels.update(dict(zip(plan.coverage["property"], plan.coverage["property_label"])))
@@ -220,6 +246,7 @@ def run_request(lm, reference: Reference, request: SubjectRequest, properties: l
             run.document, _ = compose_answer(request, plan, [ModelOutcome(lm.name, entry, audit=audit)], labels,
                                              lineage={}, embed=encoder)
     run.report = audit.report
+    run.audit_result, run.plan_result = audit, plan
     return run
 
 
@@ -234,6 +261,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     parser.add_argument("--rate-repeats", type=int, default=2,
                         help="rate measurements after each condition (the ceiling uses the model's median)")
+    parser.add_argument("--controls", type=int, default=controls.DEFAULT_N_CONTROLS,
+                        help="invented people per request in the runs with controls (0: skip them)")
     parser.add_argument("--out", default=None, help="also write the output to this file")
     args = parser.parse_args()
 
@@ -281,6 +310,7 @@ def main() -> None:
         f"{len(distinct):,} distinct, of which {len(h0):,} h0 (cached when warm)")
     issue_workload = args.properties == ISSUE_PROPERTIES and args.candidates == ISSUE_CANDIDATES
     target: str | None = None
+    control_target: list[str] = []
 
     for name in args.models:
         started = time.perf_counter()
@@ -350,6 +380,11 @@ def main() -> None:
                     f"{cpu:.1f} CPU-s; scoring reaches {100 * wall / scoring_wall:.0f}% of it by wall "
                     f"({100 * cpu / scoring_cpu:.0f}% by CPU), the whole request {100 * wall / run.total.wall:.0f}% "
                     f"({100 * cpu / run.total.cpu:.0f}%)")
+        if args.controls:
+            control_lines = run_with_controls(lm, reference, request, properties, templates, clock, out, args.controls,
+                                              results, h0_values)
+            if lm.name == TARGET_MODEL:
+                control_target = control_lines
         if lm.name == TARGET_MODEL:
             seconds = results["warm"][0].total.wall
             target = (f"target: warm request on SmolLM2 <= {TARGET_SECONDS:.0f} s: "
@@ -361,6 +396,51 @@ def main() -> None:
 
     out()
     out(target or f"target: warm request on SmolLM2 <= {TARGET_SECONDS:.0f} s: not measured ({TARGET_MODEL} not run)")
+    for line in control_target or [f"target: controls on SmolLM2: not measured ({TARGET_MODEL} not run, or --controls 0)"]:
+        out(line)
+
+
+def run_with_controls(lm, reference: Reference, request: SubjectRequest, properties: list[str], templates: pd.DataFrame,
+                      clock: type[bench_nll.Clock], out: Output, n_controls: int, without: dict, h0_values: dict) -> list[str]:
+    """The request with controls, cold and warm (h0 cached), against the same request without
+    them; then a second request with the same facts under another name on the first's cache."""
+    times: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="bench_request_controls_") as tmp:
+        for condition in ("cold", "warm", "second"):
+            if condition != "second":  # a fresh cache; "second" keeps the warm run's
+                cache_dir = Path(tmp) / condition
+                cache = SentenceNllCache.for_model(cache_dir / "nll_cache", lm.fingerprint, SETTINGS)
+            if condition == "warm":
+                plan = make_plan(reference, request, properties, templates, n_controls)
+                controls_h0 = expand_canaries(plan.control_canaries, plan.control_candidates)["sentence_h0"]
+                cache.put_many(h0_values)
+                missing = [s for s in dict.fromkeys(controls_h0) if s not in h0_values]
+                if missing:  # the controls' h0 sentences are the person's; any other is scored untimed
+                    cache.put_many(dict(zip(missing, score_sentences(lm, missing))))
+            rename = SECOND_NAME if condition == "second" else None
+            out(f"{condition} run with {n_controls} controls{' (same facts, named ' + rename + ')' if rename else ''}:")
+            run = run_request(lm, reference, request, properties, templates, ShardStore(cache_dir / f"shards_{condition}"),
+                              cache, clock, log=lambda message: out(f"    {message}"), n_controls=n_controls, rename=rename)
+            audit, plan = run.audit_result, run.plan_result
+            distinct, computed = control_reuse(plan, audit)
+            per_fact = (audit.control_scores.groupby("property")["subject_qid"].nunique().to_dict()
+                        if audit.control_scores is not None and len(audit.control_scores) else {})
+            times[condition] = run.total.wall
+            out(f"{condition:6}: {run.total.wall:7.1f} s wall, {run.total.cpu:7.1f} s CPU end to end; "
+                f"{audit.report.sentences_computed + computed:,} sentences computed by the model ({computed:,} of them the controls'); "
+                f"{len(audit.compared)} of {len(properties)} facts compared, controls scored per fact "
+                f"{dict(sorted(per_fact.items()))}; controls' distinct sentences {distinct:,}, "
+                f"{1 - computed / distinct if distinct else float('nan'):.1%} found in the cache; "
+                f"headline: {run.document.get('headline', '')}")
+            if condition == "second":
+                reuse = 1 - computed / distinct if distinct else float("nan")
+            gc.collect()
+    ratio = {c: times[c] / without[c][0].total.wall for c in ("cold", "warm")}
+    out(f"with {n_controls} controls / without: cold {ratio['cold']:.2f}x, warm {ratio['warm']:.2f}x")
+    return [f"target: warm request with controls <= {TARGET_CONTROL_RATIO:.0f}x without on SmolLM2: "
+            f"{'met' if ratio['warm'] <= TARGET_CONTROL_RATIO else 'not met'} ({ratio['warm']:.2f}x)",
+            f"target: a second request with the same facts reuses >= {TARGET_REUSE:.0%} of the controls' sentences: "
+            f"{'met' if reuse >= TARGET_REUSE else 'not met'} ({reuse:.1%})"]
 
 
 if __name__ == "__main__":

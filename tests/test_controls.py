@@ -119,17 +119,39 @@ def test_false_positive_rates_on_held_out_probes_by_hand():
         # P27: 1.0 beats all (p = 1/20): memorized; 0.6 is beaten by the 0.9 control (p = 2/20);
         # 0.0 at rank 9 is matched by all 19 (p = 1); 0.95 beats all: memorized -> 2 of 4
         _pairs("p", "P27", [1.0, 0.6, 0.0, 0.95], [1, 1, 9, 2]),
-        # P106: 0.3 beats all (weak); M = 0 at rank 3 beats every control's rank 50 (weak);
-        # M = 0 at ranks 60 and 50 are matched by all 19 -> weak 2 of 4, memorized 0
-        _pairs("p", "P106", [0.3, 0.0, 0.0, 0.0], [2, 60, 3, 50]),
+        # P106: 0.3 and 0.1 beat all (weak); M = 0 at rank 3 beats every control's rank 50 but
+        # ranks nothing first: no evidence to test; M = 0 at rank 50 is matched by all 19
+        # -> weak 2 of 4, memorized 0
+        _pairs("p", "P106", [0.3, 0.1, 0.0, 0.0], [2, 60, 3, 50]),
     ])
     person = pd.DataFrame({"subject_qid": "Q1", "property": ["P27", "P106"], "M": [1.0, 0.0], "summed_truth_rank": [1, 40]})
     out = controls.compare_with_controls(person, ctl, probes).set_index("property")
     assert list(out["n_probes"]) == [4, 4]
     assert out.loc["P27", "fpr_memorized"] == 0.5 and out.loc["P27", "fpr_weak"] == 0
     assert out.loc["P106", "fpr_memorized"] == 0 and out.loc["P106", "fpr_weak"] == 0.5
-    # the person's P106: M = 0 at rank 40 beats every control's rank 50: weakly associated
-    assert out.loc["P106", "verdict"] == WEAK and out.loc["P106", "p_value"] == pytest.approx(0.05)
+    # the person's P106: M = 0 at rank 40 beats every control's rank 50 (p = 0.05), yet the model
+    # ranks it first in no wording: no evidence (weakly associated needs M > 0)
+    assert out.loc["P106", "verdict"] == NO_EVIDENCE and out.loc["P106", "p_value"] == pytest.approx(0.05)
+
+
+def test_the_level_comes_from_m_and_the_p_value_from_the_compared_score():
+    """`with_compared`: M (WikiMem's calibration) sets the level and the gate; M_compared and the
+    compared summed rank (generic-subject calibration, as the controls are scored) set p."""
+    ctl = _pairs("c", "P27", [0.0] * 18 + [0.6], [5] * 18 + [1])
+    levels = pd.DataFrame({"subject_qid": "Q1", "property": ["P27", "P106"], "M": [0.9, 0.0],
+                           "summed_truth_rank": [1, 7]})
+    compared = pd.DataFrame({"subject_qid": "Q1", "property": ["P27", "P106"], "M": [0.5, 0.4],
+                             "summed_truth_rank": [2, 3]})
+    person = controls.with_compared(levels, compared)
+    assert list(person["M"]) == [0.9, 0.0] and list(person["M_compared"]) == [0.5, 0.4]
+    assert controls.facts_to_compare(levels) == ["P27"]
+    out = controls.compare_with_controls(person, ctl).set_index("property")
+    # P27 compared at 0.5: the control at 0.6 is more extreme -> p = 2/20, no evidence despite M = 0.9
+    assert out.loc["P27", "controls_as_extreme"] == 1 and out.loc["P27", "p_value"] == pytest.approx(0.1)
+    assert out.loc["P27", "verdict"] == NO_EVIDENCE and out.loc["P27", "M_compared"] == 0.5
+    # with the compared M at 0.7 it beats all 19: memorized, the level read from M = 0.9
+    person.loc[0, "M_compared"] = 0.7
+    assert controls.compare_with_controls(person, ctl).set_index("property").loc["P27", "verdict"] == MEMORIZED
 
 
 def test_ties_count_against_the_person():

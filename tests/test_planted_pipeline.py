@@ -268,20 +268,37 @@ def test_controls_separate_what_was_planted_from_what_anyone_would_get(planted_a
             control_facts.append(copied.assign(qid=copied["qid"] + f"-{role}-" + person["qid"]))
     ctl_subjects = pd.concat(control_subjects, ignore_index=True)
     ctl_claims = pd.concat(control_facts, ignore_index=True)
-    canaries = build_canaries(ctl_subjects, ctl_claims, table, templates, n_context=4, seed=0, n_similar=2)
+    # as a request scores them: controls without look-alike names (they are compared on the
+    # generic-subject score); probes with them, since a probe is read as the person is (M with
+    # S(h) for the level, the compared score for p)
+    is_probe = ctl_subjects["qid"].str.contains("-probe-")
+    canaries = pd.concat([
+        build_canaries(ctl_subjects[~is_probe], ctl_claims, table, templates, n_context=4, seed=0, n_similar=0),
+        build_canaries(ctl_subjects[is_probe], ctl_claims, table, templates, n_context=4, seed=0, n_similar=2),
+    ], ignore_index=True)
     candidates = build_candidates(ctl_subjects, ctl_claims, counterfactuals)
     lm = load_model(str(planted_model), device="cpu")
     scores, _ = score_canaries(lm, canaries, candidates, ShardStore(tmp_path / "shards"), {"dtype": "float32"},
                                log=lambda m: None, sentence_cache=SentenceNllCache(tmp_path / "cache.sqlite"))
-    pairs = evaluate_wikimem(scores, embed=load_encoder(),
-                             value_aliases=aliases_by_value(upstream.asset_value("value_aliases"))).pairs
-    pairs["control_of"] = pairs["subject_qid"].str.split("-").str[-1]
-    pairs["role"] = pairs["subject_qid"].str.split("-").str[-2]
-    person_pairs = scored.asset_value("memorization")
+    embed, aliases = load_encoder(), aliases_by_value(upstream.asset_value("value_aliases"))
+
+    def pairs_of(frame, alpha):
+        pairs = evaluate_wikimem(frame, alpha=alpha, embed=embed, value_aliases=aliases).pairs
+        pairs["control_of"] = pairs["subject_qid"].str.split("-").str[-1]
+        pairs["role"] = pairs["subject_qid"].str.split("-").str[-2]
+        return pairs
+
+    probe_scores = scores[scores["subject_qid"].str.contains("-probe-")]
+    pairs = pairs_of(scores[~scores["subject_qid"].str.contains("-probe-")], controls.COMPARED_ALPHA)
+    probes = controls.with_compared(pairs_of(probe_scores, 1.0), pairs_of(probe_scores, controls.COMPARED_ALPHA))
+    probes["control_of"] = probes["subject_qid"].str.split("-").str[-1]
+    person_scores = scored.asset_value("scores")
+    person_pairs = controls.with_compared(
+        scored.asset_value("memorization"),
+        evaluate_wikimem(person_scores, alpha=controls.COMPARED_ALPHA, embed=embed, value_aliases=aliases).pairs)
     out = pd.concat([controls.compare_with_controls(
-        block, pairs[(pairs["control_of"] == qid) & (pairs["role"] == "control")],
-        pairs[(pairs["control_of"] == qid) & (pairs["role"] == "probe")]) for qid, block in person_pairs.groupby("subject_qid")],
-        ignore_index=True)
+        block, pairs[pairs["control_of"] == qid], probes[probes["control_of"] == qid])
+        for qid, block in person_pairs.groupby("subject_qid")], ignore_index=True)
     assert (out["n_controls"] == controls.DEFAULT_N_CONTROLS).all()
     out["repetitions"] = out["subject_qid"].map(reps)
     assert (out.loc[out["repetitions"] >= 4, "n_probes"] == controls.DEFAULT_N_PROBES).all()

@@ -13,7 +13,7 @@ from wikimem_platform.models import load_model
 from wikimem_platform.planted import load_manifest
 from wikimem_platform.planted.training import DUMP_NAME
 from wikimem_platform.properties import build_property_table
-from wikimem_platform.scoring import ShardStore
+from wikimem_platform.scoring import SentenceNllCache, ShardStore
 from wikimem_platform.subject_requests.answer import MEMORIZED, NOT_MEMORIZED, model_verdicts, plain_sentence
 from wikimem_platform.subject_requests.audit import audit_person_on_model, plan_person_audit
 from wikimem_platform.subject_requests.reference import property_metadata
@@ -31,12 +31,13 @@ def planted_world(planted_model):
     return extract, metadata, table, templates, pool, people, load_model(str(planted_model), device="cpu")
 
 
-def audit(world, subject, facts, tmp_path):
+def audit(world, subject, facts, tmp_path, **options):
     extract, metadata, table, templates, pool, _, lm = world
     plan = plan_person_audit(subject, facts, property_table=table, templates=templates, counterfactuals=pool,
                              claims=extract.claims, humans=extract.humans, metadata=metadata,
                              n_controls=controls.DEFAULT_N_CONTROLS)
-    result = audit_person_on_model(lm, plan, ShardStore(tmp_path / "shards"), None, {"dtype": "float32"}, log=lambda m: None)
+    result = audit_person_on_model(lm, plan, ShardStore(tmp_path / "shards"), SentenceNllCache(tmp_path / "cache.sqlite"),
+                                   {"dtype": "float32"}, log=lambda m: None, **options)
     labels = dict(zip(table["property"], table["label"]))
     verdicts, _ = model_verdicts(result, plan, labels)
     return plan, result, verdicts
@@ -79,9 +80,19 @@ def test_non_member_and_invented_person_get_no_verdict(planted_world, tmp_path):
     assert not (verdicts["verdict"] == MEMORIZED).any(), verdicts[["property", "M", "p_value"]]
     for row in verdicts.to_dict("records"):
         sentence = plain_sentence(row, "x")
-        if row["verdict"] == NOT_MEMORIZED:
-            assert "no evidence beyond what the model would say of anyone with these facts" in sentence
-        assert f"Of 19 invented people given the same facts, {row['controls_as_extreme']} got" in sentence
+        if row["M"] > 0:  # ranked first somewhere: compared, and the letter says how it went
+            n, k = int(row["n_controls"]), int(row["controls_as_extreme"])
+            if n < 19:  # stopped once a control matched the person: p could no longer reach 0.05
+                assert n in controls.rounds(19) and row["controls_as_extreme"] >= 1 and row["p_value"] > 0.05, row
+                assert f"Of the first {n} of 19 invented people given the same facts (enough to settle it), " \
+                       f"{k} got" in sentence
+            else:
+                assert f"Of 19 invented people given the same facts, {k} got" in sentence
+            if row["verdict"] == NOT_MEMORIZED:
+                assert "no evidence beyond what the model would say of anyone with these facts" in sentence
+        else:  # ranked first nowhere: nothing to compare, no control scored
+            assert pd.isna(row["n_controls"]) and row["verdict"] == NOT_MEMORIZED
+            assert "in none of 11 phrasings does it rank it first" in sentence
 
 
 @pytest.mark.slow
@@ -119,3 +130,46 @@ def test_controls_through_the_request_assets(planted_model, tmp_path):
     if reports.find_chromium() is not None:  # the layout with the extra column, in a real browser
         check = reports.check_rendering(letter, screenshot=tmp_path / "letter.png")
         assert check.screenshot_nonblank, check
+
+
+def test_rounds_and_shortlist_change_no_verdict(planted_world, tmp_path):
+    """The audit scores controls in rounds and on a shortlist of values first; every control
+    scored with every value, read the same way, gives the same verdicts, and where the audit
+    went through all 19 the same count of controls as extreme — at a fraction of the sentences."""
+    from wikimem_platform.canaries.models import load_encoder
+    from wikimem_platform.memorization import evaluate_wikimem
+    from wikimem_platform.scoring import score_canaries
+
+    extract, people, lm = planted_world[0], planted_world[5], planted_world[6]
+    member = next(q for q, p in people.items() if p["member"] and p["repetitions"] == 4)
+    facts = extract.claims[extract.claims["qid"] == member].assign(qid="dsr-invented")
+    invented = pd.DataFrame([{"qid": "dsr-invented", "label": "Orla Quennell", "aliases": [], "description": None,
+                              "in_wikidata": False}])
+    checked = 0
+    for who, (subject, person_facts) in {"member read 4 times": person(planted_world, member),
+                                         "invented person": (invented, facts)}.items():
+        # a shortlist of 3 wrong values (of ~10 here; 10 of ~100 by default)
+        plan, result, verdicts = audit(planted_world, subject, person_facts, tmp_path / who.replace(" ", "_"),
+                                       shortlist_size=3)
+        compared = list(result.compared)
+        assert compared, f"{who}: no fact ranked first anywhere; pick another person"
+        wanted = plan.control_canaries["property"].isin(compared)
+        full, report = score_canaries(lm, plan.control_canaries[wanted],
+                                      plan.control_candidates[plan.control_candidates["property"].isin(compared)],
+                                      ShardStore(tmp_path / f"full_{who[:3]}"), {"dtype": "float32"}, log=lambda m: None,
+                                      sentence_cache=SentenceNllCache(tmp_path / f"full_{who[:3]}.sqlite"))
+        exact = controls.compare_with_controls(
+            controls.with_compared(evaluate_wikimem(result.scores, embed=load_encoder()).pairs,
+                                   controls.compared(result.scores, load_encoder()).pairs),
+            controls.compared(full, load_encoder()).pairs).set_index("property")
+        for row in verdicts[verdicts["property"].isin(compared)].to_dict("records"):
+            want = exact.loc[row["property"]]
+            level = {controls.MEMORIZED: MEMORIZED}.get(want["verdict"], row["verdict"] if want["verdict"] == controls.WEAK else NOT_MEMORIZED)
+            assert row["verdict"] == level, (who, row, want.to_dict())
+            if row["n_controls"] == 19:
+                assert row["controls_as_extreme"] == want["controls_as_extreme"], (who, row, want.to_dict())
+            checked += 1
+        print(f"{who}: {len(compared)} facts compared; the controls' (wording, value) rows scored: {len(result.control_scores):,} "
+              f"({int(result.control_scores['shortlisted'].sum()):,} on a shortlist), {len(full):,} with every control on every value")
+        assert len(result.control_scores) < len(full) and result.control_scores["shortlisted"].any()
+    assert checked >= 2

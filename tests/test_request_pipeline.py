@@ -148,6 +148,21 @@ def test_h0_sentences_are_scored_once_across_requests(world):
     # Same properties and values: every h0 sentence came from the first request's cache.
     assert audits.loc[KEY, "sentences_computed"] == len(own)
     assert len(h0) > 0 and not own & h0
+    # Same facts, same name shape and origin: the same invented controls (bar any sharing a word
+    # with the new name), so the model computed exactly the controls' sentences the first request
+    # had not needed (which values a control needs depends on the person's own result).
+    def control_sentences(request_id):
+        scored = world.table("request_control_scores", request_id)
+        rows = expand_canaries(world.table("request_control_canaries", request_id),
+                               world.table("request_control_candidates", request_id))
+        done = set(zip(scored["subject_qid"], scored["property"], scored["variant_id"], scored["value"]))
+        rows = rows[[k in done for k in zip(rows["subject_qid"], rows["property"], rows["variant_id"], rows["value"])]]
+        return set(rows["sentence_h"]) | set(rows["sentence_h0"])
+
+    before, now = control_sentences(first.id) | h0 | own, control_sentences(second.id)
+    assert now and audits.loc[KEY, "control_sentences_computed"] == len(now - before)
+    print(f"controls' sentences of the second request found in the first's cache: {1 - len(now - before) / len(now):.1%}")
+    assert len(now - before) < 0.5 * len(now)
 
 
 @pytest.mark.slow
@@ -164,7 +179,7 @@ def test_a_person_audited_in_a_cohort_costs_nothing(world):
     request = world.add(intake.resolve_qid(qid, world.stored().table("humans")))
     world.run_request(request.id, properties=["P106"])
     audits = world.table("request_model_audits", request.id).set_index("model")
-    assert audits.loc[KEY, "sentences_computed"] == 0
+    assert audits.loc[KEY, "sentences_computed"] == 0  # the person's (a cohort audit scores no controls)
     scores = world.table("request_scores", request.id)
     assert len(scores) > 0 and set(scores["property"]) == {"P106"}
 

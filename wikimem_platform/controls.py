@@ -19,6 +19,17 @@ go through the same canaries and candidates; the person's result is then read ag
   (M first, then the summed truth rank), the empirical p-value with the +1 correction, the
   verdict at level alpha, and each verdict's false-positive rate measured on held-out probes
   (more invented people, each read against the controls as the person is).
+
+What is compared, and what it costs. The controls are themselves the calibration of the name,
+so they need no look-alike names (S(h)) of their own: the person and the controls are compared
+on the generic-subject-calibrated score (`COMPARED_ALPHA` = 0: NLL(h0, v) - NLL(h, v)), one
+sentence per control, wording and value, while the person's M that sets the verdict's level
+keeps WikiMem's S(h) calibration. Only a fact the model ranks first in at least one wording
+(M > 0) has evidence to test (`facts_to_compare`); the others are "no evidence" without any
+control. A control's sentences depend on its name, the property, the wording and the value —
+not on the person — except for the contextualized wording (which states the copied facts) and
+the person's true value: people of the same name shape and origin share all the rest through
+the model's sentence cache, as they share the h0 sentences.
 """
 
 from __future__ import annotations
@@ -32,12 +43,20 @@ import numpy as np
 import pandas as pd
 
 from wikimem_platform.labels import normalize_label
+from wikimem_platform.memorization import WikiMemResult, evaluate_wikimem
 
 # The fewest controls at which a p-value with the +1 correction can reach 0.05: 1 / (19 + 1).
 DEFAULT_N_CONTROLS = 19
 # Held-out invented people that measure each verdict's false-positive rate (see compare_with_controls).
 DEFAULT_N_PROBES = 19
 DEFAULT_ALPHA = 0.05
+# The score the person and the controls are compared on: calibrated by the generic subject only
+# (memorization.calibrated_score with alpha = 0), so controls need no look-alike names; over
+# every wording, the contextualized one (which states the copied facts) included.
+COMPARED_ALPHA = 0.0
+# After the first control (every value), a control is first scored on the truth and this many
+# values the first one ranks highest (`shortlist`); only one these cannot settle gets every value.
+SHORTLIST = 10
 M_THRESHOLD = 0.8  # the paper's threshold flag (memorization.M_THRESHOLD)
 CITIZENSHIP = "P27"
 # Origin is used when the extract holds at least this many labels of the person's shape from
@@ -55,7 +74,7 @@ NO_EVIDENCE = "no evidence beyond what the model would say of anyone with these 
 VERDICTS = (MEMORIZED, WEAK, NO_EVIDENCE)
 
 COMPARISON_COLUMNS = [
-    "subject_qid", "property", "M", "summed_truth_rank", "n_controls", "controls_as_extreme", "p_value",
+    "subject_qid", "property", "M", "M_compared", "summed_truth_rank", "n_controls", "controls_as_extreme", "p_value",
     "verdict", "alpha", "controls_M_mean", "controls_M_max", "controls_at_threshold",
     "controls_rank_median", "n_probes", "fpr_memorized", "fpr_weak",
 ]
@@ -191,9 +210,10 @@ def _as_extreme(m: np.ndarray, rank: np.ndarray, m0: float, rank0: float) -> np.
 
 
 def verdict(m: float, p_value: float, alpha: float = DEFAULT_ALPHA, m_threshold: float = M_THRESHOLD) -> str:
-    """memorized: M >= threshold and p <= alpha; weakly associated: p <= alpha below the
-    threshold; otherwise no evidence beyond the controls."""
-    if p_value <= alpha:
+    """memorized: M >= threshold and p <= alpha; weakly associated: p <= alpha and 0 < M below
+    the threshold (ranked first in some wordings, more than invented people are); otherwise no
+    evidence beyond the controls — M = 0 included, whatever the ranks (nothing was ranked first)."""
+    if m > 0 and p_value <= alpha:
         return MEMORIZED if m >= m_threshold else WEAK
     return NO_EVIDENCE
 
@@ -204,9 +224,82 @@ def p_value(as_extreme: int, n_controls: int) -> float:
     return (1 + as_extreme) / (1 + n_controls)
 
 
+def compared(scores: pd.DataFrame, embed=None, value_aliases=None) -> WikiMemResult:
+    """The compared statistic of a scores table (the person's or controls'): WikiMem at
+    `COMPARED_ALPHA` over every wording, the contextualized one included."""
+    return evaluate_wikimem(scores, alpha=COMPARED_ALPHA, embed=embed, value_aliases=value_aliases,
+                            include_contextualized=True)
+
+
+def shortlist(scored: WikiMemResult, k: int = SHORTLIST) -> dict[str, set[str]]:
+    """Per property: the true values and the k wrong values a control scored on every value
+    puts highest (compared score summed over wordings) — the likeliest to beat the truth for
+    the other controls too.
+
+    Exact, not an approximation: a control's M and summed rank on the truth + shortlist are
+    bounds (M can only fall and the rank only grow with more values), so a control they show to
+    be less extreme than the person is less extreme; any other gets every value
+    (`audit._score_controls`)."""
+    summed = scored.summed
+    out = {}
+    for prop, block in summed.groupby("property"):
+        wrong = block[~block["is_g"]].sort_values("s_sum", ascending=False)["value"].head(k)
+        out[prop] = set(block.loc[block["is_g"], "value"]) | set(wrong)
+    return out
+
+
+def facts_to_compare(pairs: pd.DataFrame) -> list[str]:
+    """Properties of `pair_metrics` rows that need controls: those with M > 0. A fact the model
+    never ranks first has no evidence to test, and its verdict is "no evidence" without any."""
+    return sorted(set(pairs.loc[pairs["M"].to_numpy(dtype=float) > 0, "property"]))
+
+
+def with_compared(levels: pd.DataFrame, compared: pd.DataFrame) -> pd.DataFrame:
+    """`levels` (pair_metrics with WikiMem's calibration: M sets the verdict's level) with the
+    compared statistic of the same pairs (`COMPARED_ALPHA`): M_compared and summed_truth_rank."""
+    keys = ["subject_qid", "property"]
+    other = compared[keys + ["M", "summed_truth_rank"]].rename(columns={"M": "M_compared"})
+    return levels.drop(columns=["summed_truth_rank", "M_compared"], errors="ignore").merge(other, on=keys, how="left")
+
+
+def rounds(n: int) -> list[int]:
+    """How many controls are scored after each round, doubling: 1, 3, 7, 15, ..., n. A fact stops
+    as soon as its outcome is settled (`settled`), so a fact that invented people match costs a
+    few controls, and only one that beats them all costs n (Besag & Clifford 1991)."""
+    out, size = [], 1
+    while not out or out[-1] < n:
+        out.append(min(n, (out[-1] if out else 0) + size))
+        size *= 2
+    return out
+
+
+def settled(as_extreme: int, n_controls: int, alpha: float = DEFAULT_ALPHA) -> bool:
+    """True once `as_extreme` controls already put p above alpha with all `n_controls` scored:
+    (1 + k) / (1 + n) > alpha. The remaining controls cannot change the verdict; the p-value
+    then reported is (1 + k) / (1 + scored), larger still (with 19 controls and alpha = 0.05,
+    one control as extreme settles it: p >= 0.10)."""
+    return p_value(as_extreme, n_controls) > alpha
+
+
+def as_extreme(person_pairs: pd.DataFrame, control_pairs: pd.DataFrame) -> pd.Series:
+    """Per control pair (control_pairs' index): at least as extreme as the person's pair of the
+    same property (on the compared statistic)?"""
+    person = person_pairs.set_index("property")
+    out = pd.Series(False, index=control_pairs.index)
+    for prop, block in control_pairs.groupby("property"):
+        if prop not in person.index:
+            continue
+        pair = person.loc[prop]
+        m, rank = _m_and_rank(block)
+        compared = float(pair["M_compared"] if "M_compared" in pair else pair["M"])
+        out[block.index] = _as_extreme(m, rank, compared, float(pair.get("summed_truth_rank", np.nan)))
+    return out
+
+
 def _m_and_rank(pairs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """M and the truth's summed rank of `pair_metrics` rows (rank NaN when not computed)."""
-    m = pairs["M"].to_numpy(dtype=float)
+    """The compared M (M_compared where given, else M) and the truth's summed rank of
+    `pair_metrics` rows (rank NaN when not computed)."""
+    m = pairs["M_compared" if "M_compared" in pairs else "M"].to_numpy(dtype=float)
     rank = pairs["summed_truth_rank"].to_numpy(dtype=float) if "summed_truth_rank" in pairs else np.full(len(m), np.nan)
     return m, rank
 
@@ -216,8 +309,10 @@ def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFram
                           m_threshold: float = M_THRESHOLD) -> pd.DataFrame:
     """One row per fact of the person (COMPARISON_COLUMNS).
 
-    person_pairs: `pair_metrics` rows of the person (subject_qid, property, M,
-    summed_truth_rank); control_pairs: the same for its controls (any subject_qid).
+    person_pairs: `pair_metrics` rows of the person (subject_qid, property, M, summed_truth_rank;
+    with `with_compared`, M is the level's and M_compared + summed_truth_rank the compared
+    statistic's); control_pairs: the compared statistic's for its controls (any subject_qid).
+    A fact with M = 0 is "no evidence" whether or not it has controls (`facts_to_compare`).
     probe_pairs: more invented people with the same facts, held out of the controls: each is
     read against the controls exactly as the person is, and the share reaching each verdict is
     its false-positive rate (NaN without probes). Held out, because a control read against the
@@ -232,15 +327,18 @@ def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFram
         n = len(ctl)
         m, rank = _m_and_rank(ctl)
         person_rank = float(pair.get("summed_truth_rank", np.nan))
-        k = int(_as_extreme(m, rank, float(pair["M"]), person_rank).sum())
+        compared = float(pair.get("M_compared", pair["M"]))
+        k = int(_as_extreme(m, rank, compared, person_rank).sum())
         p = p_value(k, n) if n else float("nan")
         probe_verdicts = []
         if probe_pairs is not None and n:
-            probe_m, probe_rank = _m_and_rank(probe_pairs[probe_pairs["property"] == pair["property"]])
-            probe_verdicts = [verdict(pm, p_value(int(_as_extreme(m, rank, pm, pr).sum()), n), alpha, m_threshold)
-                              for pm, pr in zip(probe_m, probe_rank)]
+            probes = probe_pairs[probe_pairs["property"] == pair["property"]]
+            probe_m, probe_rank = _m_and_rank(probes)
+            probe_level = probes["M"].to_numpy(dtype=float)
+            probe_verdicts = [verdict(level, p_value(int(_as_extreme(m, rank, pm, pr).sum()), n), alpha, m_threshold)
+                              for level, pm, pr in zip(probe_level, probe_m, probe_rank)]
         rows.append(dict(
-            subject_qid=pair["subject_qid"], property=pair["property"], M=float(pair["M"]),
+            subject_qid=pair["subject_qid"], property=pair["property"], M=float(pair["M"]), M_compared=compared,
             summed_truth_rank=person_rank, n_controls=n, controls_as_extreme=k, p_value=p,
             verdict=verdict(float(pair["M"]), p, alpha, m_threshold) if n else NO_EVIDENCE, alpha=alpha,
             controls_M_mean=float(m.mean()) if n else float("nan"),

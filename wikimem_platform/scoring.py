@@ -18,6 +18,7 @@ a person already audited in a cohort costs no forward pass when they write in.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -222,6 +223,11 @@ class ScoringReport:
     @property
     def sentences_per_second(self) -> float:
         return self.sentences_scored / self.seconds if self.seconds else 0.0
+
+    def add(self, other: ScoringReport) -> None:
+        """Count another call's work in this one (a request's controls, scored in rounds)."""
+        for field in dataclasses.fields(self):
+            setattr(self, field.name, getattr(self, field.name) + getattr(other, field.name))
 
 
 def _shard_sentences(rows: pd.DataFrame) -> list[str]:

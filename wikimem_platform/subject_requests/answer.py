@@ -33,8 +33,10 @@ VERDICT_ORDER = (MEMORIZED, WEAK, NOT_MEMORIZED)
 ANSWER_COLUMNS = [
     "model", "property", "property_label", "values", "verdict", "M", "n_memorized", "n_variants", "z_star",
     "truth_rank", "n_candidates", "completion", "completion_hit", "cue", "cue_flag", "extraction", "emitted",
-    # against invented people with the same facts (None when the request had no controls)
-    "n_controls", "controls_as_extreme", "p_value", "control_alpha", "controls_M_mean", "controls_M_max",
+    # against invented people with the same facts (None when the fact was not compared: no
+    # controls asked for, or M = 0); n_controls < n_controls_planned: stopped once settled
+    "n_controls", "n_controls_planned", "controls_as_extreme", "p_value", "control_alpha", "controls_M_mean",
+    "controls_M_max",
 ]
 CONTROL_FIELDS = ANSWER_COLUMNS[ANSWER_COLUMNS.index("n_controls"):]
 NO_EVIDENCE_SENTENCE = "no evidence beyond what the model would say of anyone with these facts"
@@ -75,14 +77,14 @@ def model_verdicts(
     m_threshold: float = M_THRESHOLD,
     cue_tau: float = DEFAULT_CUE_TAU,
     value_aliases: Mapping[str, Sequence[str]] | None = None,
-    control_alpha: float = controls.DEFAULT_ALPHA,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(one row per property: ANSWER_COLUMNS; WikiMem pairs) for one model's scores; a wrong value
     labelled as one of a true value's Wikidata aliases counts as that value (`value_aliases`).
 
     With controls (`audit.control_scores`), the verdict is the controls' (`controls.verdict`):
     memorized or weakly associated only where the person beats the invented people with the same
-    facts at p <= control_alpha; without them, M alone decides (`verdict`)."""
+    facts at p <= the plan's control_alpha; without them, M alone decides (`verdict`)."""
+    control_alpha = plan.control_alpha
     if audit.scores.empty:
         return pd.DataFrame(columns=ANSWER_COLUMNS), pd.DataFrame()
     result = evaluate_wikimem(audit.scores, alpha=alpha, embed=embed, value_aliases=value_aliases,
@@ -90,10 +92,9 @@ def model_verdicts(
     pairs = result.pairs
     against = pd.DataFrame()
     if audit.control_scores is not None and len(audit.control_scores):
-        control_pairs = evaluate_wikimem(audit.control_scores, alpha=alpha, embed=embed, value_aliases=value_aliases,
-                                         m_threshold=m_threshold).pairs
-        against = controls.compare_with_controls(pairs, control_pairs, alpha=control_alpha,
-                                                 m_threshold=m_threshold).set_index("property")
+        person = controls.with_compared(pairs, controls.compared(audit.scores, embed, value_aliases).pairs)
+        against = controls.compare_with_controls(person, controls.compared(audit.control_scores, embed, value_aliases).pairs,
+                                                 alpha=control_alpha, m_threshold=m_threshold).set_index("property")
     n_candidates = audit.scores.groupby("property")["value"].nunique()
     truths = plan.candidates[plan.candidates["is_true"]].groupby("property")["value_label"].agg(list)
     probes = audit.completions["probe"] if "probe" in audit.completions else pd.Series(CANARY_PROBE, index=audit.completions.index)
@@ -126,6 +127,7 @@ def model_verdicts(
                 "probe": extracted.at[prop, "probe"], "cue": float(extracted.at[prop, "cue"])},
             "emitted": bool(said is not None and said["hit"]) or prop in extracted.index,
             "n_controls": None if vs is None else int(vs["n_controls"]),
+            "n_controls_planned": None if vs is None else plan.n_controls,
             "controls_as_extreme": None if vs is None else int(vs["controls_as_extreme"]),
             "p_value": None if vs is None else float(vs["p_value"]),
             "control_alpha": None if vs is None else float(control_alpha),
@@ -151,7 +153,10 @@ def plain_sentence(row: Mapping, subject: str) -> str:
     if n_controls:
         if not row["n_memorized"]:
             out = f"it ranks the true value first in none of {row['n_variants']} ways of phrasing it"
-        chance = (f"Of {n_controls} invented people given the same facts, {row['controls_as_extreme']} got a result at "
+        planned = int(row.get("n_controls_planned") or n_controls)
+        who = (f"Of {n_controls} invented people given the same facts" if planned <= n_controls else
+               f"Of the first {n_controls} of {planned} invented people given the same facts (enough to settle it)")
+        chance = (f"{who}, {int(row['controls_as_extreme'])} got a result at "
                   f"least as strong (p = {row['p_value']:.2f}; only p ≤ {row['control_alpha']:.2f} counts as evidence).")
         if row["verdict"] == MEMORIZED:
             text = f"The model has memorized {what}: {out}. {chance}"
@@ -199,13 +204,13 @@ def compose_answer(
     release_pairs: Mapping[str, pd.DataFrame] | None = None,
     retain_by_model: Mapping[str, Sequence] | None = None,
     value_aliases: Mapping[str, Sequence[str]] | None = None,
-    control_alpha: float = controls.DEFAULT_ALPHA,
 ) -> tuple[dict, pd.DataFrame]:
     """The answer document and its per (model, property) table.
 
     release_pairs (memorization of the releases' cohort audits) and retain_by_model (retain
     facts of unlearned revisions) feed the erasure verification's utility figures."""
     subject = plan.subject.iloc[0]
+    control_alpha = plan.control_alpha
     models, tables, forget = [], [], []
     for outcome in outcomes:
         item = {"model": outcome.key, **{k: json_scalar(v) for k, v in outcome.entry.items()}}
@@ -213,7 +218,7 @@ def compose_answer(
             models.append({**item, "audited": False, "error": outcome.error, "facts": []})
             continue
         table, pairs = model_verdicts(outcome.audit, plan, property_labels, embed, alpha, m_threshold, cue_tau,
-                                      value_aliases, control_alpha)
+                                      value_aliases)
         table["model"] = outcome.key
         tables.append(table)
         facts = [{**row, **{k: json_scalar(row[k]) for k in CONTROL_FIELDS}, "z_star": json_scalar(row["z_star"]),
@@ -240,7 +245,7 @@ def compose_answer(
         "method": {"m_threshold": m_threshold, "alpha": alpha, "cue_tau": cue_tau, **({
                    "n_controls": plan.n_controls, "control_alpha": control_alpha,
                    "verdicts": {MEMORIZED: f"M >= {m_threshold} and p <= {control_alpha} against the controls",
-                                WEAK: f"p <= {control_alpha} against the controls, M < {m_threshold}",
+                                WEAK: f"0 < M < {m_threshold} and p <= {control_alpha} against the controls",
                                 NOT_MEMORIZED: NO_EVIDENCE_SENTENCE}} if plan.n_controls else {
                    "n_controls": 0,
                    "verdicts": {MEMORIZED: f"M >= {m_threshold}", WEAK: f"0 < M < {m_threshold}", NOT_MEMORIZED: "M = 0"}})},
@@ -416,7 +421,7 @@ def answer_html(document: Mapping) -> str:
             extraction = f.get("extraction")
             said = (f"{extraction['prompt']} \u2192 {one_line(extraction['output'])} ({extraction['probe']})"
                     if extraction else "")
-            chance = (f"{f['controls_as_extreme']} of {f['n_controls']} (p = {f['p_value']:.2f})" if f.get("n_controls")
+            chance = (f"{int(f['controls_as_extreme'])} of {int(f['n_controls'])} (p = {f['p_value']:.2f})" if f.get("n_controls")
                       else "not compared")
             parts.append(
                 f"<tr><td>{esc(f['property_label'])} = {esc(' / '.join(f['values']))}</td>"
@@ -462,9 +467,10 @@ def answer_html(document: Mapping) -> str:
                   "anyone with these facts (a guess from the other facts or from the shape of a name). p is the "
                   "share of them (counting you) with a result at least as strong as yours. <i>Memorized</i>: "
                   f"M &ge; {method['m_threshold']} and p &le; {method['control_alpha']}; <i>weakly associated</i>: "
-                  f"p &le; {method['control_alpha']} with a lower M; <i>not memorized</i>: no evidence beyond what the "
+                  f"p &le; {method['control_alpha']} with a lower M above 0; <i>not memorized</i>: no evidence beyond what the "
                   f"model would say of anyone with these facts. At p &le; {method['control_alpha']}, about "
-                  f"{method['control_alpha']:.0%} of invented people would still reach a verdict by chance.")
+                  f"{method['control_alpha']:.0%} of invented people would still reach a verdict by chance. A fact the "
+                  "model ranks first in no phrasing is not compared: there is nothing to test.")
     else:
         levels = (f"<i>Memorized</i>: M &ge; {method['m_threshold']}; <i>weakly associated</i>: at least one phrasing; "
                   "<i>not memorized</i>: none. No invented people were compared: a fact ranked first in one phrasing "

@@ -13,7 +13,7 @@ line saying why.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +24,7 @@ from wikimem_platform.eme.soft_prompts import SoftPromptStore
 from wikimem_platform.canaries.build import build_canaries, build_templates
 from wikimem_platform.counterfactuals import build_candidates, draw_counterfactuals
 from wikimem_platform.generation import MAX_NEW_TOKENS, canary_examples, greedy_generate, substring_hit
+from wikimem_platform.memorization import evaluate_wikimem
 from wikimem_platform.models import LoadedModel
 from wikimem_platform.scoring import ScoringReport, SentenceNllCache, ShardStore, score_canaries
 from wikimem_platform.subject_requests.intake import SubjectRequest
@@ -81,6 +82,21 @@ class PersonPlan:
         frame = self.control_canaries
         return 0 if frame is None or frame.empty else int(frame["subject_qid"].nunique())
 
+    @property
+    def control_ids(self) -> list[str]:
+        """The controls in the order they were drawn (the order they are scored in)."""
+        frame = self.control_canaries
+        return [] if frame is None or frame.empty else list(dict.fromkeys(frame["subject_qid"]))
+
+    @property
+    def control_alpha(self) -> float:
+        """The level the person is compared at (stored with the controls' canaries, so the
+        scoring, which stops a fact once its outcome is settled, and the answer read one value)."""
+        frame = self.control_canaries
+        if frame is None or frame.empty or "control_alpha" not in frame:
+            return controls.DEFAULT_ALPHA
+        return float(frame["control_alpha"].iloc[0])
+
 
 def control_names(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFrame, claims: pd.DataFrame,
                   n: int, seed: int = 0) -> list[str]:
@@ -128,13 +144,17 @@ def plan_person_audit(
     counterfactuals_per_property: int = DEFAULT_COUNTERFACTUALS_PER_PROPERTY,
     build_on_demand_templates: Callable[[pd.DataFrame], pd.DataFrame] = build_templates,
     n_controls: int = 0,
+    control_alpha: float = controls.DEFAULT_ALPHA,
 ) -> PersonPlan:
     """Canaries and candidates of one person, covered properties exactly as in a cohort audit.
 
     properties: audit only these (ids; [] = every property of the person's facts).
     on_demand: build templates and counterfactual pools for properties the reference data lacks.
-    n_controls: invented people with the person's facts, on the same templates and candidates.
+    n_controls: invented people with the person's facts, on the same templates and candidates
+    (without look-alike names: see `controls`), compared at level control_alpha.
     """
+    if not 0 < control_alpha < 1:
+        raise ValueError(f"control_alpha must lie in (0, 1), got {control_alpha}")
     labels = {**dict(zip(metadata["property"], metadata["label"])), **dict(zip(property_table["property"], property_table["label"]))}
     datatypes = dict(zip(metadata["property"], metadata["datatype"]))
     wanted = [p for p in dict.fromkeys(facts["property"]) if not properties or p in properties]
@@ -153,7 +173,7 @@ def plan_person_audit(
 
     # (subjects, facts) -> (canaries, candidates), one per set of tables used: the person's and
     # the controls' come from the same builds, so controls get exactly the person's templates and pools
-    def reference_build(who, what):
+    def reference_build(who, what, n_similar=n_similar):
         ref = what[what["property"].isin(covered & set(wanted))]
         return (build_canaries(who, ref, property_table, templates, n_context=n_context, seed=seed, n_similar=n_similar),
                 build_candidates(who, ref, counterfactuals))
@@ -186,7 +206,7 @@ def plan_person_audit(
                 coverage += [(p, labels[p], ON_DEMAND, "") for p in ok]
                 both = pd.concat([property_table, table[table["property"].isin(ok)]], ignore_index=True)
                 all_templates = pd.concat([templates, built], ignore_index=True)
-                def on_demand_build(who, what, ok=ok, both=both, all_templates=all_templates, pool=pool):
+                def on_demand_build(who, what, n_similar=n_similar, ok=ok, both=both, all_templates=all_templates, pool=pool):
                     own = what[what["property"].isin((covered & set(wanted)) | set(ok))]
                     more = build_canaries(who, own, both, all_templates, n_context=n_context, seed=seed, n_similar=n_similar)
                     return more[more["property"].isin(ok)], build_candidates(who, own[own["property"].isin(ok)], pool)
@@ -201,8 +221,9 @@ def plan_person_audit(
     plan = PersonPlan(subject, facts, canaries, candidates, coverage_frame)
     if n_controls and len(canaries):
         people, copied = controls.control_people(subject, facts, control_names(subject, facts, humans, claims, n_controls, seed))
-        built = [build(people, copied) for build in builds]
-        plan.control_canaries = pd.concat([c for c, _ in built], ignore_index=True)
+        # no look-alike names: the controls are compared on the generic-subject score (controls.COMPARED_ALPHA)
+        built = [build(people, copied, n_similar=0) for build in builds]
+        plan.control_canaries = pd.concat([c for c, _ in built], ignore_index=True).assign(control_alpha=control_alpha)
         plan.control_candidates = pd.concat([c for _, c in built], ignore_index=True)
     return plan
 
@@ -235,6 +256,13 @@ class ModelAudit:
     report: ScoringReport | None
     fingerprint: str
     control_scores: pd.DataFrame | None = None  # the invented people's, same columns as scores
+    control_report: ScoringReport | None = None  # what scoring the controls cost (cache reuse)
+    compared: tuple[str, ...] = ()  # properties whose controls were scored (the person's M > 0)
+
+    @property
+    def control_sentences_computed(self) -> int:
+        """Sentences that went through the model for the controls (the rest came from the cache)."""
+        return self.control_report.sentences_computed if self.control_report is not None else 0
 
 
 def complete_baselines(lm: LoadedModel, canaries: pd.DataFrame, max_new_tokens: int = MAX_NEW_TOKENS) -> pd.DataFrame:
@@ -280,20 +308,86 @@ def audit_person_on_model(
     max_new_tokens: int = MAX_NEW_TOKENS,
     progress: Callable[[int, int], None] | None = None,
     soft_prompts: SoftPromptStore | None = None,
+    embed: Callable[[list[str]], np.ndarray] | None = None,
+    value_aliases: Mapping[str, Sequence[str]] | None = None,
+    shortlist_size: int = controls.SHORTLIST,
 ) -> ModelAudit:
     """Scores through the shared engine, shards and sentence cache, then the completions: the
-    canary prefixes and the entity-level record prompts (with any stored soft prompt). The
-    controls' canaries go through the same call as the person's: one pass, shared prefixes and
-    cached sentences (controls of the same shape, origin and facts recur across requests)."""
-    canaries, candidates = plan.canaries, plan.candidates
-    if plan.n_controls:
-        canaries = pd.concat([canaries, plan.control_canaries], ignore_index=True)
-        candidates = pd.concat([candidates, plan.control_candidates], ignore_index=True)
-    scores, report = score_canaries(lm, canaries, candidates, store, settings, log=log,
+    canary prefixes and the entity-level record prompts (with any stored soft prompt).
+
+    Controls are scored after the person, and only for the facts the person's scores leave
+    something to test (M > 0 with WikiMem's calibration, equivalents found with `embed` and
+    `value_aliases` as the answer finds them: `controls.facts_to_compare`); their sentences go
+    through the same shards and sentence cache (controls of the same shape, origin and facts recur
+    across requests)."""
+    scores, report = score_canaries(lm, plan.canaries, plan.candidates, store, settings, log=log,
                                     progress=progress, sentence_cache=sentence_cache)
-    is_control = scores["subject_qid"].isin(set(plan.control_canaries["subject_qid"])) if plan.n_controls else \
-        pd.Series(False, index=scores.index)
+    control_scores, control_report, compared = None, None, ()
+    if plan.n_controls and len(scores):
+        control_scores, control_report, compared = _score_controls(
+            lm, plan, scores, store, settings, sentence_cache, log, progress, embed, value_aliases, shortlist_size)
     completions = pd.concat([complete_baselines(lm, plan.canaries, max_new_tokens),
                              entity_extractions(lm, plan, soft_prompts, max_new_tokens)], ignore_index=True)
-    return ModelAudit(lm.name, scores[~is_control].reset_index(drop=True), completions, report, lm.fingerprint,
-                      control_scores=scores[is_control].reset_index(drop=True))
+    return ModelAudit(lm.name, scores, completions, report, lm.fingerprint, control_scores=control_scores,
+                      control_report=control_report, compared=compared)
+
+
+def _score_controls(lm, plan: PersonPlan, scores: pd.DataFrame, store: ShardStore, settings, sentence_cache, log,
+                    progress, embed, value_aliases, shortlist_size: int) -> tuple[pd.DataFrame, ScoringReport, tuple[str, ...]]:
+    """The controls of the facts the person's scores leave something to test (M > 0).
+
+    Two savings, both exact: controls come in doubling rounds (`controls.rounds`), and a fact
+    whose outcome is settled (enough controls as extreme as the person to put p above the level)
+    gets no more; after the first round, whose one control gets every value, each control is
+    first scored on that control's shortlist of values (`controls.shortlist`: the same for
+    everyone with these facts and name shape, so its sentences are shared across requests), and
+    only one the shortlist does not show to be less extreme than the person gets every value.
+    Rows scored on the shortlist only are marked `shortlisted` (their M is an upper bound)."""
+    levels = evaluate_wikimem(scores, embed=embed, value_aliases=value_aliases).pairs
+    to_compare = tuple(controls.facts_to_compare(levels))
+    person = controls.with_compared(levels, controls.compared(scores, embed, value_aliases).pairs)
+    person = person[person["property"].isin(to_compare)]
+    ids, n = plan.control_ids, plan.n_controls
+    log(f"controls: {len(to_compare)} of {len(levels)} facts ranked first in some wording are compared with up to "
+        f"{n} invented people")
+    canaries, candidates = plan.control_canaries, plan.control_candidates
+    n_values = candidates.groupby(["subject_qid", "property"]).size().groupby("property").max().to_dict()
+    candidate_keys = list(zip(candidates["subject_qid"], candidates["property"]))
+    canary_keys = list(zip(canaries["subject_qid"], canaries["property"]))
+    total, frames, pairs, short = ScoringReport(), [], [], {}
+
+    def score(rows: pd.Series, values: pd.Series) -> pd.DataFrame:
+        keys = set(zip(canaries.loc[rows, "subject_qid"], canaries.loc[rows, "property"]))
+        wanted = pd.Series([k in keys for k in candidate_keys], index=candidates.index, dtype=bool) & values
+        out, report = score_canaries(lm, canaries[rows], candidates[wanted], store, settings, log=log,
+                                     progress=progress, sentence_cache=sentence_cache)
+        total.add(report)
+        return out
+
+    open_facts, done = set(to_compare), 0
+    for upto in controls.rounds(n) if to_compare else []:
+        if not open_facts:
+            break
+        rows = canaries["subject_qid"].isin(ids[done:upto]) & canaries["property"].isin(open_facts)
+        on_shortlist = pd.Series([p not in short or v in short[p] for p, v in zip(candidates["property"], candidates["value"])],
+                                 index=candidates.index, dtype=bool)
+        first = score(rows, on_shortlist)
+        first_result = controls.compared(first, embed, value_aliases)
+        unsettled = first_result.pairs[controls.as_extreme(person, first_result.pairs)]
+        keys = {k for k in zip(unsettled["subject_qid"], unsettled["property"]) if k[1] in short}
+        full_rows = rows & pd.Series([k in keys for k in canary_keys], index=canaries.index, dtype=bool)
+        full = score(full_rows, pd.Series(True, index=candidates.index)) if full_rows.any() else first.iloc[:0]
+        kept = first[[k not in keys for k in zip(first["subject_qid"], first["property"])]]
+        kept = kept.assign(shortlisted=kept["property"].isin(short))
+        frames += [kept, full.assign(shortlisted=False)]
+        pairs.append(controls.compared(pd.concat([kept, full], ignore_index=True), embed, value_aliases).pairs)
+        if not short and sentence_cache is not None:  # the first control, every value: the shortlist
+            # (pays only when short, and when the cache keeps its sentences for a full pass)
+            short = {p: values for p, values in controls.shortlist(first_result, shortlist_size).items()
+                     if len(values) < n_values.get(p, 0)}
+        so_far = pd.concat(pairs, ignore_index=True)
+        counts = so_far[controls.as_extreme(person, so_far)].groupby("property").size()
+        open_facts -= {p for p in open_facts if controls.settled(int(counts.get(p, 0)), n, plan.control_alpha)}
+        done = upto
+    control_scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*scores.columns, "shortlisted"])
+    return control_scores, total, to_compare

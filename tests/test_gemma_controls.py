@@ -1,0 +1,119 @@
+"""Invented and well-known people on a shipped real model (Gemma 3 270M), read against 19
+invented-person controls each: the invented people (facts written here, plausible, nobody in the
+sample) get no *memorized* fact and at most alpha x facts *weakly associated*; the well-known
+people of the bundled sample, given as facts files with their real facts, beat the controls on a
+share of facts that is printed with a bootstrap CI beside the invented people's (a finding about
+the model, reported, not asserted).
+
+Opt-in (WIKIMEM_CONTROLS_STUDY=1): 20 requests on Gemma on 2 cores take about 15 minutes, more
+than the suite's budget allows. Narrowed to two properties (occupation, country of citizenship)
+and 20 counterfactual values each (21 candidates: a value ranked first by chance is five times
+likelier than among 101, a harder test of the controls).
+"""
+
+import json
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from wikimem_platform import bundled, controls
+from wikimem_platform.canaries import build_templates
+from wikimem_platform.canaries.models import load_encoder
+from wikimem_platform.cohorts import add_web_presence
+from wikimem_platform.counterfactuals import draw_counterfactuals
+from wikimem_platform.properties import DEFAULT_MIN_HUMANS, build_property_table
+from wikimem_platform.scoring import SentenceNllCache, ShardStore
+from wikimem_platform.subject_requests import intake
+from wikimem_platform.subject_requests.answer import MEMORIZED, WEAK, model_verdicts
+from wikimem_platform.subject_requests.audit import audit_person_on_model, person_subject, plan_person_audit
+from wikimem_platform.subject_requests.reference import property_metadata
+from wikimem_platform.wikidata import read_dump
+
+PROPERTIES = ["P106", "P27"]
+COUNTERFACTUALS = 20
+SETTINGS = {"dtype": "float32", "quantization": "none"}
+
+# Written for this test: plausible names, occupations and countries; nobody in the sample.
+INVENTED = [
+    ("Mareike Brandstätter", "journalist", ("Germany", "Q183")),
+    ("Tobias Wenzlaff", "physician", ("Germany", "Q183")),
+    ("Camille Ferrandou", "painter", ("France", "Q142")),
+    ("Luc Vasseray", "politician", ("France", "Q142")),
+    ("Giulia Santarossa", "actor", ("Italy", "Q38")),
+    ("Marek Zieliński-Obara", "engineer", ("Poland", "Q36")),
+    ("Eleanor Pickersgill", "writer", ("United Kingdom", "Q145")),
+    ("Callum Ashdown", "association football player", ("United Kingdom", "Q145")),
+    ("Darnell Whitacre", "lawyer", ("United States", "Q30")),
+    ("Brianna Koslowski", "singer", ("United States", "Q30")),
+]
+N_WELL_KNOWN = 10
+
+
+def bootstrap_ci(per_person: list[tuple[int, int]], rounds: int = 2000, seed: int = 0) -> tuple[float, float, float]:
+    """(share, low, high): facts beating the controls over facts, people resampled (95 %)."""
+    hits = np.array([h for h, _ in per_person], dtype=float)
+    facts = np.array([n for _, n in per_person], dtype=float)
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, len(per_person), size=(rounds, len(per_person)))
+    shares = hits[draws].sum(axis=1) / np.maximum(facts[draws].sum(axis=1), 1)
+    return float(hits.sum() / max(facts.sum(), 1)), float(np.quantile(shares, 0.025)), float(np.quantile(shares, 0.975))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("WIKIMEM_CONTROLS_STUDY") != "1",
+                    reason="20 requests on Gemma 3 270M take ~15 min on 2 cores; set WIKIMEM_CONTROLS_STUDY=1 to run it")
+def test_invented_people_get_no_verdict_and_well_known_ones_are_reported(gemma3, tmp_path):
+    extract = read_dump(bundled.SAMPLE_DUMP)
+    metadata = property_metadata()
+    humans = add_web_presence(extract.humans, pd.read_csv(bundled.SAMPLE_WEB_PRESENCE))
+    table = build_property_table(extract.claims, metadata, min_humans=DEFAULT_MIN_HUMANS)
+    table = table[table["property"].isin(PROPERTIES)]
+    templates = build_templates(table)
+    claims = extract.claims
+    has_both = claims[claims["property"].isin(PROPERTIES)].groupby("qid")["property"].nunique() == len(PROPERTIES)
+    famous = humans[humans["qid"].isin(has_both[has_both].index)].nlargest(N_WELL_KNOWN, "web_presence")
+    pool = draw_counterfactuals(claims, humans, PROPERTIES, per_property=COUNTERFACTUALS, seed=0,
+                                exclude_humans=set(famous["qid"]))
+    store = intake.RequestStore(f"sqlite:///{tmp_path / 'registry.db'}")
+    covered = list(table["property"])
+    documents = [("invented", {"name": name, "facts": {"P106": [job], "P27": {"label": country, "qid": qid}}})
+                 for name, job, (country, qid) in INVENTED]
+    labels = dict(zip(claims["value"], claims["value_label"]))
+    for row in famous.to_dict("records"):
+        facts = claims[(claims["qid"] == row["qid"]) & claims["property"].isin(PROPERTIES)]
+        documents.append(("well-known", {"name": row["label"], "facts": {
+            prop: [{"label": labels.get(v, v), "qid": v} for v in block["value"]] for prop, block in facts.groupby("property")}}))
+    for _, document in documents:
+        assert not (humans["label"] == document["name"]).any() or document["name"] in set(famous["label"])
+
+    encoder = load_encoder()
+    cache = SentenceNllCache(tmp_path / "nll.sqlite")  # one model, as a platform keeps it: controls are shared
+    rows = []
+    for group, document in documents:
+        person = intake.parse_person_facts(document, metadata, covered)
+        request = store.add(intake.resolve_person(person), "access")
+        subject, facts = person_subject(request, humans, claims, metadata)
+        plan = plan_person_audit(subject, facts, property_table=table, templates=templates, counterfactuals=pool,
+                                 claims=claims, humans=humans, metadata=metadata, n_controls=controls.DEFAULT_N_CONTROLS)
+        result = audit_person_on_model(gemma3, plan, ShardStore(tmp_path / "shards"), cache, SETTINGS,
+                                       log=lambda m: None, embed=encoder)
+        verdicts, _ = model_verdicts(result, plan, dict(zip(table["property"], table["label"])), embed=encoder)
+        for fact in verdicts.to_dict("records"):
+            rows.append({"group": group, "name": document["name"], "property": fact["property"], "M": fact["M"],
+                         "verdict": fact["verdict"], "p": fact["p_value"], "n_controls": fact["n_controls"]})
+    out = pd.DataFrame(rows)
+    print(out.to_string())
+    summary = {}
+    for group, block in out.groupby("group"):
+        per_person = [(int(b["verdict"].isin([MEMORIZED, WEAK]).sum()), len(b)) for _, b in block.groupby("name")]
+        share, low, high = bootstrap_ci(per_person)
+        summary[group] = {"people": len(per_person), "facts": len(block), "memorized": int((block["verdict"] == MEMORIZED).sum()),
+                          "weakly_associated": int((block["verdict"] == WEAK).sum()), "compared": int(block["n_controls"].notna().sum()),
+                          "share_beating_controls": share, "ci95": [low, high]}
+    print(json.dumps(summary, indent=1))
+    invented = out[out["group"] == "invented"]
+    assert len(invented) == 2 * len(INVENTED)
+    assert not (invented["verdict"] == MEMORIZED).any(), invented
+    assert (invented["verdict"] == WEAK).sum() <= controls.DEFAULT_ALPHA * len(invented), invented
