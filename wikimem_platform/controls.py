@@ -29,7 +29,10 @@ keeps WikiMem's S(h) calibration. Only a fact the model ranks first in at least 
 control. A control's sentences depend on its name, the property, the wording and the value —
 not on the person — except for the contextualized wording (which states the copied facts) and
 the person's true value: people of the same name shape and origin share all the rest through
-the model's sentence cache, as they share the h0 sentences.
+the model's sentence cache, as they share the h0 sentences. Two more savings, both exact
+(`subject_requests.audit`): controls come in doubling rounds (`rounds`) and a fact stops once
+its outcome is `settled`; after the first control, each is scored first on a `shortlist` of
+values and gets the others only when the shortlist cannot show it weaker than the person.
 """
 
 from __future__ import annotations
@@ -73,6 +76,8 @@ WEAK = "weakly associated"
 NO_EVIDENCE = "no evidence beyond what the model would say of anyone with these facts"
 VERDICTS = (MEMORIZED, WEAK, NO_EVIDENCE)
 
+# controls_M_*: the controls' M on the compared score (an upper bound for a control settled on
+# the shortlist); n_controls: the controls scored for the fact (fewer than asked once settled).
 COMPARISON_COLUMNS = [
     "subject_qid", "property", "M", "M_compared", "summed_truth_rank", "n_controls", "controls_as_extreme", "p_value",
     "verdict", "alpha", "controls_M_mean", "controls_M_max", "controls_at_threshold",

@@ -244,6 +244,9 @@ def compose_answer(
         "generated_at": (now or datetime.now(UTC)).isoformat(timespec="seconds"),
         "method": {"m_threshold": m_threshold, "alpha": alpha, "cue_tau": cue_tau, **({
                    "n_controls": plan.n_controls, "control_alpha": control_alpha,
+                   "compared_on": ("the score calibrated by the generic subject only (alpha 0), every wording; "
+                                   "only facts ranked first in some wording (M > 0)"),
+                   "control_rounds": controls.rounds(plan.n_controls), "shortlist": controls.SHORTLIST,
                    "verdicts": {MEMORIZED: f"M >= {m_threshold} and p <= {control_alpha} against the controls",
                                 WEAK: f"0 < M < {m_threshold} and p <= {control_alpha} against the controls",
                                 NOT_MEMORIZED: NO_EVIDENCE_SENTENCE}} if plan.n_controls else {
