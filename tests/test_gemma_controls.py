@@ -62,6 +62,7 @@ def bootstrap_ci(per_person: list[tuple[int, int]], rounds: int = 2000, seed: in
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)
 @pytest.mark.skipif(os.environ.get("WIKIMEM_CONTROLS_STUDY") != "1",
                     reason="20 requests on Gemma 3 270M take ~15 min on 2 cores; set WIKIMEM_CONTROLS_STUDY=1 to run it")
 def test_invented_people_get_no_verdict_and_well_known_ones_are_reported(gemma3, tmp_path):
@@ -103,6 +104,7 @@ def test_invented_people_get_no_verdict_and_well_known_ones_are_reported(gemma3,
         for fact in verdicts.to_dict("records"):
             rows.append({"group": group, "name": document["name"], "property": fact["property"], "M": fact["M"],
                          "verdict": fact["verdict"], "p": fact["p_value"], "n_controls": fact["n_controls"]})
+            print(group, rows[-1], flush=True)  # a long run shows where it is
     out = pd.DataFrame(rows)
     print(out.to_string())
     summary = {}
