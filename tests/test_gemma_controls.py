@@ -5,7 +5,7 @@ people of the bundled sample, given as facts files with their real facts, beat t
 share of facts that is printed with a bootstrap CI beside the invented people's (a finding about
 the model, reported, not asserted).
 
-Opt-in (WIKIMEM_CONTROLS_STUDY=1): 20 requests on Gemma on 2 cores take about 15 minutes, more
+Opt-in (WIKIMEM_CONTROLS_STUDY=1): 20 requests on Gemma on 2 cores take about half an hour, more
 than the suite's budget allows. Narrowed to two properties (occupation, country of citizenship)
 and 20 counterfactual values each (21 candidates: a value ranked first by chance is five times
 likelier than among 101, a harder test of the controls).
@@ -64,7 +64,7 @@ def bootstrap_ci(per_person: list[tuple[int, int]], rounds: int = 2000, seed: in
 @pytest.mark.slow
 @pytest.mark.timeout(3600)
 @pytest.mark.skipif(os.environ.get("WIKIMEM_CONTROLS_STUDY") != "1",
-                    reason="20 requests on Gemma 3 270M take ~15 min on 2 cores; set WIKIMEM_CONTROLS_STUDY=1 to run it")
+                    reason="20 requests on Gemma 3 270M take ~30 min on 2 cores; set WIKIMEM_CONTROLS_STUDY=1 to run it")
 def test_invented_people_get_no_verdict_and_well_known_ones_are_reported(gemma3, tmp_path):
     extract = read_dump(bundled.SAMPLE_DUMP)
     metadata = property_metadata()
