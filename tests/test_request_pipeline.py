@@ -55,12 +55,12 @@ class World:
         self.instance.add_dynamic_partitions("requests", [request.id])
         return request
 
-    def run_request(self, request_id: str, properties=()):
+    def run_request(self, request_id: str, properties=(), **plan):
         result = materialize(
             [*UPSTREAM, scoring_assets.scores, scoring_assets.memorization, *REQUEST_ASSETS, *REQUEST_CHECKS],
             selection=AssetSelection.groups("requests"),
             instance=self.instance, partition_key=request_id, resources=self.resources,
-            run_config={"ops": {"request_canaries": {"config": {"properties": list(properties)}}}},
+            run_config={"ops": {"request_canaries": {"config": {"properties": list(properties), **plan}}}},
         )
         assert result.success
         return result
@@ -177,9 +177,11 @@ def test_a_person_audited_in_a_cohort_costs_nothing(world):
     subjects = world.stored().table("subjects")
     qid = subjects.groupby("cohort").head(1)["qid"].iloc[0]
     request = world.add(intake.resolve_qid(qid, world.stored().table("humans")))
-    world.run_request(request.id, properties=["P106"])
+    # without controls: what is checked is the person's sentences (a cohort audit scores no
+    # controls; they are the other tests' subject), and the suite's time is kept
+    world.run_request(request.id, properties=["P106"], n_controls=0)
     audits = world.table("request_model_audits", request.id).set_index("model")
-    assert audits.loc[KEY, "sentences_computed"] == 0  # the person's (a cohort audit scores no controls)
+    assert audits.loc[KEY, "sentences_computed"] == 0 and audits.loc[KEY, "control_sentences_computed"] == 0
     scores = world.table("request_scores", request.id)
     assert len(scores) > 0 and set(scores["property"]) == {"P106"}
 
