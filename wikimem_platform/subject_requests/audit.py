@@ -380,7 +380,9 @@ def _score_controls(lm, plan: PersonPlan, scores: pd.DataFrame, store: ShardStor
         kept = first[[k not in keys for k in zip(first["subject_qid"], first["property"])]]
         kept = kept.assign(shortlisted=kept["property"].isin(short))
         frames += [kept, full.assign(shortlisted=False)]
-        pairs.append(controls.compared(pd.concat([kept, full], ignore_index=True), embed, value_aliases).pairs)
+        settled_pairs = first_result.pairs[[k not in keys for k in zip(first_result.pairs["subject_qid"],
+                                                                        first_result.pairs["property"])]]
+        pairs += [settled_pairs, controls.compared(full, embed, value_aliases).pairs] if len(full) else [settled_pairs]
         if not short and sentence_cache is not None:  # the first control, every value: the shortlist
             # (pays only when short, and when the cache keeps its sentences for a full pass)
             short = {p: values for p, values in controls.shortlist(first_result, shortlist_size).items()
