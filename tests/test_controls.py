@@ -163,3 +163,58 @@ def test_ties_count_against_the_person():
     assert out["verdict"] == NO_EVIDENCE
     with pytest.raises(ValueError, match="alpha"):
         controls.compare_with_controls(person, ctl, alpha=0)
+
+
+def test_matched_names_take_the_parts_nearest_the_persons_prior_by_hand():
+    """Priors standardized by their pool's spread (population std): firsts {A: 0, B: 1, C: 2,
+    D: 3} (std 1.118), lasts {w: 0, x: 2, y: 4, z: 6} (std 2.236). The person reads (3, 6):
+    D z at distance 0; C z and D y at 0.894 (ties ordered by the tokens); C y at 1.265; B z and
+    D x at 1.789. A token serves at most ceil(sqrt(n)) + 1 controls; a forbidden pair is skipped."""
+    firsts = {"A": 0.0, "B": 1.0, "C": 2.0, "D": 3.0}
+    lasts = {"w": 0.0, "x": 2.0, "y": 4.0, "z": 6.0}
+    assert controls.matched_names((3.0, 6.0), firsts, lasts, 3) == ["D z", "C z", "D y"]
+    # C y (1.265) comes before B z (1.789) and D x (1.789); "d z" is a real name (folded)
+    assert controls.matched_names((3.0, 6.0), firsts, lasts, 4, forbidden={"d z"}) == ["C z", "D y", "C y", "B z"]
+    # a person at the other end gets the other end (B w and A x tie at 0.894: tokens decide)
+    assert controls.matched_names((0.0, 0.0), firsts, lasts, 2) == ["A w", "A x"]
+    # B x (1.265), then A y and C w tie at 1.789
+    assert controls.matched_names((0.0, 0.0), firsts, lasts, 5) == ["A w", "A x", "B w", "B x", "A y"]
+    # one first name serves at most ceil(sqrt(4)) + 1 = 3 of 4 controls
+    with pytest.raises(ValueError, match="only 3 matched names"):
+        controls.matched_names((0.0, 0.0), {"A": 0.0}, lasts, 4)
+    # middle tokens for a three-token name, the same for the same pair
+    three = controls.matched_names((3.0, 6.0), firsts, lasts, 3, middles=["m1", "m2"], n_middle=1)
+    assert [n.split()[0] + " " + n.split()[-1] for n in three] == ["D z", "C z", "D y"]
+    assert three == controls.matched_names((3.0, 6.0), firsts, lasts, 3, middles=["m1", "m2"], n_middle=1)
+    with pytest.raises(ValueError, match="only 16 matched names"):  # 4 x 4 pairs
+        controls.matched_names((0.0, 0.0), firsts, lasts, 17)
+
+
+def test_prior_sentences_name_the_part_before_the_value():
+    templates = ["{subject}'s country of citizenship is {value}.", "{value} is where {subject} is a citizen.",
+                 "{subject} has {value} as their citizenship."]
+    pairs = controls.prior_sentences(templates, "Camille", ["France", "Monaco"])
+    assert pairs == [("Camille's country of citizenship is France.", "Camille's country of citizenship is"),
+                     ("Camille's country of citizenship is Monaco.", "Camille's country of citizenship is"),
+                     ("Camille has France as their citizenship.", "Camille has"),
+                     ("Camille has Monaco as their citizenship.", "Camille has")]
+    assert controls.prior_sentences(["{value} is {subject}'s."], "Camille", ["France"]) == []
+
+
+def test_the_name_pool_keeps_the_origin_leaves_out_the_person_and_names_the_taken_pairs(sample):
+    extract, parts, taken = sample
+    person = _person(extract, "Giorgio Baffo")
+    origin = parts.set_index("qid")["origin"].get(person["qid"])
+    pool = controls.name_pool("Giorgio Baffo", parts, taken, origin=origin, avoid=list(person["aliases"]))
+    firsts = set(pool.loc[pool["position"] == "first", "token"])
+    lasts = set(pool.loc[pool["position"] == "last", "token"])
+    local = parts[(parts["origin"] == origin) & (parts["n_tokens"] >= 2)]
+    words = {t[0] for t in local["tokens"] if controls._WORD.fullmatch(t[0])}  # not "Vincenzo,"
+    assert words - {"Giorgio"} <= firsts  # every first name of the origin
+    assert len(firsts) >= controls.NAME_POOL and "Giorgio" not in firsts and "Baffo" not in lasts
+    spelled = set(pool.loc[pool["position"] == "taken", "token"])
+    real = [label for label in extract.humans["label"].dropna() if len(label.split()) == 2
+            and label.split()[0] in firsts and label.split()[1] in lasts]
+    assert real and {controls.fold(r) for r in real} <= spelled  # scoring can avoid them without the extract
+    assert controls.name_pool("Kaká", parts, taken).empty  # one token: its only part is the whole name
+    assert pool.equals(controls.name_pool("Giorgio Baffo", parts, taken, origin=origin, avoid=list(person["aliases"])))

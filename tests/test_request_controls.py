@@ -15,7 +15,7 @@ from wikimem_platform.planted.training import DUMP_NAME
 from wikimem_platform.properties import build_property_table
 from wikimem_platform.scoring import SentenceNllCache, ShardStore
 from wikimem_platform.subject_requests.answer import MEMORIZED, NOT_MEMORIZED, model_verdicts, plain_sentence
-from wikimem_platform.subject_requests.audit import audit_person_on_model, plan_person_audit
+from wikimem_platform.subject_requests.audit import audit_person_on_model, matched_controls, plan_person_audit
 from wikimem_platform.subject_requests.reference import property_metadata
 from wikimem_platform.wikidata import read_dump
 
@@ -153,9 +153,12 @@ def test_rounds_and_shortlist_change_no_verdict(planted_world, tmp_path):
                                        shortlist_size=3)
         compared = list(result.compared)
         assert compared, f"{who}: no fact ranked first anywhere; pick another person"
-        wanted = plan.control_canaries["property"].isin(compared)
-        full, report = score_canaries(lm, plan.control_canaries[wanted],
-                                      plan.control_candidates[plan.control_candidates["property"].isin(compared)],
+        # the same matched controls (the audit's per fact), every one on every value
+        matched = [matched_controls(lm, plan, prop, SentenceNllCache(tmp_path / f"full_{who[:3]}.sqlite")) for prop in compared]
+        for prop, (_, _, ids) in zip(compared, matched):  # the audit scored the first of these, in this order
+            scored = list(dict.fromkeys(result.control_scores.loc[result.control_scores["property"] == prop, "subject_qid"]))
+            assert set(scored) == set(ids[:len(scored)]), (prop, scored, ids)
+        full, report = score_canaries(lm, pd.concat([c for c, _, _ in matched]), pd.concat([v for _, v, _ in matched]),
                                       ShardStore(tmp_path / f"full_{who[:3]}"), {"dtype": "float32"}, log=lambda m: None,
                                       sentence_cache=SentenceNllCache(tmp_path / f"full_{who[:3]}.sqlite"))
         exact = controls.compare_with_controls(

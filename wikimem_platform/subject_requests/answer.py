@@ -246,6 +246,9 @@ def compose_answer(
                    "n_controls": plan.n_controls, "control_alpha": control_alpha,
                    "compared_on": ("the score calibrated by the generic subject only (alpha 0), every wording; "
                                    "only facts ranked first in some wording (M > 0)"),
+                   "matched_on": ("per fact, invented names whose first name and surname the model reads as it reads "
+                                  "the person's (their name-only log-probability of the true value nearest the "
+                                  "person's parts'; one-token names: unmatched)"),
                    "control_rounds": controls.rounds(plan.n_controls), "shortlist": controls.SHORTLIST,
                    "verdicts": {MEMORIZED: f"M >= {m_threshold} and p <= {control_alpha} against the controls",
                                 WEAK: f"0 < M < {m_threshold} and p <= {control_alpha} against the controls",
@@ -467,7 +470,9 @@ def answer_html(document: Mapping) -> str:
     if method.get("n_controls"):
         levels = (f"Each fact was also put, with all your other facts, on {method['n_controls']} invented people who "
                   "exist in no training data, and scored the same way: what the model gives them it would give "
-                  "anyone with these facts (a guess from the other facts or from the shape of a name). p is the "
+                  "anyone with these facts (a guess from the other facts or from the shape of a name). Their names "
+                  "are chosen, fact by fact, so that the model reads as much into them as into yours: a first name "
+                  "and a surname that make the model as ready to say the true value as yours do. p is the "
                   "share of them (counting you) with a result at least as strong as yours. <i>Memorized</i>: "
                   f"M &ge; {method['m_threshold']} and p &le; {method['control_alpha']}; <i>weakly associated</i>: "
                   f"p &le; {method['control_alpha']} with a lower M above 0; <i>not memorized</i>: no evidence beyond what the "
