@@ -108,7 +108,6 @@ def request_subject(context: AssetExecutionContext, model_registry: RegistryReso
         "request_coverage": AssetOut(group_name=GROUP, kinds={"pandas"}, description="Per property: audited, built on demand, or not covered and why."),
         "request_control_canaries": AssetOut(group_name=GROUP, kinds={"pandas"}, description="The same canaries for invented people with the person's facts (n_controls)."),
         "request_control_candidates": AssetOut(group_name=GROUP, kinds={"pandas"}, description="The invented people's candidates: the person's, per control."),
-        "request_control_names": AssetOut(group_name=GROUP, kinds={"pandas"}, description="First names and surnames the controls are matched from, per fact, on what the model reads off a name."),
     },
     partitions_def=requests_partitions,
     code_version=source_version("wikimem_platform.subject_requests", "wikimem_platform.canaries"),
@@ -141,8 +140,6 @@ def request_canaries(
     control_candidates = plan.control_candidates if plan.n_controls else plan.candidates.iloc[:0]
     yield Output(control_canaries, "request_control_canaries", metadata={"rows": len(control_canaries), "controls": plan.n_controls})
     yield Output(control_candidates, "request_control_candidates", metadata={"rows": len(control_candidates)})
-    pool = plan.control_pool if plan.control_pool is not None else pd.DataFrame(columns=controls.POOL_COLUMNS)
-    yield Output(pool, "request_control_names", metadata={"tokens": int((pool["position"] != "taken").sum())})
 
 
 @multi_asset(
@@ -170,13 +167,12 @@ def request_scores(
     request_coverage: pd.DataFrame,
     request_control_canaries: pd.DataFrame,
     request_control_candidates: pd.DataFrame,
-    request_control_names: pd.DataFrame,
     value_aliases: pd.DataFrame,
 ):
     """The person on every registered release, one at a time; a release that fails to load or
     score is recorded as not audited and the others go on."""
     plan = PersonPlan(request_subject, request_facts, request_canaries, request_candidates, request_coverage,
-                      request_control_canaries, request_control_candidates, request_control_names)
+                      request_control_canaries, request_control_candidates)
     request_id = context.partition_key
     scores, completions, audits, control_scores = [], [], [], []
     # which facts need controls is read as the answer reads it (equivalent values included)

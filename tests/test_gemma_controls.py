@@ -48,7 +48,8 @@ INVENTED = [
     ("Darnell Whitacre", "lawyer", ("United States", "Q30")),
     ("Brianna Koslowski", "singer", ("United States", "Q30")),
 ]
-N_WELL_KNOWN = 10
+# WIKIMEM_CONTROLS_STUDY_WELL_KNOWN=0 runs only the asserted half (the invented people)
+N_WELL_KNOWN = int(os.environ.get("WIKIMEM_CONTROLS_STUDY_WELL_KNOWN", "10"))
 
 
 def bootstrap_ci(per_person: list[tuple[int, int]], rounds: int = 2000, seed: int = 0) -> tuple[float, float, float]:
@@ -74,9 +75,11 @@ def test_invented_people_get_no_verdict_and_well_known_ones_are_reported(gemma3,
     templates = build_templates(table)
     claims = extract.claims
     has_both = claims[claims["property"].isin(PROPERTIES)].groupby("qid")["property"].nunique() == len(PROPERTIES)
-    famous = humans[humans["qid"].isin(has_both[has_both].index)].nlargest(N_WELL_KNOWN, "web_presence")
+    # the ten well-known people are left out of the counterfactual pools whether or not they run
+    famous = humans[humans["qid"].isin(has_both[has_both].index)].nlargest(10, "web_presence")
     pool = draw_counterfactuals(claims, humans, PROPERTIES, per_property=COUNTERFACTUALS, seed=0,
                                 exclude_humans=set(famous["qid"]))
+    famous = famous.head(N_WELL_KNOWN)
     store = intake.RequestStore(f"sqlite:///{tmp_path / 'registry.db'}")
     covered = list(table["property"])
     documents = [("invented", {"name": name, "facts": {"P106": [job], "P27": {"label": country, "qid": qid}}})

@@ -15,7 +15,7 @@ from wikimem_platform.planted.training import DUMP_NAME
 from wikimem_platform.properties import build_property_table
 from wikimem_platform.scoring import SentenceNllCache, ShardStore
 from wikimem_platform.subject_requests.answer import MEMORIZED, NOT_MEMORIZED, model_verdicts, plain_sentence
-from wikimem_platform.subject_requests.audit import audit_person_on_model, matched_controls, plan_person_audit
+from wikimem_platform.subject_requests.audit import audit_person_on_model, plan_person_audit
 from wikimem_platform.subject_requests.reference import property_metadata
 from wikimem_platform.wikidata import read_dump
 
@@ -123,6 +123,8 @@ def test_controls_through_the_request_assets(planted_model, tmp_path):
     assert answer["method"]["n_controls"] == 19 and answer["method"]["control_alpha"] == 0.05
     facts = answer["models"][0]["facts"]
     assert facts and all(f["n_controls"] == 19 and f["verdict"] == MEMORIZED and f["p_value"] == 0.05 for f in facts), facts
+    # the invented people stored with the answer: 19 names, none the person's
+    assert all(len(set(f["control_names"])) == 19 and answer["subject"]["label"] not in f["control_names"] for f in facts)
     letter = answer_dir(loop.storage, request.id) / "answer.html"
     assert "invented people" in letter.read_text() and "0 of 19 (p = 0.05)" in letter.read_text()
     from wikimem_platform import reports
@@ -153,12 +155,9 @@ def test_rounds_and_shortlist_change_no_verdict(planted_world, tmp_path):
                                        shortlist_size=3)
         compared = list(result.compared)
         assert compared, f"{who}: no fact ranked first anywhere; pick another person"
-        # the same matched controls (the audit's per fact), every one on every value
-        matched = [matched_controls(lm, plan, prop, SentenceNllCache(tmp_path / f"full_{who[:3]}.sqlite")) for prop in compared]
-        for prop, (_, _, ids) in zip(compared, matched):  # the audit scored the first of these, in this order
-            scored = list(dict.fromkeys(result.control_scores.loc[result.control_scores["property"] == prop, "subject_qid"]))
-            assert set(scored) == set(ids[:len(scored)]), (prop, scored, ids)
-        full, report = score_canaries(lm, pd.concat([c for c, _, _ in matched]), pd.concat([v for _, v, _ in matched]),
+        wanted = plan.control_canaries["property"].isin(compared)
+        full, report = score_canaries(lm, plan.control_canaries[wanted],
+                                      plan.control_candidates[plan.control_candidates["property"].isin(compared)],
                                       ShardStore(tmp_path / f"full_{who[:3]}"), {"dtype": "float32"}, log=lambda m: None,
                                       sentence_cache=SentenceNllCache(tmp_path / f"full_{who[:3]}.sqlite"))
         exact = controls.compare_with_controls(

@@ -45,7 +45,6 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from wikimem_platform.canaries.text import SUBJECT, VALUE, render
 from wikimem_platform.labels import normalize_label
 from wikimem_platform.memorization import WikiMemResult, evaluate_wikimem
 
@@ -203,88 +202,6 @@ def control_people(subject: pd.DataFrame, facts: pd.DataFrame, names: Sequence[s
     copies = [facts.assign(qid=control_id(n)) for n in names]
     control_facts = pd.concat(copies, ignore_index=True) if copies else facts.iloc[:0]
     return subjects, control_facts
-
-
-# --------------------------------------------------------------------------- matched on the name
-
-# A control's name must tell the model as much about the fact as the person's name does: a name
-# written to sound French makes "France" likelier whoever bears it, and the extract's French
-# citizens often have names that do not (Gemma 3 270M put invented people with nationality-typical
-# names above all 19 unmatched controls on citizenship in 5 of 10 cases). So, per compared fact,
-# the controls are built from the first names and surnames whose name-only prior for the true
-# value (`prior_sentences`, scored by the audit) is nearest the person's first name's and
-# surname's. The parts, not the full name: the full name's prior is the person's own result.
-NAME_POOL = 100  # tokens per position drawn from everyone of the shape, besides the origin's own
-PRIOR_WORDINGS = 3  # wordings naming the subject before the value that a part's prior averages
-POOL_COLUMNS = ["position", "token"]  # position: first, middle, last, or taken (a folded real name)
-
-
-def name_pool(name: str, parts: pd.DataFrame, taken: set[str], *, origin: str | None = None,
-              avoid: Iterable[str] = (), seed: int = 0, size: int = NAME_POOL) -> pd.DataFrame:
-    """The tokens matched controls are built from (POOL_COLUMNS): at each of first, last (and
-    middle, for longer names) every token of the origin's labels plus a seeded draw of `size` from
-    everyone's; the real names any first-last pair of them would spell (position "taken", folded),
-    so that scoring, which has no extract, never builds one. Empty for a one-token name (its only
-    part is the whole name, whose prior is the person's own result) or when the extract has no
-    two-token names. The person's own tokens are left out, as in `invented_names`."""
-    tokens = name_tokens(name)
-    two = parts[parts["n_tokens"] >= 2]
-    if len(tokens) < 2 or two.empty:
-        return pd.DataFrame(columns=POOL_COLUMNS)
-    banned = {fold(t) for own in [name, *avoid] for t in name_tokens(own)}
-    rng = _rng("name pool", seed)
-    rows = []
-    for position, pick in (("first", lambda t: [t[0]]), ("middle", lambda t: list(t[1:-1])), ("last", lambda t: [t[-1]])):
-        if position == "middle" and len(tokens) < 3:
-            continue
-        everyone = sorted({tok for t in two["tokens"] for tok in pick(t) if _WORD.fullmatch(tok)})
-        local = sorted({tok for t in two.loc[two["origin"] == origin, "tokens"] for tok in pick(t)
-                        if _WORD.fullmatch(tok)}) if origin is not None else []
-        drawn = [everyone[i] for i in sorted(rng.choice(len(everyone), size=min(size, len(everyone)), replace=False))]
-        kept = [tok for tok in dict.fromkeys([*local, *drawn]) if fold(tok) not in banned]
-        rows += [(position, tok) for tok in kept]
-    pool = pd.DataFrame(rows, columns=POOL_COLUMNS)
-    firsts = {fold(t) for t in pool.loc[pool["position"] == "first", "token"]}
-    lasts = {fold(t) for t in pool.loc[pool["position"] == "last", "token"]}
-    spelled = sorted(n for n in taken if len(n.split()) >= 2 and n.split()[0] in firsts and n.split()[-1] in lasts)
-    forbidden = [fold(own) for own in [name, *avoid]]
-    return pd.concat([pool, pd.DataFrame({"position": "taken", "token": [*spelled, *forbidden]})], ignore_index=True)
-
-
-def prior_sentences(templates: Sequence[str], part: str, value_labels: Sequence[str]) -> list[tuple[str, str]]:
-    """(sentence, its prefix up to the value) per wording and value: the model's log P(value |
-    part's prefix) is NLL(prefix) - NLL(sentence). Only wordings that name the subject before the
-    value say what the model reads off the name; at most PRIOR_WORDINGS of them."""
-    usable = [t for t in templates if SUBJECT in t and VALUE in t and t.index(SUBJECT) < t.index(VALUE)][:PRIOR_WORDINGS]
-    return [(render(t, part, label), render(t[:t.index(VALUE)].rstrip(), part, None)) for t in usable for label in value_labels]
-
-
-def matched_names(person_prior: tuple[float, float], first_priors: dict[str, float], last_priors: dict[str, float],
-                  n: int, *, forbidden: Iterable[str] = (), middles: Sequence[str] = (), n_middle: int = 0) -> list[str]:
-    """`n` names whose first name and surname are nearest the person's in their name-only prior
-    for the fact (each prior standardized by its pool's spread; pairs ordered by the Euclidean
-    distance, ties by the tokens). No pair spells a forbidden (folded) name or repeats a token,
-    and no token serves more than ceil(sqrt(n)) + 1 controls (controls that share a part share
-    its guess; more of them would count one guess several times). Longer names get `n_middle`
-    middle tokens from `middles`, chosen by the pair (the same control in every request).
-    Raises ValueError when fewer than n names can be made."""
-    spread = lambda priors: float(np.std(list(priors.values()))) or 1.0  # noqa: E731
-    sf, sl = spread(first_priors), spread(last_priors)
-    pf, pl = person_prior
-    pairs = sorted((float(np.hypot((f - pf) / sf, (l - pl) / sl)), first, last)
-                   for first, f in first_priors.items() for last, l in last_priors.items())
-    banned, cap, uses, out = set(forbidden), int(np.ceil(np.sqrt(n))) + 1, {}, []
-    for _, first, last in pairs:
-        if len(out) == n:
-            break
-        if fold(first) == fold(last) or fold(f"{first} {last}") in banned or uses.get(first, 0) >= cap or uses.get(last, 0) >= cap:
-            continue
-        middle = [middles[int(_rng(first, last, i).integers(len(middles)))] for i in range(n_middle)] if middles and n_middle else []
-        uses[first], uses[last] = uses.get(first, 0) + 1, uses.get(last, 0) + 1
-        out.append(" ".join([first, *middle, last]))
-    if len(out) < n:
-        raise ValueError(f"name: only {len(out)} matched names could be made from the pool; {n} controls were asked for")
-    return out
 
 
 # --------------------------------------------------------------------------- the person against them

@@ -33,6 +33,7 @@ VERDICT_ORDER = (MEMORIZED, WEAK, NOT_MEMORIZED)
 ANSWER_COLUMNS = [
     "model", "property", "property_label", "values", "verdict", "M", "n_memorized", "n_variants", "z_star",
     "truth_rank", "n_candidates", "completion", "completion_hit", "cue", "cue_flag", "extraction", "emitted",
+    "control_names",  # the invented people the fact was compared with, in the order scored (None: not compared)
     # against invented people with the same facts (None when the fact was not compared: no
     # controls asked for, or M = 0); n_controls < n_controls_planned: stopped once settled
     "n_controls", "n_controls_planned", "controls_as_extreme", "p_value", "control_alpha", "controls_M_mean",
@@ -126,6 +127,7 @@ def model_verdicts(
                 "prompt": extracted.at[prop, "prompt"], "output": extracted.at[prop, "completion"],
                 "probe": extracted.at[prop, "probe"], "cue": float(extracted.at[prop, "cue"])},
             "emitted": bool(said is not None and said["hit"]) or prop in extracted.index,
+            "control_names": None if vs is None else _control_names(plan, audit.control_scores, prop),
             "n_controls": None if vs is None else int(vs["n_controls"]),
             "n_controls_planned": None if vs is None else plan.n_controls,
             "controls_as_extreme": None if vs is None else int(vs["controls_as_extreme"]),
@@ -135,6 +137,14 @@ def model_verdicts(
             "controls_M_max": None if vs is None else float(vs["controls_M_max"]),
         })
     return pd.DataFrame(rows, columns=ANSWER_COLUMNS), pairs.assign(subject=plan.subject["label"].iloc[0])
+
+
+def _control_names(plan: PersonPlan, control_scores: pd.DataFrame, prop: str) -> list[str]:
+    """The names of the controls a fact was compared with, in the order they were scored."""
+    frame = plan.control_canaries
+    names = dict(zip(frame["subject_qid"], frame["subject"])) if frame is not None and len(frame) else {}
+    scored = dict.fromkeys(control_scores.loc[control_scores["property"] == prop, "subject_qid"])
+    return [str(names.get(qid, qid)) for qid in scored]
 
 
 def one_line(text: str) -> str:
@@ -246,9 +256,6 @@ def compose_answer(
                    "n_controls": plan.n_controls, "control_alpha": control_alpha,
                    "compared_on": ("the score calibrated by the generic subject only (alpha 0), every wording; "
                                    "only facts ranked first in some wording (M > 0)"),
-                   "matched_on": ("per fact, invented names whose first name and surname the model reads as it reads "
-                                  "the person's (their name-only log-probability of the true value nearest the "
-                                  "person's parts'; one-token names: unmatched)"),
                    "control_rounds": controls.rounds(plan.n_controls), "shortlist": controls.SHORTLIST,
                    "verdicts": {MEMORIZED: f"M >= {m_threshold} and p <= {control_alpha} against the controls",
                                 WEAK: f"0 < M < {m_threshold} and p <= {control_alpha} against the controls",
@@ -470,9 +477,7 @@ def answer_html(document: Mapping) -> str:
     if method.get("n_controls"):
         levels = (f"Each fact was also put, with all your other facts, on {method['n_controls']} invented people who "
                   "exist in no training data, and scored the same way: what the model gives them it would give "
-                  "anyone with these facts (a guess from the other facts or from the shape of a name). Their names "
-                  "are chosen, fact by fact, so that the model reads as much into them as into yours: a first name "
-                  "and a surname that make the model as ready to say the true value as yours do. p is the "
+                  "anyone with these facts (a guess from the other facts or from the shape of a name). p is the "
                   "share of them (counting you) with a result at least as strong as yours. <i>Memorized</i>: "
                   f"M &ge; {method['m_threshold']} and p &le; {method['control_alpha']}; <i>weakly associated</i>: "
                   f"p &le; {method['control_alpha']} with a lower M above 0; <i>not memorized</i>: no evidence beyond what the "

@@ -26,7 +26,6 @@ from wikimem_platform.counterfactuals import build_candidates, draw_counterfactu
 from wikimem_platform.generation import MAX_NEW_TOKENS, canary_examples, greedy_generate, substring_hit
 from wikimem_platform.memorization import evaluate_wikimem
 from wikimem_platform.models import LoadedModel
-from wikimem_platform.nll import score_sentences
 from wikimem_platform.scoring import ScoringReport, SentenceNllCache, ShardStore, score_canaries
 from wikimem_platform.subject_requests.intake import SubjectRequest
 from wikimem_platform.vocabulary import N_SCORED_VARIANTS
@@ -34,8 +33,6 @@ from wikimem_platform.wikidata import ALLOWED_DATATYPES
 
 # A property built on demand needs at least this many other values to rank the truth against.
 MIN_ON_DEMAND_POOL = 10
-# Matched controls need this many first names and surnames to choose from (else the bundled sample's).
-MIN_POOL_TOKENS = 50
 DEFAULT_COUNTERFACTUALS_PER_PROPERTY = 100  # the counterfactuals asset's default (~100 + truths)
 COVERAGE_COLUMNS = ["property", "property_label", "coverage", "reason"]
 COMPLETION_COLUMNS = ["subject_qid", "property", "variant_id", "prompt", "completion", "targets", "hit", "cue", "probe"]
@@ -79,7 +76,6 @@ class PersonPlan:
     coverage: pd.DataFrame  # COVERAGE_COLUMNS, one row per property of the person's facts
     control_canaries: pd.DataFrame | None = None
     control_candidates: pd.DataFrame | None = None
-    control_pool: pd.DataFrame | None = None  # controls.POOL_COLUMNS: the name parts matched controls are built from
 
     @property
     def n_controls(self) -> int:
@@ -118,24 +114,6 @@ def control_names(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFra
     except ValueError:
         parts, sample_taken = _sample_name_parts()
         return controls.invented_names(str(person["label"]), n, parts, taken | sample_taken, **kwargs)
-
-
-def control_name_pool(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFrame, claims: pd.DataFrame,
-                      seed: int = 0) -> pd.DataFrame:
-    """The name parts the audit matches controls from (`controls.name_pool`): the extract's, or
-    the bundled sample's when the extract has too few (a planted extract)."""
-    person = subject.iloc[0]
-    origin = facts.loc[facts["property"] == controls.CITIZENSHIP, "value"]
-    given = person.get("aliases")
-    aliases = [a for a in given if isinstance(a, str)] if isinstance(given, (list, tuple, np.ndarray)) else []
-    kwargs = dict(origin=origin.iloc[0] if len(origin) else None, avoid=aliases, seed=seed)
-    taken = controls.taken_names(humans)
-    pool = controls.name_pool(str(person["label"]), controls.name_parts(humans, claims), taken, **kwargs)
-    counts = pool["position"].value_counts()
-    if len(controls.name_tokens(str(person["label"]))) < 2 or min(counts.get("first", 0), counts.get("last", 0)) >= MIN_POOL_TOKENS:
-        return pool
-    parts, sample_taken = _sample_name_parts()
-    return controls.name_pool(str(person["label"]), parts, taken | sample_taken, **kwargs)
 
 
 @functools.lru_cache(maxsize=1)
@@ -247,7 +225,6 @@ def plan_person_audit(
         built = [build(people, copied, n_similar=0) for build in builds]
         plan.control_canaries = pd.concat([c for c, _ in built], ignore_index=True).assign(control_alpha=control_alpha)
         plan.control_candidates = pd.concat([c for _, c in built], ignore_index=True)
-        plan.control_pool = control_name_pool(subject, facts, humans, claims, seed)
     return plan
 
 
@@ -357,114 +334,62 @@ def audit_person_on_model(
 
 def _score_controls(lm, plan: PersonPlan, scores: pd.DataFrame, store: ShardStore, settings, sentence_cache, log,
                     progress, embed, value_aliases, shortlist_size: int) -> tuple[pd.DataFrame, ScoringReport, tuple[str, ...]]:
-    """The controls of the facts the person's scores leave something to test (M > 0), fact by
-    fact: matched on the name (`matched_controls`), then scored in rounds (`_control_rounds`)."""
+    """The controls of the facts the person's scores leave something to test (M > 0).
+
+    Two savings, both exact: controls come in doubling rounds (`controls.rounds`), and a fact
+    whose outcome is settled (enough controls as extreme as the person to put p above the level)
+    gets no more; after the first round, whose one control gets every value, each control is
+    first scored on that control's shortlist of values (`controls.shortlist`: the same for
+    everyone with these facts and name shape, so its sentences are shared across requests), and
+    only one the shortlist does not show to be less extreme than the person gets every value.
+    Rows scored on the shortlist only are marked `shortlisted` (their M is an upper bound)."""
     levels = evaluate_wikimem(scores, embed=embed, value_aliases=value_aliases).pairs
     to_compare = tuple(controls.facts_to_compare(levels))
     person = controls.with_compared(levels, controls.compared(scores, embed, value_aliases).pairs)
+    person = person[person["property"].isin(to_compare)]
+    ids, n = plan.control_ids, plan.n_controls
     log(f"controls: {len(to_compare)} of {len(levels)} facts ranked first in some wording are compared with up to "
-        f"{plan.n_controls} invented people")
-    total, frames = ScoringReport(), []
-    for prop in to_compare:
-        canaries, candidates, ids = matched_controls(lm, plan, prop, sentence_cache, total)
-        frames.append(_control_rounds(lm, canaries, candidates, ids, person[person["property"] == prop], plan.control_alpha,
-                                      store, settings, sentence_cache, log, progress, embed, value_aliases,
-                                      shortlist_size, total))
-    control_scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*scores.columns, "shortlisted"])
-    return control_scores, total, to_compare
+        f"{n} invented people")
+    canaries, candidates = plan.control_canaries, plan.control_candidates
+    n_values = candidates.groupby(["subject_qid", "property"]).size().groupby("property").max().to_dict()
+    candidate_keys = list(zip(candidates["subject_qid"], candidates["property"]))
+    canary_keys = list(zip(canaries["subject_qid"], canaries["property"]))
+    total, frames, pairs, short = ScoringReport(), [], [], {}
 
-
-def matched_controls(lm: LoadedModel, plan: PersonPlan, prop: str, sentence_cache: SentenceNllCache | None,
-                     report: ScoringReport | None = None) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
-    """(canaries, candidates, ids in scoring order) of the fact's controls: plan.n_controls names
-    whose first name and surname the model reads as it reads the person's for this fact (their
-    name-only priors for the true value nearest the person's: `controls.matched_names`), on the
-    planned controls' canaries with the name swapped in (every control carries the same facts and
-    templates). Without a pool (a one-token name) or a wording that names the subject before the
-    value, the planned controls. Prior sentences go through the sentence cache; the ones computed
-    count in `report`."""
-    canaries = plan.control_canaries[plan.control_canaries["property"] == prop]
-    candidates = plan.control_candidates[plan.control_candidates["property"] == prop]
-    planned = [i for i in plan.control_ids if i in set(canaries["subject_qid"])]
-    pool, n = plan.control_pool, plan.n_controls
-    mine = plan.canaries[(plan.canaries["property"] == prop) & (plan.canaries["kind"] != "contextualized")]
-    if pool is None or pool.empty or mine.empty:
-        return canaries, candidates, planned
-    wordings = list(mine.sort_values("variant_id")["template"])
-    truths = list(mine.iloc[0]["ground_truth_labels"])
-    person_tokens = controls.name_tokens(str(plan.subject.iloc[0]["label"]))
-    tokens = {pos: list(pool.loc[pool["position"] == pos, "token"]) for pos in ("first", "middle", "last")}
-    parts = list(dict.fromkeys([person_tokens[0], person_tokens[-1], *tokens["first"], *tokens["last"]]))
-    pairs = {part: controls.prior_sentences(wordings, part, truths) for part in parts}
-    if not pairs[parts[0]]:
-        return canaries, candidates, planned
-    sentences = list(dict.fromkeys(s for both in pairs.values() for pair in both for s in pair))
-    cache = dict(sentence_cache.get_many(sentences)) if sentence_cache is not None else {}
-    computed = sum(s not in cache for s in sentences)
-    nll = dict(zip(sentences, score_sentences(lm, sentences, cache=cache)))
-    if sentence_cache is not None and computed:
-        sentence_cache.put_many(nll)
-    if report is not None:
-        report.sentences_computed += computed
-        report.sentences_scored += len(sentences)
-
-    def prior(part: str) -> float:  # the best truth's mean log P(value | part's prefix) over the wordings
-        by_truth = np.array([nll[prefix] - nll[full] for full, prefix in pairs[part]]).reshape(-1, len(truths))
-        return float(by_truth.mean(axis=0).max())
-
-    names = controls.matched_names(
-        (prior(person_tokens[0]), prior(person_tokens[-1])), {t: prior(t) for t in tokens["first"]},
-        {t: prior(t) for t in tokens["last"]}, n, forbidden=pool.loc[pool["position"] == "taken", "token"],
-        middles=tokens["middle"], n_middle=len(person_tokens) - 2)
-    template_id = planned[0]
-    rows, values = canaries[canaries["subject_qid"] == template_id], candidates[candidates["subject_qid"] == template_id]
-    ids = [controls.control_id(name) for name in names]
-    matched = pd.concat([rows.assign(subject_qid=i, subject=name) for i, name in zip(ids, names)], ignore_index=True)
-    matched_values = pd.concat([values.assign(subject_qid=i) for i in ids], ignore_index=True)
-    return matched, matched_values, ids
-
-
-def _control_rounds(lm, canaries: pd.DataFrame, candidates: pd.DataFrame, ids: list[str], person: pd.DataFrame,
-                    alpha: float, store: ShardStore, settings, sentence_cache, log, progress, embed, value_aliases,
-                    shortlist_size: int, total: ScoringReport) -> pd.DataFrame:
-    """One fact's controls in rounds. Two savings, both exact: controls come in doubling rounds
-    (`controls.rounds`) and stop once the outcome is settled (enough controls as extreme as the
-    person to put p above the level); after the first round, whose one control gets every value,
-    each control is first scored on that control's `controls.shortlist` of values, and only one
-    the shortlist does not show to be less extreme than the person gets every value. Rows scored
-    on the shortlist only are marked `shortlisted` (their M is an upper bound)."""
-    n, n_values = len(ids), int(candidates.groupby("subject_qid").size().max()) if len(candidates) else 0
-    frames, pairs, short, done = [], [], None, 0
-    want_shortlist = sentence_cache is not None  # it pays only when the cache keeps the first control's sentences
-
-    def score(who: list[str], values: pd.DataFrame) -> pd.DataFrame:
-        out, report = score_canaries(lm, canaries[canaries["subject_qid"].isin(who)],
-                                     values[values["subject_qid"].isin(who)], store, settings, log=log,
+    def score(rows: pd.Series, values: pd.Series) -> pd.DataFrame:
+        keys = set(zip(canaries.loc[rows, "subject_qid"], canaries.loc[rows, "property"]))
+        wanted = pd.Series([k in keys for k in candidate_keys], index=candidates.index, dtype=bool) & values
+        out, report = score_canaries(lm, canaries[rows], candidates[wanted], store, settings, log=log,
                                      progress=progress, sentence_cache=sentence_cache)
         total.add(report)
         return out
 
-    for upto in controls.rounds(n):
-        batch = ids[done:upto]
-        listed = candidates if short is None else candidates[candidates["value"].isin(short)]
-        first = score(batch, listed)
-        first_result = controls.compared(first, embed, value_aliases)
-        if short is None:
-            frames.append(first.assign(shortlisted=False))
-            pairs.append(first_result.pairs)
-        else:  # a control as extreme on the shortlist may be less so on every value: score it on all
-            redo = set(first_result.pairs.loc[controls.as_extreme(person, first_result.pairs), "subject_qid"])
-            frames.append(first[~first["subject_qid"].isin(redo)].assign(shortlisted=True))
-            pairs.append(first_result.pairs[~first_result.pairs["subject_qid"].isin(redo)])
-            if redo:
-                full = score(sorted(redo), candidates)
-                frames.append(full.assign(shortlisted=False))
-                pairs.append(controls.compared(full, embed, value_aliases).pairs)
-        if want_shortlist:  # the first control, every value: the shortlist (when shorter than the pool)
-            values = next(iter(controls.shortlist(first_result, shortlist_size).values()), set())
-            short, want_shortlist = (values if 0 < len(values) < n_values else None), False
-        so_far = pd.concat(pairs, ignore_index=True)
-        done = upto
-        if controls.settled(int(controls.as_extreme(person, so_far).sum()), n, alpha):
+    open_facts, done = set(to_compare), 0
+    for upto in controls.rounds(n) if to_compare else []:
+        if not open_facts:
             break
-    return pd.concat(frames, ignore_index=True)
+        rows = canaries["subject_qid"].isin(ids[done:upto]) & canaries["property"].isin(open_facts)
+        on_shortlist = pd.Series([p not in short or v in short[p] for p, v in zip(candidates["property"], candidates["value"])],
+                                 index=candidates.index, dtype=bool)
+        first = score(rows, on_shortlist)
+        first_result = controls.compared(first, embed, value_aliases)
+        unsettled = first_result.pairs[controls.as_extreme(person, first_result.pairs)]
+        keys = {k for k in zip(unsettled["subject_qid"], unsettled["property"]) if k[1] in short}
+        full_rows = rows & pd.Series([k in keys for k in canary_keys], index=canaries.index, dtype=bool)
+        full = score(full_rows, pd.Series(True, index=candidates.index)) if full_rows.any() else first.iloc[:0]
+        kept = first[[k not in keys for k in zip(first["subject_qid"], first["property"])]]
+        kept = kept.assign(shortlisted=kept["property"].isin(short))
+        frames += [kept, full.assign(shortlisted=False)]
+        settled_pairs = first_result.pairs[[k not in keys for k in zip(first_result.pairs["subject_qid"],
+                                                                        first_result.pairs["property"])]]
+        pairs += [settled_pairs, controls.compared(full, embed, value_aliases).pairs] if len(full) else [settled_pairs]
+        if not short and sentence_cache is not None:  # the first control, every value: the shortlist
+            # (pays only when short, and when the cache keeps its sentences for a full pass)
+            short = {p: values for p, values in controls.shortlist(first_result, shortlist_size).items()
+                     if len(values) < n_values.get(p, 0)}
+        so_far = pd.concat(pairs, ignore_index=True)
+        counts = so_far[controls.as_extreme(person, so_far)].groupby("property").size()
+        open_facts -= {p for p in open_facts if controls.settled(int(counts.get(p, 0)), n, plan.control_alpha)}
+        done = upto
+    control_scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*scores.columns, "shortlisted"])
+    return control_scores, total, to_compare
