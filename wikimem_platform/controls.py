@@ -333,7 +333,7 @@ def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFram
         m, rank = _m_and_rank(ctl)
         person_rank = float(pair.get("summed_truth_rank", np.nan))
         compared = float(pair.get("M_compared", pair["M"]))
-        k = int(_as_extreme(m, rank, compared, person_rank).sum())
+        k = int(as_extreme(pd.DataFrame([pair]), ctl).sum())
         p = p_value(k, n) if n else float("nan")
         probe_verdicts = []
         if probe_pairs is not None and n:

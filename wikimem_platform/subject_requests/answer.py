@@ -482,7 +482,9 @@ def answer_html(document: Mapping) -> str:
                   f"M &ge; {method['m_threshold']} and p &le; {method['control_alpha']}; <i>weakly associated</i>: "
                   f"p &le; {method['control_alpha']} with a lower M above 0; <i>not memorized</i>: no evidence beyond what the "
                   f"model would say of anyone with these facts. At p &le; {method['control_alpha']}, about "
-                  f"{method['control_alpha']:.0%} of invented people would still reach a verdict by chance. A fact the "
+                  f"{method['control_alpha']:.0%} of invented people would still reach a verdict by chance; in our own "
+                  "checks, invented people with names typical of a country did more often (5 of 20 facts on a small "
+                  "model), so a <i>weakly associated</i> fact may come from what the model guesses from a name alone. A fact the "
                   "model ranks first in no phrasing is not compared: there is nothing to test.")
     else:
         levels = (f"<i>Memorized</i>: M &ge; {method['m_threshold']}; <i>weakly associated</i>: at least one phrasing; "
