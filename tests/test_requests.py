@@ -70,9 +70,12 @@ def test_name_resolution_unique_ambiguous_unknown(reference):
     assert intake.resolve_name("Douglas Adams", reference.humans) == intake.ResolvedSubject("Q42", "Douglas Adams", "Q42")
     assert intake.resolve_name("  douglas   ADAMS ", reference.humans).qid == "Q42"  # case and spacing folded
     with pytest.raises(IntakeError) as ambiguous:
-        intake.resolve_name("Giovanni Dolfin", reference.humans)  # two people of that name in the sample
-    assert ambiguous.value.field == "name" and "Q1243594" in str(ambiguous.value) and "Q3107155" in str(ambiguous.value)
-    assert "--qid" in str(ambiguous.value)
+        intake.resolve_name("Giovanni Dolfin", reference.humans, reference.claims)  # two of that name in the sample
+    assert ambiguous.value.field == "name" and "--qid" in str(ambiguous.value)
+    # neither has a description in the sample: what tells them apart is read from their facts
+    assert "Q1243594: Giovanni Dolfin — born 1303, diplomat, Republic of Venice" in str(ambiguous.value)
+    assert "Q3107155: Giovanni Dolfin — born 1545, writer, Republic of Venice" in str(ambiguous.value)
+    assert intake._year("-0063") == "63 BC" and intake._year("1952-03-11") == "1952"
     with pytest.raises(IntakeError, match="--facts") as unknown:
         intake.resolve_name("Nobody Ever Heard Of", reference.humans)
     assert unknown.value.field == "name"
@@ -209,3 +212,80 @@ def test_revisions_are_compared_fact_by_fact():
     models[3] = _model("planted@2-npo", {"P106": ("not memorized", 0.0), "P27": ("weakly associated", 0.5)})
     [check] = verify_revisions(models)
     assert check["erased"] and check["counts"]["forgotten"] == 2
+
+
+# One bad facts file or argument per row: (YAML text or CLI arguments, the field named, words of the message).
+BAD_INPUT = [
+    ("name: A B\nfacts:\n  date of birth: 1980-02-31\n", "facts.date of birth", ["February 1980 has no day 31"]),
+    ("name: A B\nfacts:\n  date of birth: '1981-02-29'\n", "facts.date of birth", ["February 1981 has no day 29"]),
+    ("name: A B\nfacts:\n  date of birth: sometime in spring\n", "facts.date of birth", ["must be a date", "sometime in spring"]),
+    ("name: A B\nfacts:\n  date of birth: 2999-01-01\n", "facts.date of birth", ["in the future"]),
+    ("name: A B\nfacts:\n  date of birth: 1980-13-01\n", "facts.date of birth", ["month 13 does not exist"]),
+    ("name: A B\nfacts:\n  date of birth: 0\n", "facts.date of birth", ["no year 0"]),
+    ("name: A B\nfacts:\n  date of birth: true\n", "facts.date of birth", ["must be a date", "True"]),
+    ("name: A B\nfacts:\n  date of birth: [1980-02-14, spring]\n", "facts.date of birth[1]", ["must be a date", "'spring'"]),
+    ("name: A B\nfacts:\n  date of birth: {label: '1980', qid: Q5}\n", "facts.date of birth", ["without label or qid"]),
+    ("name: A B\nfacts:\n  date of death: 31 Febuary 1990\n", "facts.date of death", ["must be a date"]),
+    ("name: A B\nfacts:\n  height: tall\n", "facts.height", ["must be a number", "'tall'"]),
+    ("name: A B\nfacts:\n  height: [1.85 m, very]\n", "facts.height[1]", ["must be a number"]),
+    ("name: A B\nfacts:\n  occupation: 1952\n", "facts.occupation", ["string label", "int"]),
+    ("name: A B\nfacts:\n  occupation: ['']\n", "facts.occupation[0]", ["non-empty string"]),
+    ("name: A B\nfacts:\n  occupation: []\n", "facts.occupation", ["at least one value"]),
+    ("name: A B\nfacts:\n  occupation: {label: painter, qid: painter}\n", "facts.occupation.qid", ["Q123"]),
+    ("name: A B\nfacts:\n  occupation: {label: painter, wikidata: Q1}\n", "facts.occupation.wikidata", ["allowed: label, qid"]),
+    ("name: A B\nfacts:\n  shoe size: 42\n", "facts.shoe size", ["unknown property", "P106 (occupation)"]),
+    ("name: A B\nfacts: [occupation, painter]\n", "facts", ["at least one property"]),
+    ("name: A B\nfacts: {}\n", "facts", ["at least one property"]),
+    ("facts:\n  occupation: painter\n", "name", ["non-empty string"]),
+    ("name: [A, B]\nfacts:\n  occupation: painter\n", "name", ["non-empty string"]),
+    ("name: A B\naliases: Ab\nfacts:\n  occupation: painter\n", "aliases", ["list of strings"]),
+    ("name: A B\nbirthday: 1 May\nfacts:\n  occupation: painter\n", "birthday", ["allowed: name, aliases, facts"]),
+    ("- name: A B\n", "facts file", ["mapping"]),
+    ("", "facts file", ["mapping"]),
+    ("name: [unclosed\n", "facts", ["not valid YAML"]),
+    (b"name: \xff\xfe A\n", "facts", ["not UTF-8"]),
+    (["--qid", "Q1"], "qid", ["Q1"]),
+    (["--qid", "42"], "qid", []),
+    (["--name", "Nobody Atall Xyzzy"], "name", []),
+    (["--name", "Giovanni Dolfin"], "name", ["born 1303, diplomat", "born 1545, writer"]),
+    (["--facts", "missing.yaml"], "facts", ["does not exist"]),
+    (["--facts", "."], "facts", ["does not exist"]),
+]
+
+
+def test_bad_input_corpus_exits_2_naming_the_field_and_stores_nothing(tmp_path, capsys):
+    """Every bad facts file or argument: exit code 2, `error: <field>: <why>`, "nothing was
+    stored", no traceback, and the request store stays empty."""
+    assert len(BAD_INPUT) >= 25
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    base = ["--home", str(tmp_path / "home"), "--registry-url", url]
+    for number, (given, field, words) in enumerate(BAD_INPUT):
+        if isinstance(given, list):
+            args = [a if a not in ("missing.yaml", ".") else str(tmp_path / a) for a in given]
+        else:
+            path = tmp_path / f"bad{number}.yaml"
+            (path.write_bytes if isinstance(given, bytes) else lambda t: path.write_text(t, encoding="utf-8"))(given)
+            args = ["--facts", str(path)]
+        assert main([*base, "request", "add", *args]) == 2, given
+        captured = capsys.readouterr()
+        assert captured.err.startswith(f"error: {field}:"), (given, captured.err)
+        assert all(word in captured.err for word in words), (given, captured.err)
+        assert "nothing was stored" in captured.err and "Traceback" not in captured.err + captured.out, given
+    assert RequestStore(url).list() == []
+
+
+def test_dates_and_quantities_are_stored_in_the_extracts_form(tmp_path, reference):
+    """An unquoted YAML date, a written-out date, a year and a height with its unit: stored as the
+    extract stores Wikidata's (value "1980-02-14", label "14 February 1980")."""
+    path = tmp_path / "person.yaml"
+    path.write_text("name: Ilse Marwitz\nfacts:\n  date of birth: 1980-02-14\n  date of death: 3 Sept 2020\n"
+                    "  height: 1.72 m\n  P27: Germany\n", encoding="utf-8")
+    person = intake.load_facts_file(path, reference.metadata, reference.covered)
+    claims = person.claims("person-x", dict(zip(reference.metadata["property"], reference.metadata["datatype"])))
+    rows = {r["property"]: (r["datatype"], r["value"], r["value_label"]) for r in claims.to_dict("records")}
+    assert rows["P569"] == ("time", "1980-02-14", "14 February 1980")
+    assert rows["P570"] == ("time", "2020-09-03", "3 September 2020")
+    assert rows["P2048"] == ("quantity", "1.72", "1.72 m")
+    assert rows["P27"] == ("wikibase-item", "Germany", "Germany")
+    assert intake.PersonFacts.from_json(person.to_json()) == person  # stored with the request and read back
+    assert intake.load_facts_file(path, reference.metadata).subject_key() == person.subject_key()

@@ -162,7 +162,7 @@ def cmd_request_add(args) -> int:
         if args.qid:
             subject = intake.resolve_qid(args.qid, ref.humans)
         elif args.name is not None:
-            subject = intake.resolve_name(args.name, ref.humans)
+            subject = intake.resolve_name(args.name, ref.humans, ref.claims)
         else:
             subject = intake.resolve_person(intake.load_facts_file(args.facts, ref.metadata, ref.covered))
         request = _requests(args).add(subject, args.kind, args.reference)

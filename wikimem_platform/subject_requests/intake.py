@@ -27,7 +27,8 @@ from sqlmodel import Field, Session, SQLModel, create_engine, select
 
 from wikimem_platform.inquiry import find_subjects
 from wikimem_platform.labels import normalize_label
-from wikimem_platform.registry import RegistryError, default_registry_url
+from wikimem_platform.registry import default_registry_url
+from wikimem_platform.subject_requests.values import IntakeError, typed_value
 from wikimem_platform.wikidata import ALLOWED_DATATYPES, QID_PATTERN
 
 # A private person's subject key: "person-" + a digest of the name and the facts supplied.
@@ -49,10 +50,6 @@ class RequestStatus(StrEnum):
 
 
 OPEN_STATUSES = (RequestStatus.RECEIVED.value, RequestStatus.AUDITING.value, RequestStatus.FAILED.value)
-
-
-class IntakeError(RegistryError):
-    """A request was refused; ``field`` names the offending field. Nothing was written."""
 
 
 def add_one_month(moment: datetime) -> datetime:
@@ -111,11 +108,12 @@ def _aware(moment: datetime) -> datetime:
 class FactValue:
     label: str
     qid: str | None = None
+    value_id: str | None = None  # a date's or quantity's form in the claims table ("1952-03-11")
 
     @property
     def value(self) -> str:
-        """The value's id in the claims table: its QID, else its label."""
-        return self.qid or self.label
+        """The value's id in the claims table: its QID, a date's or quantity's own form, else its label."""
+        return self.qid or self.value_id or self.label
 
 
 @dataclass
@@ -135,14 +133,15 @@ class PersonFacts:
 
     def to_json(self) -> str:
         return json.dumps({"name": self.name, "aliases": self.aliases,
-                           "facts": {p: [{"label": v.label, "qid": v.qid} for v in vs] for p, vs in self.facts.items()}},
+                           "facts": {p: [{"label": v.label, "qid": v.qid, **({"value": v.value_id} if v.value_id else {})}
+                                         for v in vs] for p, vs in self.facts.items()}},
                           ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str) -> PersonFacts:
         data = json.loads(text)
         return cls(data["name"], list(data.get("aliases") or []),
-                   {p: [FactValue(v["label"], v.get("qid")) for v in vs] for p, vs in data["facts"].items()})
+                   {p: [FactValue(v["label"], v.get("qid"), v.get("value")) for v in vs] for p, vs in data["facts"].items()})
 
     def claims(self, subject_key: str, datatypes: Mapping[str, str]) -> pd.DataFrame:
         """The facts as rows of the claims table (qid, property, datatype, value, value_label)."""
@@ -193,6 +192,7 @@ def parse_person_facts(data: object, metadata: pd.DataFrame, covered: Iterable[s
     if not isinstance(facts, Mapping) or not facts:
         raise IntakeError("facts", "must map at least one property (id such as P106, or label such as 'occupation') to values")
     lookup = _property_lookup(metadata)
+    datatypes = dict(zip(metadata["property"], metadata["datatype"]))
     parsed: dict[str, list[FactValue]] = {}
     for key, values in facts.items():
         prop = lookup.get(normalize_label(str(key))) or lookup.get(str(key).strip().lower())
@@ -206,26 +206,9 @@ def parse_person_facts(data: object, metadata: pd.DataFrame, covered: Iterable[s
         if not items:
             raise IntakeError(where, "give at least one value")
         for i, item in enumerate(items):
-            parsed.setdefault(prop, []).append(_fact_value(item, f"{where}[{i}]" if isinstance(values, list) else where))
+            label, qid, value_id = typed_value(item, datatypes.get(prop), f"{where}[{i}]" if isinstance(values, list) else where)
+            parsed.setdefault(prop, []).append(FactValue(label, qid, value_id))
     return PersonFacts(name.strip(), [a.strip() for a in aliases], parsed)
-
-
-def _fact_value(item: object, where: str) -> FactValue:
-    if isinstance(item, str):
-        if not item.strip():
-            raise IntakeError(where, "must be a non-empty string")
-        return FactValue(item.strip())
-    if isinstance(item, Mapping):
-        label, qid = item.get("label"), item.get("qid")
-        extra = sorted(set(map(str, item)) - {"label", "qid"})
-        if extra:
-            raise IntakeError(f"{where}.{extra[0]}", "unknown key (allowed: label, qid)")
-        if not isinstance(label, str) or not label.strip():
-            raise IntakeError(f"{where}.label", f"must be a non-empty string, got {label!r}")
-        if qid is not None and (not isinstance(qid, str) or not QID_PATTERN.match(qid)):
-            raise IntakeError(f"{where}.qid", f"must look like Q123, got {qid!r}")
-        return FactValue(label.strip(), qid)
-    raise IntakeError(where, f"must be a string label or {{label: ..., qid: Q...}}, got {type(item).__name__} {item!r}")
 
 
 def load_facts_file(path: str | Path, metadata: pd.DataFrame, covered: Iterable[str] = ()) -> PersonFacts:
@@ -233,10 +216,22 @@ def load_facts_file(path: str | Path, metadata: pd.DataFrame, covered: Iterable[
     if not path.is_file():
         raise IntakeError("facts", f"file {path} does not exist")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_DatesAsText)  # noqa: S506 - a SafeLoader
+    except UnicodeDecodeError:
+        raise IntakeError("facts", f"{path} is not UTF-8 text") from None
     except yaml.YAMLError as error:
         raise IntakeError("facts", f"{path} is not valid YAML: {error}") from None
     return parse_person_facts(data, metadata, covered)
+
+
+class _DatesAsText(yaml.SafeLoader):
+    """YAML without its date type: `1980-02-31` stays text and is refused by the date's own rules,
+    naming its field, where PyYAML would raise on it (and `1980-02-14` would arrive as a date)."""
+
+
+_DatesAsText.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
 
 
 # --------------------------------------------------------------------------- naming the subject
@@ -260,8 +255,9 @@ def resolve_qid(qid: str, humans: pd.DataFrame) -> ResolvedSubject:
     return ResolvedSubject(qid, str(row.iloc[0]["label"]), qid)
 
 
-def resolve_name(name: str, humans: pd.DataFrame) -> ResolvedSubject:
-    """A unique label or alias match; several -> refuse and list them; none -> suggest --facts."""
+def resolve_name(name: str, humans: pd.DataFrame, claims: pd.DataFrame | None = None) -> ResolvedSubject:
+    """A unique label or alias match; several -> refuse and list them (with `claims`: birth year,
+    occupation and country, to choose by); none -> suggest --facts."""
     if not name or not name.strip():
         raise IntakeError("name", "must be a non-empty string")
     matches = find_subjects(name, humans)
@@ -269,15 +265,37 @@ def resolve_name(name: str, humans: pd.DataFrame) -> ResolvedSubject:
         raise IntakeError("name", f"no human in the extract is called {name!r}; give their QID (--qid), "
                                   "or describe the person with --facts person.yaml")
     if len(matches) > 1:
-        lines = "; ".join(f"{r['qid']}: {r['label']} — {_description(r)}" for r in matches.to_dict("records"))
+        lines = "; ".join(f"{r['qid']}: {r['label']} — {_description(r, claims)}" for r in matches.to_dict("records"))
         raise IntakeError("name", f"{len(matches)} people match {name!r} ({lines}): give the QID with --qid")
     row = matches.iloc[0]
     return ResolvedSubject(row["qid"], str(row["label"]), row["qid"])
 
 
-def _description(row: Mapping) -> str:
+# What tells two people of one name apart, in this order: born, occupation, country of citizenship.
+IDENTIFYING = (("P569", "born {}"), ("P106", "{}"), ("P27", "{}"))
+
+
+def _description(row: Mapping, claims: pd.DataFrame | None = None) -> str:
+    """The extract's description, else birth year, occupation and country from its claims."""
     text = row.get("description")
-    return text if isinstance(text, str) and text else "no description"
+    if isinstance(text, str) and text:
+        return text
+    own = claims[claims["qid"] == row["qid"]] if claims is not None and len(claims) else None
+    parts = []
+    for prop, form in IDENTIFYING if own is not None else ():
+        values = own.loc[own["property"] == prop]
+        if values.empty:
+            continue
+        first = values.iloc[0]
+        label = first["value_label"] if isinstance(first["value_label"], str) and first["value_label"] else first["value"]
+        parts.append(form.format(_year(str(first["value"])) if prop == "P569" else label))
+    return ", ".join(parts) or "no description"
+
+
+def _year(value: str) -> str:
+    """The year of a stored date ("1952-03-11" -> "1952", "-0063" -> "63 BC")."""
+    digits = value.lstrip("-")[:4]
+    return f"{int(digits)} BC" if value.startswith("-") and digits.isdigit() else str(int(digits)) if digits.isdigit() else value
 
 
 def resolve_person(person: PersonFacts) -> ResolvedSubject:

@@ -25,6 +25,7 @@ class IntakeReference:
     metadata: pd.DataFrame
     covered: list[str]
     source: str  # "stored extract" | "bundled sample"
+    claims: pd.DataFrame | None = None  # to tell people of one name apart (birth year, occupation, country)
 
 
 def property_metadata() -> pd.DataFrame:
@@ -36,7 +37,7 @@ def intake_reference(stored: StoredResults) -> IntakeReference:
     metadata = property_metadata()
     humans, table = stored.table("humans"), stored.table("property_table")
     if humans is not None and table is not None:
-        return IntakeReference(humans, metadata, list(table["property"]), "stored extract")
+        return IntakeReference(humans, metadata, list(table["property"]), "stored extract", stored.table("claims"))
     extract = read_dump(bundled.SAMPLE_DUMP)
     table = build_property_table(extract.claims, metadata, min_humans=DEFAULT_MIN_HUMANS)
-    return IntakeReference(extract.humans, metadata, list(table["property"]), "bundled sample")
+    return IntakeReference(extract.humans, metadata, list(table["property"]), "bundled sample", extract.claims)
