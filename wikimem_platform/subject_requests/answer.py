@@ -484,7 +484,8 @@ def answer_html(document: Mapping) -> str:
                   f"model would say of anyone with these facts. At p &le; {method['control_alpha']}, about "
                   f"{method['control_alpha']:.0%} of invented people would still reach a verdict by chance; in our own "
                   "checks, invented people with names typical of a country did more often (5 of 20 facts on a small "
-                  "model), so a <i>weakly associated</i> fact may come from what the model guesses from a name alone. A fact the "
+                  "model, one of them memorized), so a verdict, <i>weakly associated</i> above all, may come from what the "
+                  "model guesses from a name alone. A fact the "
                   "model ranks first in no phrasing is not compared: there is nothing to test.")
     else:
         levels = (f"<i>Memorized</i>: M &ge; {method['m_threshold']}; <i>weakly associated</i>: at least one phrasing; "
