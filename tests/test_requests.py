@@ -289,3 +289,29 @@ def test_dates_and_quantities_are_stored_in_the_extracts_form(tmp_path, referenc
     assert rows["P27"] == ("wikibase-item", "Germany", "Germany")
     assert intake.PersonFacts.from_json(person.to_json()) == person  # stored with the request and read back
     assert intake.load_facts_file(path, reference.metadata).subject_key() == person.subject_key()
+
+
+def test_pages_and_identifiers_are_not_facts_about_the_person(reference):
+    """Oliver Kahn's Commons category and his VIAF, ISNI and GND numbers are statements about
+    Wikimedia pages and other databases: marked "not personal data", never audited, and not
+    among the facts a letter says could not be tested."""
+    from wikimem_platform.canaries import build_templates
+    from wikimem_platform.counterfactuals import draw_counterfactuals
+    from wikimem_platform.properties import build_property_table
+    from wikimem_platform.subject_requests.audit import AUDITED, NOT_COVERED, NOT_PERSONAL, plan_person_audit
+    from wikimem_platform.wikidata import read_dump
+    from wikimem_platform import bundled
+
+    extract = read_dump(bundled.SAMPLE_DUMP)
+    table = build_property_table(extract.claims, reference.metadata, min_humans=5)
+    table = table[table["property"] == "P106"]
+    subject = extract.humans[extract.humans["qid"] == "Q131261"][["qid", "label", "aliases", "description"]].reset_index(drop=True)
+    facts = extract.claims[extract.claims["qid"] == "Q131261"]
+    assert {"P373", "P214", "P213", "P227"} <= set(facts["property"])  # what the sample holds
+    plan = plan_person_audit(subject, facts, property_table=table, templates=build_templates(table),
+                             counterfactuals=draw_counterfactuals(extract.claims, extract.humans, ["P106"], per_property=10),
+                             claims=extract.claims, humans=extract.humans, metadata=reference.metadata, on_demand=False)
+    coverage = dict(zip(plan.coverage["property"], plan.coverage["coverage"]))
+    assert coverage["P106"] == AUDITED and coverage["P27"] == NOT_COVERED  # not among the audited properties here
+    assert {coverage[p] for p in ("P373", "P214", "P213", "P227")} == {NOT_PERSONAL}
+    assert not set(plan.canaries["property"]) & {"P373", "P214", "P213", "P227"}

@@ -23,7 +23,7 @@ from wikimem_platform import controls, reports
 from wikimem_platform.inquiry import fact_cues, json_scalar
 from wikimem_platform.memorization import evaluate_wikimem
 from wikimem_platform.storage import write_atomically
-from wikimem_platform.subject_requests.audit import AUDITED, CANARY_PROBE, ModelAudit, PersonPlan
+from wikimem_platform.subject_requests.audit import AUDITED, CANARY_PROBE, NOT_PERSONAL, ModelAudit, PersonPlan
 from wikimem_platform.subject_requests.intake import RequestKind, SubjectRequest
 from wikimem_platform.unlearning.verify import privleak_auroc, retain_utility
 from wikimem_platform.vocabulary import DEFAULT_CUE_TAU, M_THRESHOLD, N_SCORED_VARIANTS
@@ -264,7 +264,7 @@ def compose_answer(
                    "verdicts": {MEMORIZED: f"M >= {m_threshold}", WEAK: f"0 < M < {m_threshold}", NOT_MEMORIZED: "M = 0"}})},
         "headline": headline(models),
         "coverage": plan.coverage.to_dict("records"),
-        "not_covered": plan.coverage[plan.coverage["coverage"] != AUDITED].to_dict("records"),
+        "not_covered": plan.coverage[~plan.coverage["coverage"].isin([AUDITED, NOT_PERSONAL])].to_dict("records"),
         "models": models,
         "forget_set": forget if request.kind == RequestKind.ERASURE else None,
         "forget_criterion": forget_criterion if request.kind == RequestKind.ERASURE else None,

@@ -39,6 +39,12 @@ COMPLETION_COLUMNS = ["subject_qid", "property", "variant_id", "prompt", "comple
 # `probe` of a canary completion; entity-level extractions name their prompt ("record", "prefix 5").
 CANARY_PROBE = "canary"
 AUDITED, ON_DEMAND, NOT_COVERED = "audited", "template built on demand", "not covered"
+# Statements Wikidata holds *about its pages and records*, not facts about the person: Wikimedia
+# pages, categories, galleries and images, and every identifier in another database. They are
+# not audited and a letter does not list them as facts we could not test.
+NOT_PERSONAL = "not personal data"
+NOT_PERSONAL_PROPERTIES = frozenset({"P373", "P935", "P1472", "P910", "P18", "P1612", "P1424", "P1151", "P1343", "P8989"})
+NOT_PERSONAL_DATATYPES = frozenset({"external-id", "url", "commonsMedia"})
 
 
 def person_subject(request: SubjectRequest, humans: pd.DataFrame, claims: pd.DataFrame,
@@ -161,7 +167,10 @@ def plan_person_audit(
     covered = set(property_table["property"]) & set(templates["property"]) & set(counterfactuals["property"])
     coverage, extra = [], []
     for prop in wanted:
-        if prop in covered:
+        if prop in NOT_PERSONAL_PROPERTIES or datatypes.get(prop) in NOT_PERSONAL_DATATYPES:
+            coverage.append((prop, labels.get(prop, prop), NOT_PERSONAL,
+                             "a Wikimedia page or an identifier in another database, not a fact about the person"))
+        elif prop in covered:
             coverage.append((prop, labels.get(prop, prop), AUDITED, ""))
         elif datatypes.get(prop) not in ALLOWED_DATATYPES or not isinstance(labels.get(prop), str):
             coverage.append((prop, labels.get(prop, prop), NOT_COVERED,
