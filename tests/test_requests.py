@@ -264,7 +264,7 @@ def test_bad_input_corpus_exits_2_naming_the_field_and_stores_nothing(tmp_path, 
             args = [a if a not in ("missing.yaml", ".") else str(tmp_path / a) for a in given]
         else:
             path = tmp_path / f"bad{number}.yaml"
-            (path.write_bytes if isinstance(given, bytes) else lambda t: path.write_text(t, encoding="utf-8"))(given)
+            path.write_bytes(given if isinstance(given, bytes) else given.encode("utf-8"))
             args = ["--facts", str(path)]
         assert main([*base, "request", "add", *args]) == 2, given
         captured = capsys.readouterr()

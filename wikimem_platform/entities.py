@@ -138,7 +138,8 @@ def format_time(value: dict) -> tuple[str, str] | None:
     return f"{prefix}C{century}", f"{century}{suffix} century{era}"
 
 
-def _normalize_amount(amount: str) -> str:
+def normalize_amount(amount: str) -> str:
+    """An amount as the extract writes it: no leading '+', no trailing zeros ("+1.850" -> "1.85")."""
     amount = amount.lstrip("+")
     if "." in amount:
         amount = amount.rstrip("0").rstrip(".")
@@ -172,7 +173,7 @@ def parse_claims(entity: dict, datatypes: tuple[str, ...], stats: ParseStats) ->
                 row.update(value=value, value_label=value)
             elif datatype == "quantity":
                 raw = raw if isinstance(raw, dict) else {}
-                value = _normalize_amount(str(raw.get("amount", ""))) or None
+                value = normalize_amount(str(raw.get("amount", ""))) or None
                 unit = str(raw.get("unit", "")).rsplit("/", 1)[-1]  # "1" means unitless
                 row.update(value=value, value_label=value, unit=unit if QID_PATTERN.match(unit) else None)
             else:  # time

@@ -280,10 +280,12 @@ def _description(row: Mapping, claims: pd.DataFrame | None = None) -> str:
     text = row.get("description")
     if isinstance(text, str) and text:
         return text
-    own = claims[claims["qid"] == row["qid"]] if claims is not None and len(claims) else None
+    if claims is None or claims.empty:
+        return "no description"
+    own = claims[claims["qid"] == row["qid"]]
     parts = []
-    for prop, form in IDENTIFYING if own is not None else ():
-        values = own.loc[own["property"] == prop]
+    for prop, form in IDENTIFYING:
+        values = own[own["property"] == prop]
         if values.empty:
             continue
         first = values.iloc[0]
@@ -293,9 +295,11 @@ def _description(row: Mapping, claims: pd.DataFrame | None = None) -> str:
 
 
 def _year(value: str) -> str:
-    """The year of a stored date ("1952-03-11" -> "1952", "-0063" -> "63 BC")."""
+    """The year of a stored date ("1952-03-11" -> "1952", "-0063" -> "63 BC"); anything else as given."""
     digits = value.lstrip("-")[:4]
-    return f"{int(digits)} BC" if value.startswith("-") and digits.isdigit() else str(int(digits)) if digits.isdigit() else value
+    if not digits.isdigit():
+        return value
+    return f"{int(digits)} BC" if value.startswith("-") else str(int(digits))
 
 
 def resolve_person(person: PersonFacts) -> ResolvedSubject:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, date, datetime
 
-from wikimem_platform.entities import format_time
+from wikimem_platform.entities import format_time, normalize_amount
 from wikimem_platform.registry import RegistryError
 from wikimem_platform.wikidata import QID_PATTERN
 
@@ -34,7 +34,7 @@ class FactValueError(ValueError):
     """Why one value cannot be a fact of its datatype (the caller names the field)."""
 
 
-def time_value(item: object, today: date | None = None) -> tuple[str, str]:
+def time_value(item: object) -> tuple[str, str]:
     """(value, label) of a date as the extract stores it; FactValueError says what is wrong."""
     if isinstance(item, bool):
         raise FactValueError(f"must be {DATE_FORMS}, got {item!r}")
@@ -58,7 +58,7 @@ def time_value(item: object, today: date | None = None) -> tuple[str, str]:
         except ValueError:
             raise FactValueError(f"{MONTHS[month - 1].title()} {abs(year)} has no day {day}") from None
     first = date(year, month or 1, day or 1) if year > 0 else None
-    if first is not None and first > (today or datetime.now(UTC).date()):
+    if first is not None and first > datetime.now(UTC).date():
         raise FactValueError(f"{item} is in the future")
     precision = 11 if day else 10 if month else 9
     sign = "-" if year < 0 else "+"
@@ -89,15 +89,7 @@ def quantity_value(item: object) -> tuple[str, str]:
     match = _NUMBER.match(text)
     if not match:
         raise FactValueError(f"must be a number, optionally with a unit (1.85 m), got {text!r}")
-    amount = match.group(1).replace(",", ".").lstrip("+")
-    if "." in amount:
-        amount = amount.rstrip("0").rstrip(".")
-    return amount, text
-
-
-def check_qid(qid: object, where: str) -> None:
-    if qid is not None and (not isinstance(qid, str) or not QID_PATTERN.match(qid)):
-        raise IntakeError(f"{where}.qid", f"must look like Q123, got {qid!r}")
+    return normalize_amount(match.group(1).replace(",", ".")), text
 
 
 def typed_value(item: object, datatype: str | None, where: str) -> tuple[str, str | None, str | None]:
@@ -124,6 +116,7 @@ def typed_value(item: object, datatype: str | None, where: str) -> tuple[str, st
             raise IntakeError(f"{where}.{extra[0]}", "unknown key (allowed: label, qid)")
         if not isinstance(label, str) or not label.strip():
             raise IntakeError(f"{where}.label", f"must be a non-empty string, got {label!r}")
-        check_qid(qid, where)
+        if qid is not None and (not isinstance(qid, str) or not QID_PATTERN.match(qid)):
+            raise IntakeError(f"{where}.qid", f"must look like Q123, got {qid!r}")
         return label.strip(), qid, None
     raise IntakeError(where, f"must be a string label or {{label: ..., qid: Q...}}, got {type(item).__name__} {item!r}")
