@@ -19,6 +19,7 @@ from dagster import (
     AssetIn,
     AssetOut,
     Config,
+    Failure,
     MetadataValue,
     Output,
     asset,
@@ -38,7 +39,6 @@ from wikimem_platform.subject_requests.answer import (
     ModelOutcome,
     answer_dir,
     compose_answer,
-    write_answer,
 )
 from wikimem_platform.subject_requests.audit import (
     ModelAudit,
@@ -47,7 +47,10 @@ from wikimem_platform.subject_requests.audit import (
     person_subject,
     plan_person_audit,
 )
+from wikimem_platform.subject_requests.controller import ControllerError, load_controller
 from wikimem_platform.subject_requests.intake import RequestStatus
+from wikimem_platform.subject_requests.letter import write_answer
+from wikimem_platform.registry import RELEASE_FIELDS
 from wikimem_platform.subject_requests.reference import property_metadata
 from wikimem_platform.unlearning.verify import unlearning_manifest
 from wikimem_platform.progress import throttled
@@ -262,8 +265,7 @@ def request_answer(
     outcomes = []
     for row in request_model_audits.to_dict("records"):
         entry = entries.get(row["model"])
-        fields = {"source": getattr(entry, "source", None), "variant": getattr(entry, "variant", None),
-                  "family": getattr(entry, "family", None), "revision": getattr(entry, "revision", None)}
+        fields = {name: getattr(entry, name, None) for name in ("source", "variant", "family", "revision", *RELEASE_FIELDS)}
         if not row["audited"]:
             outcomes.append(ModelOutcome(row["model"], fields, error=row["error"]))
             continue
@@ -288,14 +290,26 @@ def request_answer(
         memorization = {context.asset_partition_keys_for_input("memorization")[0]: memorization}
     retain_by_model = {key: manifest["retain_facts"] for key, entry in entries.items()
                        if (manifest := unlearning_manifest(entry.source if entry.source_kind == "hf-dir" else None))}
+    storage = context.instance.storage_directory()
+    try:
+        controller = load_controller(storage)
+    except ControllerError as error:
+        raise Failure(description=f"the controller configuration is broken: {error} (`wikimem controller set`)") from None
+    if controller is None:
+        context.log.warning("no controller configured (`wikimem controller set`): the letter marks what must be "
+                            "completed before it is sent")
     document, table = compose_answer(request, plan, outcomes, labels, lineage, embed=load_encoder(),
+                                     controller=controller.model_dump() if controller else None,
                                      m_threshold=config.m_threshold, alpha=config.alpha, forget_criterion=config.forget_criterion,
                                      release_pairs=memorization or {}, retain_by_model=retain_by_model,
                                      value_aliases=aliases_by_value(value_aliases))
-    json_path, html_path = write_answer(document, answer_dir(context.instance.storage_directory(), request.id))
+    folder = answer_dir(storage, request.id)
+    write_answer(document, folder)
     request = store.set_status(request.id, RequestStatus.ANSWERED, when=datetime.now(UTC))
     document["request"] = request.summary()
-    write_answer(document, json_path.parent)  # with the answered status and time
+    files = write_answer(document, folder, pdf=True)  # with the answered status and time, and printed
+    if files.pdf is None:
+        context.log.warning("no Chromium: the letter was not printed to answer.pdf (apt-get install -y chromium)")
     context.log.info(f"{request.id}: answered ({len(table)} verdicts over {len(outcomes)} releases)")
     counts = table["verdict"].value_counts().to_dict() if len(table) else {}
     return Output(
@@ -309,8 +323,10 @@ def request_answer(
             "memorized": int(counts.get("memorized", 0)),
             "weakly_associated": int(counts.get("weakly associated", 0)),
             "not_memorized": int(counts.get("not memorized", 0)),
-            "answer_html": MetadataValue.path(str(html_path)),
-            "answer_json": MetadataValue.path(str(json_path)),
+            "answer_html": MetadataValue.path(str(files.html)),
+            "answer_json": MetadataValue.path(str(files.json)),
+            "technical_annex": MetadataValue.path(str(files.annex)),
+            **({"answer_pdf": MetadataValue.path(str(files.pdf))} if files.pdf else {}),
             "config_hash": lineage["config_hash"][:16],
             **verification_metadata(document.get("verification") or []),
         },

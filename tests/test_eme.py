@@ -129,7 +129,7 @@ def test_config_names_bad_values():
 def test_the_answer_says_first_what_the_model_wrote():
     from wikimem_platform.subject_requests.answer import plain_sentence
 
-    row = {"values": ["painter"], "property_label": "occupation", "n_candidates": 101, "n_memorized": 0,
+    row = {"property": "P106", "values": ["painter"], "property_label": "occupation", "n_candidates": 101, "n_memorized": 0,
            "n_variants": 11, "verdict": "not memorized", "completion": None,
            "extraction": {"prompt": "name: Kim London; occupation:", "output": " painter; employer: x",
                           "probe": "prefix 5", "cue": 0.29}}

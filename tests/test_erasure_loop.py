@@ -25,7 +25,7 @@ from wikimem_platform.inquiry import StoredResults
 from wikimem_platform.planted import load_manifest, registry_fields
 from wikimem_platform.registry import Registry
 from wikimem_platform.subject_requests import intake
-from wikimem_platform.subject_requests.answer import read_answer
+from wikimem_platform.subject_requests.answer import read_answer, release_name
 from wikimem_platform.unlearning.export import read_export
 
 REQUEST_ASSETS = [request_assets.request_subject, request_assets.request_canaries, request_assets.request_scores,
@@ -66,7 +66,7 @@ class Loop:
 def test_erasure_is_verified_on_the_unlearned_revision(planted_model, tmp_path, capsys):
     started = time.monotonic()
     loop = Loop(tmp_path)
-    base = loop.registry.register(**registry_fields(planted_model))
+    base = loop.registry.register(**registry_fields(planted_model), display_name="Planted tiny model")
     assert materialize(UPSTREAM, instance=loop.instance, resources=loop.resources, run_config=planted_data_config(planted_model)).success
     loop.audit_release(base.key)
     cursor = loop.tick().cursor  # the sensor has seen the base release
@@ -130,7 +130,9 @@ def test_erasure_is_verified_on_the_unlearned_revision(planted_model, tmp_path, 
     out = capsys.readouterr().out
     assert code == 0 and "erased" in out and "retain utility" in out
     letter = (loop.storage / "requests" / ids[0] / "answer.html").read_text()
-    assert f"Verified erasure: {new.key}" in letter
+    new = loop.registry.get(new.key)
+    assert new.display_name == base.display_name  # an unlearned revision keeps what letters say of the model
+    assert f"Verified erasure, {checks[0]['verified_at'][:10]}: {release_name({'model': new.key, 'display_name': new.display_name})}" in letter
     print(f"\nerasure loop: {N_PEOPLE} people, {memorized_before} facts memorized at threshold, {forgotten} forgotten; "
           f"forget set {forget_facts} facts (lenient), retain {retain['retain_facts']} facts, utility "
           f"{retain['utility']:.3f}; PrivLeak AUROC " + ", ".join(

@@ -136,12 +136,65 @@ def test_report_sections_with_and_without_summaries(tmp_path):
     assert "<td>0.300</td>" in page and "<td>0.333</td>" in page
     assert "scores between releases</h3>" in page and "<th>release</th>" in page
     # Plain vs contextualized (§7): the contextualized canary's rank-1 rate beside the others'.
-    assert "Plain and contextualized canaries" in page and "<th>rank1_rate_well-known</th>" in page
+    assert "Plain and contextualized canaries" in page and "<th>ranked first (well-known)</th>" in page
     assert "<td>0.875</td>" in page
     # EME: record 1 of 2 facts, prefix 5 both; the facts emitted are listed with their prompts
     assert "Entity-level extraction (EME)" in page and "Facts emitted (3)" in page
     assert "Compared on the 3 (subject, property) pairs" in page  # Q3 P19 was not audited by g@1
     assert page.count("Plotly.newPlot") == 8 and page.count("plotly.js v") == 1  # the library is inlined once
+
+
+def test_whole_numbers_as_integers_and_rates_as_rates():
+    frame = pd.DataFrame({"materialization_id": [34.0, None], "n_members": [4.0, 4.0], "hit_rate": [1.0, 0.0],
+                          "auroc": [0.5, 1.0], "M": [0.25, 0.5]})
+    page = reports.html_table(frame)
+    assert "<td>34</td>" in page and "34.000" not in page and "<td>4</td>" in page  # ids and counts
+    assert "<td>1.000</td>" in page and "<td>0.500</td>" in page  # a whole rate stays a rate
+    assert "<th>member texts</th>" in page and "<b>AUROC</b>: how well the attack" in page  # plain header, its meaning
+    assert page.startswith("<div class='scroll'>")  # scrolls in its own box, never past the page
+
+
+def test_mia_warnings_for_wide_intervals_and_a_shifted_split():
+    # 4 vs 4 texts: CIs wider than 0.3; the blind baseline at 0.031 separates as well as 0.969 does
+    mia = pd.DataFrame({"attack": ["loss", "zlib", "bag_of_words"], "auroc": [0.62, 0.7, 0.031],
+                        "auroc_ci_low": [0.0, 0.6, 0.0], "auroc_ci_high": [0.94, 0.8, 0.2],
+                        "n_members": 4, "n_nonmembers": 4})
+    small = reports.small_sample_warning(mia)
+    assert "Too few texts to conclude" in small and "on 4 member and 4 non-member texts" in small
+    assert "loss: 0.62, 95% CI 0.00–0.94" in small and "zlib" not in small and "bag_of_words" not in small
+    assert "either sign: 0.97" in reports.blind_baseline_warning(mia)
+    assert reports.blind_baseline_warning(mia.assign(auroc=[0.62, 0.7, 0.45])) == ""
+    assert reports.small_sample_warning(mia.assign(auroc_ci_low=0.6, auroc_ci_high=0.8)) == ""
+
+
+RAW_COLUMNS = ["M_bar_pct", "z_star_mean", "H_M0", "n_pairs", "subject_qid", "auroc_ci_low", "hit_rate", "n_members",
+               "materialization_id", "memorized_pairs", "forget_set_facts", "at_threshold_pct", "rank1_rate",
+               "recon_ll_mean", "prompt_method", "tau_dev_test", "property_label", "value_label"]
+
+
+@pytest.mark.skipif(reports.find_chromium() is None, reason="no Chromium binary: apt-get install -y chromium")
+def test_a_privacy_team_reads_the_report_in_a_browser(tmp_path):
+    """The report as a reader sees it at 1280 px: words first, the people named, no column names,
+    the small-sample and shifted-split warnings, nothing running off the page."""
+    mia = pd.DataFrame({"attack": ["loss", "zlib", "bag_of_words"], "auroc": [0.62, 0.7, 0.031],
+                        "auroc_ci_low": [0.0, 0.6, 0.0], "auroc_ci_high": [0.94, 0.8, 0.2],
+                        "n_members": 4, "n_nonmembers": 4, "n_bootstrap": 1000})
+    base = {"g@1": ({"key": "g@1", "variant": "base", "family": "other"}, pd.DataFrame(OLD))}
+    files = write_sample_report(tmp_path, crm=CRM, mia=mia, others=base, eme=EME, wordings=WORDINGS)
+    page = reports.check_page(files.html, width=1280)
+    assert page.fits, f"{page.scroll_width} px wide at a 1280 px window"
+    text = page.text
+    first = text.index("In short:")
+    assert first < text.index("People audited") < text.index("Table 1")  # words before tables
+    # NEW: Ada Lovelace P27 11/11, Cleo Third P19 10/11 memorized; Bob Example P27 3/11 leans
+    assert ("Of 3 people audited on 4 facts (3 properties), the model memorized 2 facts (M ≥ 0.8) about 2 people. "
+            "The forget set holds 3 facts, those ranked first in at least one wording (M > 0): 2 of the memorized "
+            "facts and 1 more that the model leans towards.") in text
+    assert "Lesser-known people (2: Bob Example, Cleo Third)" in text and "Well-known people (1: Ada Lovelace)" in text
+    assert "Too few texts to conclude" in text and "either sign: 0.97" in text
+    for raw in RAW_COLUMNS:
+        assert raw not in text, raw
+    assert "materialization_id" in files.html.read_text()  # the lineage is there, folded away
 
 
 @pytest.mark.skipif(reports.find_chromium() is None, reason="no Chromium binary: apt-get install -y chromium")

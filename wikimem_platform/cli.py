@@ -25,8 +25,9 @@ from wikimem_platform import reports
 from wikimem_platform.models import SHIPPED_MODELS
 from wikimem_platform.storage import path_safe_key
 from wikimem_platform.vocabulary import M_THRESHOLD
-from wikimem_platform.registry import Registry, RegistryError, Task
-from wikimem_platform.subject_requests import answer, intake, reference
+from wikimem_platform.registry import RELEASE_FIELDS, Registry, RegistryError, Task
+from wikimem_platform.subject_requests import answer, intake, letter, reference
+from wikimem_platform.subject_requests.controller import ControllerError, load_controller, save_controller
 from wikimem_platform.unlearning import export as unlearning_export
 from wikimem_platform.unlearning import stored as unlearning_stored
 from wikimem_platform.unlearning import verify as unlearning_verify
@@ -75,6 +76,7 @@ def cmd_models_register(args) -> int:
             args.source, name=args.name, revision=args.revision, source_kind=args.kind, family=args.family,
             parameter_count=args.parameter_count, variant=args.variant, quantization=args.quantization,
             trust_remote_code=args.trust_remote_code or None, task=args.task,
+            **{field: getattr(args, field) for field in RELEASE_FIELDS},
         )
     except RegistryError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -86,15 +88,60 @@ def cmd_models_register(args) -> int:
 
 def cmd_models_list(args) -> int:
     entries = _registry(args).list()
-    rows = [{"key": e.key, "source_kind": e.source_kind, "source": e.source, "family": e.family, "variant": e.variant,
+    rows = [{"key": e.key, "display_name": e.display_name, "source_kind": e.source_kind, "source": e.source, "family": e.family, "variant": e.variant,
              "task": e.task, "parameter_count": e.parameter_count, "quantization": e.quantization, "status": e.status,
-             "registered_at": e.registered_at.isoformat(timespec="seconds")} for e in entries]
+             "registered_at": e.registered_at.isoformat(timespec="seconds"),
+             **({field: getattr(e, field) for field in RELEASE_FIELDS[1:]} if args.json else {})} for e in entries]
     if args.json:
         _print_json(rows)
     elif rows:
         print(pd.DataFrame(rows).to_string(index=False))
     else:
         print("no registered model")
+    return 0
+
+
+def cmd_models_edit(args) -> int:
+    """Change what letters tell a person about a release."""
+    fields = {field: getattr(args, field) for field in RELEASE_FIELDS if getattr(args, field) is not None}
+    if not fields:
+        print(f"error: nothing to change: give at least one of {', '.join('--' + f.replace('_', '-') for f in RELEASE_FIELDS)}",
+              file=sys.stderr)
+        return 2
+    try:
+        entry = _registry(args).update(args.key, **fields)
+    except KeyError as error:
+        print(f"error: {error.args[0]}", file=sys.stderr)
+        return 2
+    except RegistryError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"{entry.key}: {', '.join(fields)} changed; letters written from now on use them")
+    return 0
+
+
+def cmd_controller_set(args) -> int:
+    fields = {name: getattr(args, name) for name in CONTROLLER_ARGS}
+    try:
+        controller = save_controller(_stored(args).storage_dir, **fields)
+    except ControllerError as error:
+        print(f"error: {error}; nothing was stored", file=sys.stderr)
+        return 2
+    print(f"controller: {controller.name}; every answer written from now on names it")
+    return 0
+
+
+def cmd_controller_show(args) -> int:
+    try:
+        controller = load_controller(_stored(args).storage_dir)
+    except ControllerError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if controller is None:
+        print("no controller configured: letters say so until `wikimem controller set` is run")
+        return 0
+    for name, value in controller.model_dump().items():
+        print(f"{name}: {value}")
     return 0
 
 
@@ -237,7 +284,9 @@ def cmd_request_show(args) -> int:
         print("no answer yet")
         return 0
     _print_request_answer(document)
-    print(f"\nletter: {folder / 'answer.html'}\njson:   {folder / 'answer.json'}")
+    pdf = folder / letter.PDF
+    print(f"\nletter: {folder / letter.LETTER}" + (f"\npdf:    {pdf}" if pdf.is_file() else "")
+          + f"\nannex:  {folder / letter.ANNEX}\njson:   {folder / letter.DOCUMENT}")
     return 0
 
 
@@ -367,7 +416,8 @@ def cmd_unlearn(args) -> int:
         return 0
     try:
         entry = registry.register(name=base.name, revision=revision, source_kind="hf-dir", source=str(result.model_dir),
-                                  family=base.family, parameter_count=base.parameter_count, variant=base.variant)
+                                  family=base.family, parameter_count=base.parameter_count, variant=base.variant,
+                                  **{field: getattr(base, field) for field in RELEASE_FIELDS})  # what letters say of it
     except RegistryError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -483,6 +533,27 @@ def _export_source_arguments(parser: argparse.ArgumentParser, release_help: str)
                         help="which pairs of a release enter the forget set (default lenient: any wording memorized)")
 
 
+RELEASE_HELP = {
+    "display_name": "the name a person knows the model by (default for shipped models: its published name)",
+    "purposes": "what the model is used for (Art. 15(1)(a))",
+    "recipients": "who receives the model or its output (Art. 15(1)(c))",
+    "retention": "how long the model is kept (Art. 15(1)(d))",
+    "training_data": "where its training data came from (Art. 15(1)(g))",
+    "transfers": "transfers to third countries and their safeguards (Art. 15(2))",
+}
+CONTROLLER_ARGS = {
+    "name": "the controller's legal name", "address": "postal address",
+    "contact": "where people write to (e-mail or web form)", "dpo": "the data protection officer: name and contact",
+    "supervisory_authority": "the authority a complaint can be lodged with, with its address or web site",
+    "automated_decisions": "the Art. 15(1)(h) statement on automated decision-making (default: none)",
+}
+
+
+def _release_arguments(parser: argparse.ArgumentParser) -> None:
+    for field in RELEASE_FIELDS:
+        parser.add_argument("--" + field.replace("_", "-"), help=RELEASE_HELP[field])
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="wikimem", description=__doc__.splitlines()[0])
     parser.add_argument("--home", help="DAGSTER_HOME (default: $DAGSTER_HOME, else ./.dagster_home)")
@@ -503,13 +574,26 @@ def build_parser() -> argparse.ArgumentParser:
     register.add_argument("--trust-remote-code", action="store_true")
     register.add_argument("--task", choices=[t.value for t in Task],
                           help="causal-lm (default; inferred from a local model's config) or token-classification (NER)")
+    _release_arguments(register)
     register.set_defaults(func=cmd_models_register)
+    edit = models.add_parser("edit", help="change what letters tell a person about a release (display name, purposes, ...)")
+    edit.add_argument("key", help="name@revision (or name for its newest)")
+    _release_arguments(edit)
+    edit.set_defaults(func=cmd_models_edit)
     listing = models.add_parser("list", help="registered releases")
     listing.add_argument("--json", action="store_true")
     listing.set_defaults(func=cmd_models_list)
     remove = models.add_parser("remove", help="remove a release (name@revision, or name for its newest)")
     remove.add_argument("key")
     remove.set_defaults(func=cmd_models_remove)
+
+    controller = commands.add_parser("controller", help="who answers requests: controller, DPO, supervisory authority") \
+        .add_subparsers(dest="action", required=True)
+    setting = controller.add_parser("set", help="set (or change) the controller named in every letter")
+    for name, text in CONTROLLER_ARGS.items():
+        setting.add_argument("--" + name.replace("_", "-"), help=text)
+    setting.set_defaults(func=cmd_controller_set)
+    controller.add_parser("show", help="the configured controller").set_defaults(func=cmd_controller_show)
 
     criterion = dict(choices=inq.CRITERIA, default=inq.DEFAULT_CRITERION,
                      help=f"memorized = at_threshold (M >= {M_THRESHOLD}, default), lenient (M > 0) or strict (M = 1)")

@@ -48,6 +48,9 @@ class Status(StrEnum):
     FAILED = "failed"
 
 
+RELEASE_FIELDS = ("display_name", "purposes", "recipients", "retention", "training_data", "transfers")
+
+
 class RegistryError(ValueError):
     """An entry was refused; ``field`` names the offending field."""
 
@@ -73,6 +76,14 @@ class ModelEntry(SQLModel, table=True):
     task: str = Task.CAUSAL_LM.value
     registered_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     status: str = Status.REGISTERED.value
+    # What a letter tells a person about the release (Art. 15(1)(a), (c), (d), (g), 15(2) GDPR);
+    # free text written by the controller, editable (`wikimem models edit`).
+    display_name: str | None = None  # the name a person knows the model by ("Acme Assistant 2")
+    purposes: str | None = None  # what the model is used for
+    recipients: str | None = None  # who receives its output or the model itself
+    retention: str | None = None  # how long the model (and so what it memorized) is kept
+    training_data: str | None = None  # where its training data came from
+    transfers: str | None = None  # transfers to third countries and their safeguards
 
     @property
     def key(self) -> str:
@@ -180,6 +191,10 @@ class Registry:
             raise RegistryError("task", f"{entry.task!r} is not one of {', '.join(tasks)}")
         if entry.task != Task.CAUSAL_LM and entry.source_kind in (SourceKind.SHIPPED, SourceKind.GGUF):
             raise RegistryError("task", f"a {entry.source_kind} source is a causal language model, not {entry.task}")
+        for field in RELEASE_FIELDS:
+            value = getattr(entry, field)
+            if value is not None and (not isinstance(value, str) or not value.strip() or len(value) > 2000):
+                raise RegistryError(field, "must be text of 1 to 2000 characters (or left out)")
         if entry.parameter_count is not None and entry.parameter_count <= 0:
             raise RegistryError("parameter_count", "must be positive")
         if entry.source_kind == SourceKind.SHIPPED and entry.source not in SHIPPED_MODELS:
@@ -221,8 +236,8 @@ class Registry:
         """Register by source alone: kind, name and, for shipped models, family/variant/size inferred."""
         kind = fields.pop("source_kind", None) or infer_source_kind(source)
         shipped = SHIPPED_MODELS.get(source) if kind == SourceKind.SHIPPED else None
-        defaults = ({"family": shipped.family, "variant": shipped.variant, "parameter_count": shipped.parameter_count}
-                    if shipped else {})
+        defaults = ({"family": shipped.family, "variant": shipped.variant, "parameter_count": shipped.parameter_count,
+                     "display_name": shipped.description.split(",")[0]} if shipped else {})
         given = {k: v for k, v in fields.items() if v is not None}
         if "task" not in given and kind == SourceKind.HF_DIR:
             given["task"] = infer_task(source)
@@ -250,6 +265,23 @@ class Registry:
             entry.status = status.value
             session.add(entry)
             session.commit()
+
+    def update(self, key: str, **fields: str | None) -> ModelEntry:
+        """Change what letters say about a release (RELEASE_FIELDS); fields given as None are kept."""
+        unknown = set(fields) - set(RELEASE_FIELDS)
+        if unknown:
+            raise RegistryError(sorted(unknown)[0], f"cannot be edited (editable: {', '.join(RELEASE_FIELDS)})")
+        entry = self.get(key)
+        for field, value in fields.items():
+            if value is not None:
+                if not value.strip() or len(value) > 2000:
+                    raise RegistryError(field, "must be text of 1 to 2000 characters")
+                setattr(entry, field, value.strip())
+        with self.session() as session:
+            session.add(entry)
+            session.commit()
+            session.refresh(entry)
+        return entry
 
     def remove(self, key: str) -> ModelEntry:
         entry = self.get(key)

@@ -276,17 +276,124 @@ def report_summary(inputs: ReportInputs) -> dict:
     return numbers
 
 
+SUMMARY_LABELS = {
+    "pairs": "facts tested (person–property pairs)",
+    "subjects": "people audited",
+    "properties": "properties tested",
+    "memorized_pairs": "facts memorized (under the report's criterion)",
+    "forget_set_facts": "facts in the forget set (under the erasure criterion)",
+    "cued_facts_in_forget_set": "of those, facts whose prompt already shows part of the value",
+    "M_bar_pct": "mean M (%): average share of wordings ranking the true value first",
+}
+CRITERION_WORDS = {STRICT: "ranked first in every wording (M = 1)", AT_THRESHOLD: "M ≥ 0.8",
+                   LENIENT: "ranked first in at least one wording (M > 0)"}
+WIDE_CI = 0.3  # an AUROC whose 95% CI is wider than this says little: too few texts
+
+
+def summary_label(key: str) -> str:
+    if key.startswith("M_bar_pct_"):
+        return f"mean M (%), {key.removeprefix('M_bar_pct_')} people"
+    return SUMMARY_LABELS.get(key, key)
+
+
+def _names(pairs: pd.DataFrame) -> pd.Series:
+    """Each pair's person as named (the label where stored, else the QID)."""
+    for column in ("subject", "subject_label"):
+        if column in pairs:
+            return pairs[column].fillna(pairs["subject_qid"]).astype(str)
+    return pairs["subject_qid"].astype(str)
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def normalized(mia: pd.DataFrame) -> pd.Series:
+    """max(AUROC, 1 - AUROC) per row: a classifier that is reliably wrong separates as well."""
+    from wikimem_platform.mia.evaluation import normalized_auroc
+
+    return mia["auroc_normalized"] if "auroc_normalized" in mia else mia["auroc"].map(normalized_auroc)
+
+
 def blind_baseline_warning(mia: pd.DataFrame) -> str:
-    """A warning paragraph when the model-free bag-of-words baseline separates the set ('' if not)."""
+    """A warning paragraph when the model-free bag-of-words baseline separates the set, in either
+    direction (normalized AUROC; '' if not)."""
     from wikimem_platform.mia import BLIND_SHIFT_AUROC
 
     blind = mia[mia["attack"] == "bag_of_words"] if "attack" in mia else mia.iloc[0:0]
-    if blind.empty or not blind["auroc"].iloc[0] >= BLIND_SHIFT_AUROC:
+    if blind.empty or not normalized(blind).iloc[0] >= BLIND_SHIFT_AUROC:
         return ""
     return (f"<p class='warning'><strong>The member and non-member texts differ in their words:</strong> a classifier "
-            f"on the words alone, with no model, reaches AUROC {blind['auroc'].iloc[0]:.2f} (≥ {BLIND_SHIFT_AUROC}). "
-            "The split itself is shifted, so the attacks' AUROCs below may measure that shift rather than "
-            "what the model memorized.</p>")
+            f"on the words alone, with no model, reaches AUROC {blind['auroc'].iloc[0]:.2f} (either sign: "
+            f"{normalized(blind).iloc[0]:.2f} ≥ {BLIND_SHIFT_AUROC}). The split itself is shifted, so the attacks' "
+            "AUROCs below may measure that shift rather than what the model memorized.</p>")
+
+
+def small_sample_warning(mia: pd.DataFrame) -> str:
+    """A warning naming every AUROC whose 95% CI is wider than WIDE_CI ('' if none)."""
+    if mia is None or not len(mia) or "auroc_ci_low" not in mia:
+        return ""
+    width = mia["auroc_ci_high"] - mia["auroc_ci_low"]
+    wide = mia[width > WIDE_CI]
+    if wide.empty:
+        return ""
+    sizes = ""
+    if {"n_members", "n_nonmembers"} <= set(mia.columns):
+        sizes = f" (on {int(wide['n_members'].max())} member and {int(wide['n_nonmembers'].max())} non-member texts)"
+    listed = "; ".join(f"{r['attack']}: {r['auroc']:.2f}, 95% CI {r['auroc_ci_low']:.2f}–{r['auroc_ci_high']:.2f}"
+                       for r in wide.to_dict("records"))
+    return (f"<p class='warning'><strong>Too few texts to conclude:</strong> {_count(len(wide), 'AUROC')} "
+            f"rest{'s' if len(wide) == 1 else ''} on so few texts{sizes} that the 95% confidence interval is wider "
+            f"than {WIDE_CI}: {esc_text(listed)}. Read these as inconclusive, neither as leakage nor as its absence; "
+            "audit with more texts per class.</p>")
+
+
+def esc_text(text: str) -> str:
+    return html.escape(text)
+
+
+def plain_summary(inputs: ReportInputs, summary: Mapping) -> str:
+    """The report's first paragraphs, in words: who was audited, what was memorized about how
+    many of them, how the forget set relates to it, and what MIA and CRM say (with warnings)."""
+    pairs = inputs.pairs
+    if not len(pairs):
+        return "<p><b>In short:</b> no fact was audited for this release.</p>"
+    names = _names(pairs)
+    chosen = memorized(pairs, inputs.criterion)
+    erase = memorized(pairs, inputs.forget_criterion)
+    people_with = names[chosen].nunique()
+    out = [f"Of {_count(summary['subjects'], 'person', 'people')} audited on {_count(summary['pairs'], 'fact')} "
+           f"({_count(summary['properties'], 'property', 'properties')}), the model memorized "
+           f"{_count(int(chosen.sum()), 'fact')} ({CRITERION_WORDS.get(inputs.criterion, inputs.criterion)}) about "
+           f"{_count(people_with, 'person', 'people')}."]
+    both, only_erase = int((chosen & erase).sum()), int((erase & ~chosen).sum())
+    out.append(f"The forget set holds {_count(summary['forget_set_facts'], 'fact')}, those "
+               f"{CRITERION_WORDS.get(inputs.forget_criterion, inputs.forget_criterion)}: "
+               f"{both} of the memorized facts and {only_erase} more that the model leans towards"
+               + (f"; {summary['cued_facts_in_forget_set']} of them are cued (the prompt already shows part of the value)."
+                  if summary.get("cued_facts_in_forget_set") else "."))
+    if "cohort" in pairs:
+        for cohort, block in pairs.groupby(pairs["cohort"].fillna("all"), sort=True):
+            who = sorted(_names(block).unique())
+            out.append(f"{cohort.capitalize()} people ({len(who)}: {', '.join(who)}): mean M "
+                       f"{block['M'].mean():.0%}, {int(memorized(block, inputs.criterion).sum())} of {len(block)} facts memorized.")
+    paragraphs = [f"<p><b>In short:</b> {esc_text(' '.join(out))}</p>"]
+    mia = inputs.mia
+    if mia is not None and len(mia):
+        attacks = mia[mia["attack"] != "bag_of_words"] if "attack" in mia else mia
+        if len(attacks):
+            best = attacks.assign(_n=normalized(attacks)).sort_values("_n", ascending=False).iloc[0]
+            ci = (f" (95% CI {best['auroc_ci_low']:.2f}–{best['auroc_ci_high']:.2f})" if "auroc_ci_low" in best else "")
+            paragraphs.append(f"<p>Membership inference: the strongest attack ({esc_text(str(best['attack']))}) tells "
+                              f"training texts from others with AUROC {best['auroc']:.2f}{ci}; 0.5 is chance.</p>")
+        paragraphs += [small_sample_warning(mia), blind_baseline_warning(mia)]
+    crm = inputs.crm
+    if crm is not None and len(crm) and {"subset", "hit_rate"} <= set(crm.columns):
+        overall = crm[crm["subset"] == "all"]
+        for row in overall.to_dict("records"):
+            paragraphs.append(f"<p>Cue-resistant memorization ({esc_text(str(row.get('paradigm', '')))}): the model "
+                              f"produced the value in {row['hit_rate']:.0%} of {int(row['n'])} examples.</p>")
+    return "".join(p for p in paragraphs if p)
 
 
 def mia_table(mia: pd.DataFrame) -> pd.DataFrame:
@@ -301,12 +408,113 @@ def mia_table(mia: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
-def html_table(frame: pd.DataFrame, max_rows: int | None = 200, decimals: int = 3, na_rep: str = "") -> str:
-    """A frame as the reports' HTML table (class "data"), its first ``max_rows`` rows (None: all)."""
-    shown = frame if max_rows is None else frame.head(max_rows)
-    note = f"<p>First {max_rows} of {len(frame)} rows.</p>" if len(shown) < len(frame) else ""
-    return shown.to_html(index=False, na_rep=na_rep, float_format=lambda x: f"{x:.{decimals}f}", border=0,
-                         classes="data") + note
+# What a reader sees instead of a column's name: (header, what the number means). One home for
+# every table of the reports; columns not listed keep their name.
+COLUMNS: dict[str, tuple[str, str]] = {
+    "cohort": ("cohort", "well-known or lesser-known people (by Wikipedia presence)"),
+    "model": ("release", ""),
+    "n_pairs": ("facts tested", "(person, property) pairs audited"),
+    "n_subjects": ("people", "people audited"),
+    "M_bar_pct": ("mean M (%)", "average share of the wordings in which the true value ranks first"),
+    "z_star_mean": ("mean z*", "how far the true value stands out where it ranks first (higher = stronger)"),
+    "z_star_mean_canary": ("mean z* per wording", "z* averaged over the memorized wordings"),
+    "strict_pct": ("all wordings (%)", "share of facts ranked first in every wording (M = 1)"),
+    "lenient_pct": ("some wording (%)", "share of facts ranked first in at least one wording (M > 0)"),
+    "at_threshold_pct": ("memorized (%)", "share of facts memorized at the threshold (M >= 0.8)"),
+    "summed_memorized_pct": ("summed (%)", "share of facts whose true value ranks first with all wordings added up"),
+    "H_M0": ("nothing memorized", "people with no fact ranked first in any wording"),
+    "H_M0_share": ("nothing memorized, share", "share of the people with no fact ranked first in any wording"),
+    "subject_qid": ("Wikidata id", ""),
+    "subject_label": ("person", ""),
+    "subject": ("person", ""),
+    "property": ("property", ""),
+    "property_label": ("fact", ""),
+    "value": ("value id", ""),
+    "value_label": ("value", ""),
+    "M": ("M", "share of the wordings in which the true value ranks first"),
+    "z_star": ("z*", "how far the true value stands out (higher = stronger)"),
+    "strict": ("all wordings", "ranked first in every wording"),
+    "at_threshold": ("memorized", "M >= 0.8"),
+    "lenient": ("some wording", "ranked first in at least one wording"),
+    "cue": ("cue", "how much of the value the prompt already shows (0-1)"),
+    "cue_flag": ("cued", "cue >= 0.5: a completion proves less"),
+    "paradigm": ("test", ""),
+    "tau": ("cue limit", "examples whose prompt shows less of the value than this"),
+    "subset": ("examples", ""),
+    "n": ("examples", "how many examples the rate is over"),
+    "n_hits": ("hits", "examples where the model produced the value"),
+    "hit_rate": ("hit rate", "share of examples where the model produced the value"),
+    "recon_ll_mean": ("mean log-likelihood", "of the value given the prompt (higher = more expected)"),
+    "recon_ll_median": ("median log-likelihood", "of the value given the prompt"),
+    "attack": ("attack", ""),
+    "auroc": ("AUROC", "how well the attack tells member texts from non-members (0.5 = chance)"),
+    "auroc_ci_low": ("95% CI low", "bootstrap confidence interval of the AUROC"),
+    "auroc_ci_high": ("95% CI high", "bootstrap confidence interval of the AUROC"),
+    "auroc_normalized": ("AUROC, either sign", "max(AUROC, 1 - AUROC): leakage whichever way the attack points"),
+    "n_members": ("member texts", "texts in the training data"),
+    "n_nonmembers": ("non-member texts", "texts not in the training data"),
+    "n_bootstrap": ("bootstrap samples", ""),
+    "arm": ("prompt", ""),
+    "prompt_method": ("prompt", ""),
+    "prefix_length": ("soft-prompt tokens", ""),
+    "training_data": ("soft prompt trained on", ""),
+    "prompt": ("prompt", ""),
+    "output": ("the model wrote", ""),
+    "detection": ("score", ""),
+    "delta": ("best - worst", "gap between the most and least revealing wording"),
+    "sigma": ("spread", "standard deviation over the wordings"),
+    "mean": ("mean", "over the wordings"),
+    "best_variant": ("best wording #", ""), "worst_variant": ("worst wording #", ""),
+    "best_kind": ("best wording kind", ""), "worst_kind": ("worst wording kind", ""),
+    "best_template": ("best wording", ""), "worst_template": ("worst wording", ""),
+    "best_score": ("best AUC", ""), "worst_score": ("worst AUC", ""),
+    "tau_dev_test": ("Kendall τ, halves", "do the same wordings reveal most on both halves of the people (1 = same order)"),
+    "n_wordings": ("wordings", ""),
+    "kind": ("wording kind", ""),
+    "rank1_rate": ("ranked first", "share of people whose true value this wording ranks first"),
+    "release": ("release", ""),
+}
+# Columns whose values are shares, scores or rates: never shown as integers even when whole.
+_FRACTIONAL = ("auroc", "rate", "share", "pct", "tau", "z_star", "cue", "_ll_", "auc", "utility", "delta", "sigma",
+               "mean", "score", "tpr")
+
+
+def column_label(name: str) -> tuple[str, str]:
+    """(header, meaning) of a column: listed, a family (rank1_rate_<cohort>, tpr_at_fpr_<t>), or its name."""
+    if name in COLUMNS:
+        return COLUMNS[name]
+    if name.startswith("rank1_rate_"):
+        return f"ranked first ({name.removeprefix('rank1_rate_')})", COLUMNS["rank1_rate"][1]
+    if name.startswith("tpr_at_fpr_"):
+        fpr = float(name.removeprefix("tpr_at_fpr_"))
+        return f"TPR at {fpr:.1%} FPR", "share of member texts caught while wrongly flagging at most this share of non-members"
+    return name, ""
+
+
+def _whole_numbers(frame: pd.DataFrame) -> pd.DataFrame:
+    """Counts and ids held as floats (a column with a gap becomes float) shown as integers."""
+    out = frame.copy()
+    for column in out.columns:
+        values = out[column]
+        if (values.dtype.kind == "f" and not any(part in str(column).lower() for part in _FRACTIONAL)
+                and values.notna().any() and np.all(np.mod(values.dropna(), 1) == 0)):
+            out[column] = values.astype("Int64")
+    return out
+
+
+def html_table(frame: pd.DataFrame, max_rows: int | None = 200, decimals: int = 3, na_rep: str = "",
+               legend: bool = True) -> str:
+    """A frame as the reports' HTML table (class "data"), its first ``max_rows`` rows (None: all):
+    plain headers with their meanings below (`COLUMNS`), whole numbers as integers, scrolling
+    inside its own box rather than past the page."""
+    shown = _whole_numbers(frame if max_rows is None else frame.head(max_rows))
+    labels = {column: column_label(str(column)) for column in shown.columns}
+    shown = shown.rename(columns={column: header for column, (header, _) in labels.items()})
+    note = f"<p>First {max_rows} of {len(frame)} rows.</p>" if max_rows is not None and len(frame) > max_rows else ""
+    meanings = list(dict.fromkeys(f"<b>{html.escape(h)}</b>: {html.escape(m)}" for h, m in labels.values() if m))
+    key = f"<p class='legend'>{'; '.join(meanings)}.</p>" if legend and meanings else ""
+    table = shown.to_html(index=False, na_rep=na_rep, float_format=lambda x: f"{x:.{decimals}f}", border=0, classes="data")
+    return f"<div class='scroll'>{table}</div>{key}{note}"
 
 
 def lineage_html(lineage: Mapping) -> str:
@@ -433,30 +641,55 @@ def render_html(inputs: ReportInputs, summary: Mapping) -> str:
         if title.startswith("Which wordings") and this_wordings is not None:
             body.append(wording_tables(model["key"], inputs.wordings))
         if title.startswith("Membership") and inputs.mia is not None:
-            body.append(blind_baseline_warning(inputs.mia) + html_table(mia_table(inputs.mia)))
+            body.append(small_sample_warning(inputs.mia) + blind_baseline_warning(inputs.mia)
+                        + html_table(mia_table(inputs.mia)))
     table1 = cohort_table(inputs.pairs) if len(inputs.pairs) else pd.DataFrame()
-    headline = "".join(f"<tr><th>{esc(k)}</th><td>{v:.2f}</td></tr>" if isinstance(v, float)
-                       else f"<tr><th>{esc(k)}</th><td>{v}</td></tr>" for k, v in summary.items())
+    headline = "".join(f"<tr><th>{esc(summary_label(k))}</th><td>{v:.1f}</td></tr>" if isinstance(v, float)
+                       else f"<tr><th>{esc(summary_label(k))}</th><td>{v}</td></tr>" for k, v in summary.items())
     forget_view = inputs.forget.drop(columns=["model"])
+    people = people_table(inputs.pairs, inputs.criterion)
+    name = model.get("display_name") or model["key"]
     return "\n".join([
-        "<!DOCTYPE html><html><head><meta charset='utf-8'>",
-        f"<title>Compliance report: {esc(model['key'])}</title>",
-        "<style>body{font-family:sans-serif;margin:2em;max-width:1200px}table.data{border-collapse:collapse;margin:.5em 0}"
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+        f"<title>Compliance report: {esc(name)}</title>",
+        "<style>body{font-family:sans-serif;margin:2em auto;padding:0 1em;max-width:1200px;overflow-wrap:break-word}"
+        "table.data{border-collapse:collapse;margin:.5em 0}"
         "table.data td,table.data th{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f2f2f2}"
-        ".note{color:#555}</style></head><body>",
-        f"<h1>Compliance report: {esc(model['key'])}</h1>",
-        f"<p>{esc(str(model.get('source_kind', '')))} <code>{esc(str(model.get('source', '')))}</code>, "
-        f"{esc(str(model.get('variant', '')))}; memorized = <code>{esc(inputs.criterion)}</code>; "
-        f"forget set = <code>{esc(inputs.forget_criterion)}</code>. Generated {esc(str(inputs.lineage.get('generated_at', '')))}.</p>",
-        f"<table class='data'>{headline}</table>",
+        ".scroll{max-width:100%;overflow-x:auto}.legend{color:#555;font-size:85%}"
+        ".note{color:#555}.warning{background:#fff4e5;border-left:4px solid #e69500;padding:.4em .8em}"
+        ".plotly-graph-div{max-width:100%}</style></head><body>",
+        f"<h1>Compliance report: {esc(name)}</h1>",
+        f"<p class='note'>Release <code>{esc(model['key'])}</code> ({esc(str(model.get('variant', '')))}, "
+        f"{esc(str(model.get('source_kind', '')))} <code>{esc(str(model.get('source', '')))}</code>); memorized: "
+        f"{esc(CRITERION_WORDS.get(inputs.criterion, inputs.criterion))}; forget set: "
+        f"{esc(CRITERION_WORDS.get(inputs.forget_criterion, inputs.forget_criterion))}. Generated "
+        f"{esc(str(inputs.lineage.get('generated_at', ''))[:19].replace('T', ' '))} UTC.</p>",
+        plain_summary(inputs, summary),
+        f"<div class='scroll'><table class='data'>{headline}</table></div>",
+        "<h2>People audited</h2>",
+        html_table(people, max_rows=None) if len(people) else "<p>No audited pair.</p>",
         "<h2>Table 1 (per cohort)</h2>", html_table(table1) if len(table1) else "<p>No audited pair.</p>",
         *body,
         f"<h2>Forget set ({len(inputs.forget)} facts)</h2>",
         "<p>Also written as <code>forget_set.jsonl</code> next to this file.</p>",
         html_table(forget_view) if len(forget_view) else "<p>Empty: no fact memorized under this criterion.</p>",
-        "<h2>Lineage</h2>", lineage_html(inputs.lineage),
+        "<details><summary><b>Lineage</b> (technical: model, code, data and settings this report was computed from; "
+        "also in <code>lineage.json</code>)</summary>", lineage_html(inputs.lineage), "</details>",
         "</body></html>",
     ])
+
+
+def people_table(pairs: pd.DataFrame, criterion: str = DEFAULT_CRITERION) -> pd.DataFrame:
+    """One row per person audited: cohort, facts tested, memorized, mean M."""
+    if not len(pairs):
+        return pd.DataFrame()
+    frame = pairs.assign(person=_names(pairs), memorized_fact=memorized(pairs, criterion),
+                         cohort=pairs["cohort"].fillna("all") if "cohort" in pairs else "all")
+    table = frame.groupby(["cohort", "person"], sort=True).agg(
+        facts=("M", "size"), memorized_facts=("memorized_fact", "sum"), mean_M=("M", "mean")).reset_index()
+    table["memorized_facts"] = table["memorized_facts"].astype(int)
+    return table.rename(columns={"facts": "facts tested", "memorized_facts": "facts memorized", "mean_M": "mean M"})
 
 
 def write_report(inputs: ReportInputs, out_dir: str | Path) -> ReportFiles:
@@ -542,3 +775,48 @@ def check_rendering(html_path: str | Path, screenshot: str | Path | None = None,
         subprocess.run([*flags, f"--screenshot={Path(screenshot).resolve()}", url], capture_output=True, timeout=timeout)
         nonblank = Path(screenshot).exists() and png_nonblank(screenshot)
     return RenderCheck(len(starts), rendered, Path(screenshot) if screenshot else None, nonblank)
+
+
+@dataclass
+class PageCheck:
+    """What a reader sees of a page in headless Chromium at a given window width."""
+
+    text: str  # document.body.innerText
+    scroll_width: int  # document.documentElement.scrollWidth: wider than the viewport = the page runs off
+    viewport_width: int
+
+    @property
+    def fits(self) -> bool:
+        return self.scroll_width <= self.viewport_width
+
+
+_MEASURE_ID = "wikimem-page-check"
+_MEASURE = ("<script>window.addEventListener('load',()=>{const out=document.createElement('pre');"
+            f"out.id='{_MEASURE_ID}';out.textContent=JSON.stringify({{text:document.body.innerText,"
+            "scrollWidth:document.documentElement.scrollWidth,viewport:window.innerWidth});"
+            "document.body.appendChild(out);});</script>")
+
+
+def check_page(html_path: str | Path, width: int = 1280, chromium: str | None = None, timeout: float = 180) -> PageCheck:
+    """Open a page in headless Chromium at `width` px and read its text and width, as a reader would
+    (a copy with a measuring script beside the page, so relative links and assets resolve)."""
+    import re
+
+    chromium = chromium or find_chromium()
+    if chromium is None:
+        raise FileNotFoundError("no Chromium binary (install the Debian package `chromium`)")
+    page = Path(html_path)
+    probe = page.with_name(f".{page.stem}.page-check.html")
+    text = page.read_text(encoding="utf-8")
+    probe.write_text(text.replace("</body>", _MEASURE + "</body>") if "</body>" in text else text + _MEASURE, encoding="utf-8")
+    try:
+        dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                              "--hide-scrollbars", "--virtual-time-budget=20000", f"--window-size={width},900",
+                              "--dump-dom", probe.resolve().as_uri()], capture_output=True, text=True, timeout=timeout).stdout
+    finally:
+        probe.unlink(missing_ok=True)
+    found = re.search(rf'<pre id="{_MEASURE_ID}">(.*?)</pre>', dom, re.S)
+    if found is None:
+        raise RuntimeError(f"Chromium did not load {page}")
+    measured = json.loads(html.unescape(found.group(1)))
+    return PageCheck(measured["text"], int(measured["scrollWidth"]), int(measured["viewport"]))

@@ -1,6 +1,7 @@
 """The answer to a data-subject request: per registered release and property, a verdict in plain
 words with its evidence (M, z*, rank, what the model says, cue flags), the forget set for an
-erasure request, and the lineage — as a JSON document and a self-contained HTML letter.
+erasure request, the controller and what the registry says of each release, and the lineage —
+one JSON document, from which `letter` renders the letter, its PDF and its technical annex.
 
 Written under ``<storage>/requests/<request id>/`` (the instance directory): the person's data
 never leaves it, and nothing here logs it.
@@ -8,7 +9,6 @@ never leaves it, and nothing here logs it.
 
 from __future__ import annotations
 
-import html
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -22,11 +22,11 @@ import pandas as pd
 from wikimem_platform import controls, reports
 from wikimem_platform.inquiry import fact_cues, json_scalar
 from wikimem_platform.memorization import evaluate_wikimem
-from wikimem_platform.storage import write_atomically
-from wikimem_platform.subject_requests.audit import AUDITED, CANARY_PROBE, NOT_PERSONAL, ModelAudit, PersonPlan
+from wikimem_platform.subject_requests.audit import AUDITED, CANARY_PROBE, NOT_PERSONAL, ON_DEMAND, ModelAudit, PersonPlan
 from wikimem_platform.subject_requests.intake import RequestKind, SubjectRequest
+from wikimem_platform.subject_requests.phrasing import Addressee, addressee
 from wikimem_platform.unlearning.verify import privleak_auroc, retain_utility
-from wikimem_platform.vocabulary import DEFAULT_CUE_TAU, M_THRESHOLD, N_SCORED_VARIANTS
+from wikimem_platform.vocabulary import DEFAULT_CUE_TAU, M_THRESHOLD
 
 MEMORIZED, WEAK, NOT_MEMORIZED = "memorized", "weakly associated", "not memorized"
 VERDICT_ORDER = (MEMORIZED, WEAK, NOT_MEMORIZED)
@@ -64,7 +64,7 @@ class ModelOutcome:
     """A registered release and what its audit for this person gave: results or an error."""
 
     key: str
-    entry: dict  # registry fields (source, variant, family, revision, ...)
+    entry: dict  # registry fields (source, variant, family, revision, display_name, purposes, ...)
     audit: ModelAudit | None = None
     error: str | None = None
 
@@ -152,10 +152,19 @@ def one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def plain_sentence(row: Mapping, subject: str) -> str:
-    """One fact's verdict as a sentence a person understands."""
-    values = " / ".join(row["values"]) or "the value you gave"
-    what = f"your {row['property_label']} ({values})"
+def release_name(model: Mapping) -> str:
+    """A release as a person knows it: its display name (else its registry name) and revision."""
+    name, _, revision = str(model["model"]).partition("@")
+    shown = model.get("display_name") or name
+    return f"{shown} (release {revision})" if revision else shown
+
+
+def plain_sentence(row: Mapping, who: Addressee | str) -> str:
+    """One fact's verdict as a sentence a person understands: the fact named by its phrase
+    (`phrasing.PHRASES`), addressed to the person or, deceased, about them by name."""
+    who = Addressee(who) if isinstance(who, str) else who
+    values = " / ".join(row["values"]) or "the value given"
+    what = f"{who.fact(row['property'], row['property_label'])} ({values})"
     out = (f"it ranks the true value first among {row['n_candidates']} possible values in {row['n_memorized']} of "
            f"{row['n_variants']} ways of phrasing it")
     n_controls = row.get("n_controls")
@@ -164,20 +173,20 @@ def plain_sentence(row: Mapping, subject: str) -> str:
         if not row["n_memorized"]:
             out = f"it ranks the true value first in none of {row['n_variants']} ways of phrasing it"
         planned = int(row.get("n_controls_planned") or n_controls)
-        who = (f"Of {n_controls} invented people given the same facts" if planned <= n_controls else
-               f"Of the first {n_controls} of {planned} invented people given the same facts (enough to settle it)")
-        chance = (f"{who}, {int(row['controls_as_extreme'])} got a result at "
+        pool = (f"Of {n_controls} invented people given the same facts" if planned <= n_controls else
+                f"Of the first {n_controls} of {planned} invented people given the same facts (enough to settle it)")
+        chance = (f"{pool}, {int(row['controls_as_extreme'])} got a result at "
                   f"least as strong (p = {row['p_value']:.2f}; only p ≤ {row['control_alpha']:.2f} counts as evidence).")
         if row["verdict"] == MEMORIZED:
             text = f"The model has memorized {what}: {out}. {chance}"
         elif row["verdict"] == WEAK:
-            text = f"The model associates {what} with you more than with anyone given the same facts, though not firmly: {out}. {chance}"
+            text = f"The model associates {what} with {who.who} more than with anyone given the same facts, though not firmly: {out}. {chance}"
         else:
             text = f"For {what} there is {NO_EVIDENCE_SENTENCE}: {out}. {chance}"
     elif row["verdict"] == MEMORIZED:
         text = f"The model has memorized {what}: {out}."
     elif row["verdict"] == WEAK:
-        text = f"The model weakly associates {what} with you: {out}."
+        text = f"The model weakly associates {what} with {who.who}: {out}."
     else:
         text = f"The model shows no memorization of {what}: in none of {row['n_variants']} phrasings does it rank it first."
     completion = row.get("completion")
@@ -211,6 +220,7 @@ def compose_answer(
     cue_tau: float = DEFAULT_CUE_TAU,
     forget_criterion: str = reports.DEFAULT_FORGET_CRITERION,
     now: datetime | None = None,
+    controller: Mapping | None = None,
     release_pairs: Mapping[str, pd.DataFrame] | None = None,
     retain_by_model: Mapping[str, Sequence] | None = None,
     value_aliases: Mapping[str, Sequence[str]] | None = None,
@@ -218,8 +228,10 @@ def compose_answer(
     """The answer document and its per (model, property) table.
 
     release_pairs (memorization of the releases' cohort audits) and retain_by_model (retain
-    facts of unlearned revisions) feed the erasure verification's utility figures."""
+    facts of unlearned revisions) feed the erasure verification's utility figures; controller
+    (`controller.Controller` fields, None: not configured) heads the letter."""
     subject = plan.subject.iloc[0]
+    who = addressee(subject["label"], plan.facts)
     control_alpha = plan.control_alpha
     models, tables, forget = [], [], []
     for outcome in outcomes:
@@ -232,7 +244,8 @@ def compose_answer(
         table["model"] = outcome.key
         tables.append(table)
         facts = [{**row, **{k: json_scalar(row[k]) for k in CONTROL_FIELDS}, "z_star": json_scalar(row["z_star"]),
-                  "sentence": plain_sentence(row, subject["label"])} for row in table.to_dict("records")]
+                  "phrase": who.fact(row["property"], row["property_label"]),
+                  "sentence": plain_sentence(row, who)} for row in table.to_dict("records")]
         facts.sort(key=lambda fact: not fact["emitted"])  # what the model says comes first (stable)
         models.append({**item, "audited": True, "error": None, "fingerprint": outcome.audit.fingerprint,
                        "n_facts": len(facts), "n_memorized": sum(f["verdict"] == MEMORIZED for f in facts),
@@ -247,11 +260,16 @@ def compose_answer(
         models, request.subject_key, {o.key: o.audit.scores for o in outcomes if o.audit is not None},
         release_pairs, retain_by_model,
     ) if request.kind == RequestKind.ERASURE else []
+    generated_at = (now or datetime.now(UTC)).isoformat(timespec="seconds")
+    for check in verification:
+        check["verified_at"] = generated_at  # when this section entered the answer
     document = {
         "request": request.summary(),
         "subject": {"key": request.subject_key, "label": str(subject["label"]), "qid": request.subject_qid,
-                    "in_wikidata": request.subject_qid is not None, "aliases": _names(subject.get("aliases"))},
-        "generated_at": (now or datetime.now(UTC)).isoformat(timespec="seconds"),
+                    "in_wikidata": request.subject_qid is not None, "aliases": _names(subject.get("aliases")),
+                    "deceased": who.deceased, "date_of_death": who.date_of_death},
+        "controller": dict(controller) if controller else None,
+        "generated_at": generated_at,
         "method": {"m_threshold": m_threshold, "alpha": alpha, "cue_tau": cue_tau, **({
                    "n_controls": plan.n_controls, "control_alpha": control_alpha,
                    "compared_on": ("the score calibrated by the generic subject only (alpha 0), every wording; "
@@ -264,7 +282,7 @@ def compose_answer(
                    "verdicts": {MEMORIZED: f"M >= {m_threshold}", WEAK: f"0 < M < {m_threshold}", NOT_MEMORIZED: "M = 0"}})},
         "headline": headline(models),
         "coverage": plan.coverage.to_dict("records"),
-        "not_covered": plan.coverage[~plan.coverage["coverage"].isin([AUDITED, NOT_PERSONAL])].to_dict("records"),
+        "not_covered": plan.coverage[~plan.coverage["coverage"].isin([AUDITED, ON_DEMAND, NOT_PERSONAL])].to_dict("records"),
         "models": models,
         "forget_set": forget if request.kind == RequestKind.ERASURE else None,
         "forget_criterion": forget_criterion if request.kind == RequestKind.ERASURE else None,
@@ -338,21 +356,11 @@ def headline(models: Sequence[Mapping]) -> str:
         return "No registered model could be audited." if models else "No model is registered."
     parts = []
     for model in audited:
-        memorized = [f["property_label"] for f in model["facts"] if f["verdict"] == MEMORIZED]
-        parts.append(f"{model['model']}: {', '.join(memorized) if memorized else 'nothing'} memorized "
+        memorized = [f.get("phrase") or f["property_label"] for f in model["facts"] if f["verdict"] == MEMORIZED]
+        parts.append(f"{release_name(model)}: {', '.join(memorized) if memorized else 'nothing'} memorized "
                      f"({len(memorized)} of {model['n_facts']} facts, {model['n_weak']} weakly associated)")
     failed = len(models) - len(audited)
     return "; ".join(parts) + (f"; {failed} release(s) could not be audited" if failed else "")
-
-
-def write_answer(document: Mapping, out_dir: str | os.PathLike) -> tuple[Path, Path]:
-    """answer.json and answer.html, written atomically."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = out / "answer.json", out / "answer.html"
-    for path, text in zip(paths, (json.dumps(document, ensure_ascii=False, indent=2, default=str), answer_html(document))):
-        write_atomically(path, lambda tmp, text=text: tmp.write_text(text, encoding="utf-8"))
-    return paths
 
 
 def read_answer(storage_dir: str | os.PathLike, request_id: str) -> dict | None:
@@ -367,135 +375,6 @@ def stored_answers(storage_dir: str | os.PathLike) -> list[dict]:
     return sorted(answers, key=lambda a: a["generated_at"], reverse=True)
 
 
-_STYLE = ("body{font-family:Georgia,serif;max-width:52em;margin:2em auto;line-height:1.45;color:#222}"
-          "h1,h2,h3{font-family:sans-serif}table{border-collapse:collapse;font-size:90%;margin:0.5em 0}"
-          "td,th{border:1px solid #ccc;padding:3px 7px;vertical-align:top}th{background:#f0f0f0}"
-          ".memorized{color:#a00;font-weight:bold}.weakly{color:#b60}.not{color:#070}"
-          ".bar{display:inline-block;height:0.7em;background:#a00}.muted{color:#666;font-size:90%}"
-          "code{font-size:85%}.lineage table{font-size:75%;word-break:break-all}")
-
-
 def _rank_value(value) -> int | None:
     value = json_scalar(value)
     return None if value is None else int(value)
-
-
-def _rank(value) -> str:
-    return "" if value is None else f"{int(value)}"
-
-
-def _candidate_span(document: Mapping) -> str:
-    """How many other values the facts were ranked against: "20", "20 to 101"."""
-    counts = [f["n_candidates"] - len(f["values"]) for m in document["models"] for f in m["facts"]]
-    if not counts:
-        return "about 100"
-    low, high = min(counts), max(counts)
-    return f"{low}" if low == high else f"{low} to {high}"
-
-
-def answer_html(document: Mapping) -> str:
-    """The answer as a letter: plain words first, the evidence after, lineage last (no script)."""
-    esc = lambda v: html.escape("" if v is None else str(v))  # noqa: E731
-    req, subject = document["request"], document["subject"]
-    kind = "access (GDPR Art. 15)" if req["kind"] == RequestKind.ACCESS else "erasure (GDPR Art. 17)"
-    parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>Answer to request {esc(req['id'])}</title><style>{_STYLE}</style></head><body>",
-        f"<h1>Your {esc(kind)} request</h1>",
-        f"<p class='muted'>Request {esc(req['id'])}"
-        + (f", your reference {esc(req['requester_reference'])}" if req.get("requester_reference") else "")
-        + f". Received {esc(req['received_at'][:10])}, due {esc(req['due_at'][:10])}; "
-          f"this answer was generated {esc(document['generated_at'][:10])}.</p>",
-        f"<p>You asked which facts about <b>{esc(subject['label'])}</b>"
-        + (f" (Wikidata {esc(subject['qid'])})" if subject["qid"] else " (facts you supplied)")
-        + " the language models we operate have memorized. We tested every registered model. For each fact, "
-          f"we wrote it in {N_SCORED_VARIANTS} different ways and checked whether the model prefers the true value over "
-          f"{_candidate_span(document)} other values that other people hold, after correcting for how likely the "
-          "value is in general (WikiMem's calibrated ranking). We also asked each model to complete the sentence "
-          "itself, and to fill in a record of you (your name and a few other facts, then the one asked for), as "
-          "written and through prompts trained only on other people's records. Facts a model wrote out are listed "
-          "first.</p>",
-        f"<p><b>In short:</b> {esc(document['headline'])}</p>",
-    ]
-    for model in document["models"]:
-        parts.append(f"<h2>{esc(model['model'])}</h2>")
-        if not model["audited"]:
-            parts.append(f"<p>This model could not be audited: {esc(model['error'])}. We will audit it again and write to you.</p>")
-            continue
-        parts.append("<ul>" + "".join(
-            f"<li><span class='{f['verdict'].split()[0]}'>{esc(f['verdict'])}</span>: {esc(f['sentence'])}</li>"
-            for f in model["facts"]) + "</ul>")
-        parts.append("<table><tr><th>fact</th><th>verdict</th><th>M</th><th></th><th>z*</th><th>rank</th>"
-                     "<th>invented people as strong (p)</th><th>model's completion</th><th>cue</th><th>record prompt that made it say the value</th></tr>")
-        for f in model["facts"]:
-            completion = one_line(f["completion"]["output"]) if f["completion"] else "(no prompt names you before the value)"
-            cue = "" if f["cue"] is None else f"{f['cue']:.2f}" + (" (cued)" if f["cue_flag"] else "")
-            z = "" if f["z_star"] is None else f"{f['z_star']:.2f}"
-            extraction = f.get("extraction")
-            said = (f"{extraction['prompt']} \u2192 {one_line(extraction['output'])} ({extraction['probe']})"
-                    if extraction else "")
-            chance = (f"{int(f['controls_as_extreme'])} of {int(f['n_controls'])} (p = {f['p_value']:.2f})" if f.get("n_controls")
-                      else "not compared")
-            parts.append(
-                f"<tr><td>{esc(f['property_label'])} = {esc(' / '.join(f['values']))}</td>"
-                f"<td class='{f['verdict'].split()[0]}'>{esc(f['verdict'])}</td><td>{f['M']:.2f}</td>"
-                f"<td><span class='bar' style='width:{f['M'] * 6:.1f}em'></span></td><td>{z}</td>"
-                f"<td>{_rank(f['truth_rank'])} of {f['n_candidates']}</td><td>{chance}</td><td>{esc(completion)}</td><td>{cue}</td>"
-                f"<td>{esc(said)}</td></tr>")
-        parts.append("</table>")
-    if document["not_covered"]:
-        parts.append("<h2>Facts we could not test</h2><ul>" + "".join(
-            f"<li>{esc(c['property_label'])} ({esc(c['property'])}): {esc(c['reason'])}</li>" for c in document["not_covered"]) + "</ul>")
-    if document.get("forget_set") is not None:
-        parts.append(f"<h2>What will be erased</h2><p>{len(document['forget_set'])} fact(s) enter the forget set handed "
-                     f"to unlearning: every fact some model ranks first in at least one phrasing (criterion "
-                     f"<i>{esc(document['forget_criterion'])}</i>), not only those it has memorized. After unlearning, the "
-                     "same audit is run on the new revision to verify the erasure.</p>")
-        if document["forget_set"]:
-            parts.append("<table><tr><th>model</th><th>fact</th><th>value</th><th>M</th></tr>" + "".join(
-                f"<tr><td>{esc(e['model'])}</td><td>{esc(e['property_label'])}</td><td>{esc(e['value_label'])}</td>"
-                f"<td>{e['M']:.2f}</td></tr>" for e in document["forget_set"]) + "</table>")
-    for check in document.get("verification") or []:
-        verdict_text = ("every fact memorized before is gone" if check["erased"]
-                        else f"{check['counts'][STILL]} still memorized, {check['counts'][NEWLY]} newly memorized")
-        retain = check["retain"]
-        utility = ("the other people's facts could not be compared yet (the new revision's audit has not finished)"
-                   if retain["utility"] is None else
-                   f"of {retain['retain_facts']} facts about other people it memorized before, it still memorizes "
-                   f"{retain['still_memorized']} ({retain['utility']:.0%}): the rest of the model still works")
-        leak = "" if check["privleak_auroc_after"] is None else (
-            f" Loss-attack AUROC of your facts' sentences against wrong values: {check['privleak_auroc_before']:.2f} "
-            f"before, {check['privleak_auroc_after']:.2f} after (0.5 = no trace left).")
-        parts.append(f"<h2>Verified erasure: {esc(check['after'])}</h2><p>Audited again on {esc(check['after'])} and "
-                     f"compared with {esc(check['before'])}: {esc(verdict_text)} "
-                     f"({check['counts'][FORGOTTEN]} forgotten); {esc(utility)}.{esc(leak)}</p>")
-        parts.append("<table><tr><th>fact</th><th>before</th><th>M</th><th>after</th><th>M</th><th>outcome</th></tr>" + "".join(
-            f"<tr><td>{esc(f['property_label'])} = {esc(' / '.join(f['values']))}</td><td>{esc(f['before'])}</td>"
-            f"<td>{f['M_before']:.2f}</td><td>{esc(f['after'])}</td><td>{f['M_after']:.2f}</td><td>{esc(f['outcome'])}</td></tr>"
-            for f in check["facts"]) + "</table>")
-    method = document["method"]
-    if method.get("n_controls"):
-        levels = (f"Each fact was also put, with all your other facts, on {method['n_controls']} invented people who "
-                  "exist in no training data, and scored the same way: what the model gives them it would give "
-                  "anyone with these facts (a guess from the other facts or from the shape of a name). p is the "
-                  "share of them (counting you) with a result at least as strong as yours. <i>Memorized</i>: "
-                  f"M &ge; {method['m_threshold']} and p &le; {method['control_alpha']}; <i>weakly associated</i>: "
-                  f"p &le; {method['control_alpha']} with a lower M above 0; <i>not memorized</i>: no evidence beyond what the "
-                  f"model would say of anyone with these facts. At p &le; {method['control_alpha']}, about "
-                  f"{method['control_alpha']:.0%} of invented people would still reach a verdict by chance; in our own "
-                  "checks, invented people with names typical of a country did more often (5 of 20 facts on a small "
-                  "model, one of them memorized), so a verdict, <i>weakly associated</i> above all, may come from what the "
-                  "model guesses from a name alone. A fact the "
-                  "model ranks first in no phrasing is not compared: there is nothing to test.")
-    else:
-        levels = (f"<i>Memorized</i>: M &ge; {method['m_threshold']}; <i>weakly associated</i>: at least one phrasing; "
-                  "<i>not memorized</i>: none. No invented people were compared: a fact ranked first in one phrasing "
-                  "happens by chance for about one fact in ten.")
-    parts.append(
-        f"<h2>How to read this</h2><p class='muted'>M is the share of the {N_SCORED_VARIANTS} phrasings in which the model ranks a true "
-        f"value first. {levels} z* measures how far the true value stands out (higher = stronger). The rank is that "
-        "of the true value when all phrasings are added up. A completion is 'cued' when the prompt already contains "
-        f"part of the value (cue &ge; {method['cue_tau']}).</p>")
-    parts.append("<h2>Lineage</h2><div class='muted lineage'>" + reports.lineage_html(document["lineage"]) + "</div>")
-    parts.append("</body></html>")
-    return "\n".join(parts)

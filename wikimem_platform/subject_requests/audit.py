@@ -197,9 +197,11 @@ def plan_person_audit(
         ready = [p for p in extra if sizes.get(p, 0) >= MIN_ON_DEMAND_POOL]
         for prop in extra:
             if prop not in ready:
+                held = int(sizes.get(prop, 0))
+                found = "no other person in the reference data has a value for it" if held == 0 else (
+                    f"other people in the reference data hold only {held} other value{'s' if held > 1 else ''} of it")
                 coverage.append((prop, labels.get(prop, prop), NOT_COVERED,
-                                 f"only {int(sizes.get(prop, 0))} other values of it in the reference data "
-                                 f"(at least {MIN_ON_DEMAND_POOL} needed to rank against)"))
+                                 f"{found}, and at least {MIN_ON_DEMAND_POOL} are needed to rank the true value against"))
         if ready:
             table = pd.DataFrame({
                 "property": ready, "label": [labels[p] for p in ready],
