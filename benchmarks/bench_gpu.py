@@ -31,8 +31,19 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from benchmarks.bench_nll import build_workload  # noqa: E402
-from wikimem_platform.models import SHIPPED_MODELS, LoadedModel, load_model, resolve_device  # noqa: E402
-from wikimem_platform.nll import score_sentences, score_sentences_naive, score_token_ids  # noqa: E402
+from wikimem_platform.models import (  # noqa: E402
+    SHIPPED_MODELS,
+    LoadedModel,
+    load_model,
+    resolve_batch_size,
+    resolve_device,
+)
+from wikimem_platform.nll import (  # noqa: E402
+    TOKENS_PER_SENTENCE,
+    score_sentences,
+    score_sentences_naive,
+    score_token_ids,
+)
 
 # Tolerances of issue 19: engine = naive within these, per dtype (nats per sentence).
 TOLERANCE = {"float32": 1e-3, "bfloat16": 1e-2, "nf4": 1e-2}
@@ -119,7 +130,9 @@ def bench_shipped(args, device: torch.device) -> list[dict]:
 
 
 def random_model(shape: dict, dtype: torch.dtype, device: torch.device, load_in_4bit: bool) -> LoadedModel:
-    """A randomly initialized Llama of the given shape, on the device, as a LoadedModel."""
+    """A randomly initialized Llama of the given shape, on the device, as a LoadedModel, with the
+    batch budget `load_model(batch_size="auto")` would give it (64 sentences on CPU; on CUDA sized
+    by the free memory once the weights are in place)."""
     from transformers import AutoModelForCausalLM, LlamaConfig
 
     config = LlamaConfig(**shape)
@@ -131,7 +144,7 @@ def random_model(shape: dict, dtype: torch.dtype, device: torch.device, load_in_
     model.eval()
     return LoadedModel(model=model, tokenizer=None, name=f"random-llama-{shape['num_hidden_layers']}L",
                        source="random", fingerprint="random", device=device, dtype=dtype, start_token_ids=[],
-                       batch_size=64)
+                       batch_size=resolve_batch_size("auto", device, shape["vocab_size"]))
 
 
 def quantize_nf4(model, compute_dtype: torch.dtype):
@@ -201,14 +214,15 @@ def bench_paper_scale(args, device: torch.device) -> list[dict]:
         # 2 FLOPs per weight (input embedding excluded) per distinct prefix-tree node, through
         # the body and lm_head: a lower bound (attention's own FLOPs are small at these lengths).
         flops = 2 * (parameters - shape["vocab_size"] * shape["hidden_size"]) * tokens
-        row = {"dtype": dtype, "parameters": parameters, "sample_sentences": len(ids), "seconds": seconds,
+        row = {"dtype": dtype, "parameters": parameters, "batch_size": lm.batch_size,
+               "batch_tokens": lm.batch_size * TOKENS_PER_SENTENCE, "sample_sentences": len(ids), "seconds": seconds,
                "sentences_per_s": len(ids) / seconds, "tree_tokens_per_s": tokens / seconds,
                "projected_hours": total / (len(ids) / seconds) / 3600, "peak_gib": peak_memory_gib(device),
                "flops_share": (flops / seconds / peak) if peak else None}
         rows.append(row)
         print(f"paper-scale {lm.name} ({parameters / 1e9:.2f} B parameters) {dtype:9s}: "
               f"{row['sentences_per_s']:,.0f} sentences/s, {row['tree_tokens_per_s']:,.0f} tree tokens/s on "
-              f"{len(ids):,} sentences; full audit ({total:,} sentences): {row['projected_hours']:.2f} h"
+              f"{len(ids):,} sentences (auto budget {row['batch_tokens']:,} tree tokens a forward); full audit ({total:,} sentences): {row['projected_hours']:.2f} h"
               + (f"; {100 * row['flops_share']:.1f}% of {name}'s peak bf16 FLOP rate" if row["flops_share"] else "")
               + (f"; peak {row['peak_gib']:.1f} GiB" if row["peak_gib"] is not None else ""), flush=True)
         del lm

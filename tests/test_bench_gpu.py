@@ -8,7 +8,17 @@ import math
 
 import pytest
 
-from benchmarks.bench_gpu import LLAMA_8B, PAPER_WORKLOAD, TOLERANCE, main, paper_workload_ids, shape_parameters
+import benchmarks.bench_gpu as bench_gpu
+from benchmarks.bench_gpu import (
+    LLAMA_8B,
+    LLAMA_TINY,
+    PAPER_WORKLOAD,
+    TOLERANCE,
+    main,
+    paper_workload_ids,
+    random_model,
+    shape_parameters,
+)
 
 
 def test_llama_8b_shape_has_its_published_parameter_count():
@@ -28,6 +38,22 @@ def test_paper_workload_has_the_papers_sharing_structure():
     assert len({tuple(s[: shortest - 4]) for s in block}) == 1
 
 
+def test_random_model_takes_load_models_auto_batch_budget(monkeypatch):
+    """Not a hard-coded 64: what `load_model(batch_size="auto")` gives on the device (on CUDA
+    sized by the free memory once the weights are in place)."""
+    import torch
+
+    asked = []
+
+    def auto(batch_size, device, vocab_size):
+        asked.append((batch_size, device.type, vocab_size))
+        return 123
+
+    monkeypatch.setattr(bench_gpu, "resolve_batch_size", auto)
+    lm = random_model(LLAMA_TINY, torch.float32, torch.device("cpu"), load_in_4bit=False)
+    assert lm.batch_size == 123 and asked == [("auto", "cpu", LLAMA_TINY["vocab_size"])]
+
+
 @pytest.mark.slow
 def test_cpu_smoke_run_scores_within_tolerance_and_projects_the_paper_audit(capsys):
     shipped, paper = main(["--device", "cpu", "--smoke", "--paper-scale", "--models", "smollm2-135m-instruct"])
@@ -39,5 +65,6 @@ def test_cpu_smoke_run_scores_within_tolerance_and_projects_the_paper_audit(caps
     [projection] = paper
     total = math.prod(PAPER_WORKLOAD.values())
     assert projection["sample_sentences"] == 2000
+    assert projection["batch_tokens"] == 64 * 32  # the auto budget on CPU
     assert projection["projected_hours"] == pytest.approx(total / projection["sentences_per_s"] / 3600)
     assert "full audit (4,444,000 sentences)" in capsys.readouterr().out

@@ -85,6 +85,7 @@ class LoadedModel:
     batch_size: int = DEFAULT_CPU_BATCH_SIZE  # sentences per forward in naive scoring
     load_seconds: float = 0.0
     details: dict[str, Any] = field(default_factory=dict)
+    _float32_twin: LoadedModel | None = field(default=None, repr=False, compare=False)
 
     def encode(self, texts: Sequence[str]) -> list[list[int]]:
         """Full token ids of each text, start token first (the one place the rule is applied)."""
@@ -94,6 +95,24 @@ class LoadedModel:
             return []
         encoded = self.tokenizer(list(texts), add_special_tokens=True)["input_ids"]
         return [self.start_token_ids + list(ids) for ids in encoded]
+
+    def float32_twin(self) -> LoadedModel:
+        """The same weights in float32 on the same device: itself for a float32 model, else loaded
+        once from the directory this one came from and kept (re-scoring a bfloat16 or NF4 run's
+        near-ties in float32, `wikimem_platform.precision`)."""
+        import torch
+
+        if self.dtype == torch.float32 and not self.details.get("load_in_4bit"):
+            return self
+        if self._float32_twin is None:
+            load_dir = self.details.get("load_dir")
+            if not load_dir:
+                raise ModelLoadError(f"{self.name} was not loaded from a directory: no float32 twin to load")
+            self._float32_twin = load_model(
+                load_dir, device=str(self.device), dtype="float32", batch_size="auto",
+                attn_implementation=self.details.get("attn_implementation", "sdpa"),
+            )
+        return self._float32_twin
 
 
 def default_cache_dir() -> Path:

@@ -35,6 +35,7 @@ import pandas as pd
 from wikimem_platform.canaries.text import render
 from wikimem_platform.models import LoadedModel
 from wikimem_platform.nll import score_sentences
+from wikimem_platform.precision import FLOAT32, refine_to_float32, rescoring_plan
 from wikimem_platform.progress import LOG_EVERY_SECONDS, throttled
 from wikimem_platform.storage import write_atomically
 from wikimem_platform.versions import source_version
@@ -46,7 +47,8 @@ SCORE_COLUMNS = [
 # The version of the code a stored shard's numbers come from (sentence rendering here, the NLL
 # engine and its batching): part of every shard and sentence-cache key, and the scoring assets'
 # Dagster code version, so the lineage of a report names it.
-SCORING_VERSION = source_version("wikimem_platform.scoring", "wikimem_platform.nll", "wikimem_platform.batching")
+SCORING_VERSION = source_version("wikimem_platform.scoring", "wikimem_platform.nll", "wikimem_platform.batching",
+                                 "wikimem_platform.precision")
 
 
 def expand_canaries(canaries: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
@@ -219,15 +221,36 @@ class ScoringReport:
     sentences_scored: int = 0  # sentences of the scored shards (with repeats across subjects)
     sentences_computed: int = 0  # distinct sentences that went through the model (not cached)
     seconds: float = 0.0
+    # Precision (`wikimem_platform.precision`): the scored shards' distinct sentences, and how
+    # many of them were re-scored in float32 so that every rank-1 is float32's (0 in float32).
+    precision: str = FLOAT32  # "float32" | "bfloat16" | "float16" | "nf4" (several joined by "+")
+    sentences_distinct: int = 0
+    sentences_rescored: int = 0
+    # The per-sentence error bound the re-scoring assumed: max(nats, share x NLL) (max over calls).
+    nll_error_bound_nats: float = 0.0
+    nll_error_bound_share: float = 0.0
+    rescored_max_error: float = 0.0  # largest |low precision - float32| NLL seen among them
 
     @property
     def sentences_per_second(self) -> float:
         return self.sentences_scored / self.seconds if self.seconds else 0.0
 
+    @property
+    def share_rescored(self) -> float:
+        """Share of the scored shards' distinct sentences re-scored in float32."""
+        return self.sentences_rescored / self.sentences_distinct if self.sentences_distinct else 0.0
+
     def add(self, other: ScoringReport) -> None:
         """Count another call's work in this one (a request's controls, scored in rounds)."""
         for field in dataclasses.fields(self):
-            setattr(self, field.name, getattr(self, field.name) + getattr(other, field.name))
+            mine, theirs = getattr(self, field.name), getattr(other, field.name)
+            if field.name == "precision":
+                value = "+".join(sorted({*mine.split("+"), *theirs.split("+")}))
+            elif field.name in ("nll_error_bound_nats", "nll_error_bound_share", "rescored_max_error"):
+                value = max(mine, theirs)
+            else:
+                value = mine + theirs
+            setattr(self, field.name, value)
 
 
 def _shard_sentences(rows: pd.DataFrame) -> list[str]:
@@ -245,15 +268,25 @@ def score_canaries(
     log: Callable[[str], None] = print,
     progress: Callable[[int, int], None] | None = None,
     sentence_cache: SentenceNllCache | None = None,
+    float32_model: LoadedModel | None = None,
 ) -> tuple[pd.DataFrame, ScoringReport]:
     """Score all canaries shard by shard, reusing finished shards; returns (scores, report).
 
     sentence_cache: the model's persistent sentence cache, read before and filled after each
     scored shard. progress(done, total) is called as sentences are scored; without one, a line
-    with counts, sentences/s and an ETA goes to `log` at least every LOG_EVERY_SECONDS."""
+    with counts, sentences/s and an ETA goes to `log` at least every LOG_EVERY_SECONDS.
+
+    A bfloat16 / float16 / NF4 model's scores are brought to float32's verdicts: the sentences
+    that could decide a rank-1 are re-scored by `float32_model` (default: `lm.float32_twin()`,
+    loaded when first needed), as `precision.refine_to_float32` describes; settings'
+    "float32_verdicts" entry configures it (`precision.Float32Verdicts`). The sentence cache
+    keeps the model's own-precision NLLs; the stored shard holds the refined ones. The report
+    states the precision and how many sentences were re-scored."""
     shards = plan_shards(canaries, candidates, lm.fingerprint, settings)
-    report = ScoringReport(shards_total=len(shards))
+    precision, rescoring = rescoring_plan(lm, settings)
+    report = ScoringReport(shards_total=len(shards), precision=precision)
     cache: dict[str, float] = {}
+    float32_cache: dict[str, float] = {}  # the re-scored sentences, across shards
     frames = []
     for number, shard in enumerate(shards, start=1):
         if store.has(shard):
@@ -272,6 +305,20 @@ def score_canaries(
         scores = score_expanded(lm, rows, cache=cache, progress=shard_progress)
         if sentence_cache is not None:
             sentence_cache.put_many({s: cache[s] for s in sentences})
+        report.sentences_distinct += len(sentences)
+        if rescoring is not None:
+            reference = float32_model if float32_model is not None else lm.float32_twin()
+            scores, rescored = refine_to_float32(rows, scores, reference, precision, rescoring,
+                                                 cache=float32_cache, log=log)
+            report.sentences_rescored += rescored.sentences_rescored
+            report.nll_error_bound_nats = max(report.nll_error_bound_nats, rescored.nll_error_bound[0])
+            report.nll_error_bound_share = max(report.nll_error_bound_share, rescored.nll_error_bound[1])
+            report.rescored_max_error = max(report.rescored_max_error, rescored.max_error_seen)
+            log(f"shard {number}/{len(shards)} {shard.property}: {rescored.sentences_rescored:,} of "
+                f"{rescored.sentences:,} sentences re-scored in float32 ({100 * rescored.share_rescored:.1f}%, "
+                f"{rescored.rounds} rounds, bound max({rescored.nll_error_bound[0]:g} nats, "
+                f"{100 * rescored.nll_error_bound[1]:g}% of the NLL), largest {precision} "
+                f"error seen {rescored.max_error_seen:.3f})")
         store.write(shard, scores)
         elapsed = time.perf_counter() - started
         n_sentences = len(rows) * (2 + (rows["sentences_similar"].map(len).mean() if len(rows) else 0))
