@@ -135,7 +135,7 @@ def test_private_person_erasure_end_to_end(world, capsys):
     assert {a["asset"] for a in answer["lineage"]["data_assets"]} >= {"claims", "canary_templates", "counterfactuals"}
     letter_path = world.storage / "requests" / request.id / "answer.html"
     letter = letter_path.read_text()
-    assert "Ilse Marwitz" in letter and "What will be erased" in letter and "religion" in letter
+    assert "Ilse Marwitz" in letter and "What we will erase, and by when" in letter and "Your religion or worldview" in letter
     assert "<script" not in letter  # a letter: prints and archives as it is
 
     # `wikimem inquiry` answers from the stored request answers too.
@@ -145,7 +145,8 @@ def test_private_person_erasure_end_to_end(world, capsys):
     out = capsys.readouterr().out
     assert f"erasure request {request.id}" in out and "occupation" in out
     assert main([*args, "request", "show", request.id]) == 0
-    assert "answer.html" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert "answer.html" in shown and "annex.html" in shown and ("answer.pdf" in shown) == bool(reports.find_chromium())
 
 
 @pytest.mark.slow

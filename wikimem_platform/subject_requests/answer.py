@@ -358,7 +358,8 @@ def headline(models: Sequence[Mapping]) -> str:
     for model in audited:
         memorized = [f.get("phrase") or f["property_label"] for f in model["facts"] if f["verdict"] == MEMORIZED]
         parts.append(f"{release_name(model)}: {', '.join(memorized) if memorized else 'nothing'} memorized "
-                     f"({len(memorized)} of {model['n_facts']} facts, {model['n_weak']} weakly associated)")
+                     f"({len(memorized)} of {model['n_facts']} fact{'' if model['n_facts'] == 1 else 's'}, "
+                     f"{model['n_weak']} weakly associated)")
     failed = len(models) - len(audited)
     return "; ".join(parts) + (f"; {failed} release(s) could not be audited" if failed else "")
 
