@@ -33,8 +33,11 @@ from wikimem_platform.versions import source_version
 from wikimem_platform.vocabulary import LENIENT, M_THRESHOLD
 
 GROUP = "scoring"
-# ScoringReport counters summed over the shard steps into the scores metadata.
-SHARD_REPORT_COUNTS = ("shards_total", "shards_reused", "shards_scored", "sentences_scored", "sentences_computed")
+# ScoringReport counters summed over the shard steps into the scores metadata; sentences_rescored:
+# distinct sentences of a bfloat16 / NF4 run re-scored in float32 so that its verdicts are
+# float32's (wikimem_platform.precision), out of sentences_distinct.
+SHARD_REPORT_COUNTS = ("shards_total", "shards_reused", "shards_scored", "sentences_scored", "sentences_computed",
+                       "sentences_distinct", "sentences_rescored")
 
 
 class ScoresConfig(Config):
@@ -80,7 +83,7 @@ def score_shard(
     _, report = score_canaries(lm, shard_canaries, candidates, store, scoring.settings(),
                                log=context.log.info, sentence_cache=scoring.sentence_cache(lm))
     return pd.DataFrame([{
-        "shard_path": str(store.path(shard)), "model_fingerprint": lm.fingerprint,
+        "shard_path": str(store.path(shard)), "model_fingerprint": lm.fingerprint, "precision": report.precision,
         **{name: getattr(report, name) for name in SHARD_REPORT_COUNTS}, "seconds": report.seconds,
     } for shard in planned])
 
@@ -100,6 +103,9 @@ def collect_scores(context: OpExecutionContext, shard_reports: list[pd.DataFrame
             "model_fingerprint": reports["model_fingerprint"].iloc[0] if len(reports) else "",
             **counts,
             "sentences_per_second": round(counts["sentences_scored"] / seconds, 1) if seconds else 0.0,
+            "precision": "+".join(sorted(set(reports["precision"]))) if len(reports) else "",
+            "share_rescored_float32": (round(counts["sentences_rescored"] / counts["sentences_distinct"], 4)
+                                       if counts["sentences_distinct"] else 0.0),
         },
     )
 

@@ -35,6 +35,11 @@ def test_scores_and_memorization_pass_all_checks(audit):
     assert scores["nll_similar"].map(len).eq(2).all()
     pairs = first.asset_value("memorization")
     assert len(pairs) == 2 and set(pairs["cohort"]) == {"well-known", "lesser-known"}
+    # The run states its precision; a float32 run re-scores nothing.
+    meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata for e in first.get_asset_materialization_events()}
+    assert meta["scores"]["precision"].value == "float32"
+    assert meta["scores"]["sentences_distinct"].value > 0 and meta["scores"]["sentences_rescored"].value == 0
+    assert meta["scores"]["share_rescored_float32"].value == 0.0
 
 
 @pytest.mark.slow

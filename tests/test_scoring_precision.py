@@ -140,14 +140,16 @@ def test_refined_scores_are_float32s_where_rescored_and_bfloat16s_elsewhere(audi
 
 
 def test_report_adds_precision_and_rescored_counts():
-    total = ScoringReport(precision="float32")
+    total = ScoringReport()  # as a request sums its rounds
     total.add(ScoringReport(precision="bfloat16", sentences_distinct=10, sentences_rescored=3,
                             nll_error_bound_share=0.02, rescored_max_error=0.5))
     total.add(ScoringReport(precision="bfloat16", sentences_distinct=10, sentences_rescored=1,
                             nll_error_bound_share=0.02, rescored_max_error=0.2))
-    assert total.precision == "bfloat16+float32"
+    assert total.precision == "bfloat16"
     assert (total.sentences_distinct, total.sentences_rescored, total.share_rescored) == (20, 4, 0.2)
     assert (total.nll_error_bound_share, total.rescored_max_error) == (0.02, 0.5)
+    total.add(ScoringReport(precision="float32", sentences_distinct=5))
+    assert total.precision == "bfloat16+float32" and total.share_rescored == 4 / 25
 
 
 def test_settings_configure_the_rescoring():

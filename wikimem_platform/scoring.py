@@ -35,7 +35,7 @@ import pandas as pd
 from wikimem_platform.canaries.text import render
 from wikimem_platform.models import LoadedModel
 from wikimem_platform.nll import score_sentences
-from wikimem_platform.precision import FLOAT32, refine_to_float32, rescoring_plan
+from wikimem_platform.precision import refine_to_float32, rescoring_plan
 from wikimem_platform.progress import LOG_EVERY_SECONDS, throttled
 from wikimem_platform.storage import write_atomically
 from wikimem_platform.versions import source_version
@@ -223,7 +223,7 @@ class ScoringReport:
     seconds: float = 0.0
     # Precision (`wikimem_platform.precision`): the scored shards' distinct sentences, and how
     # many of them were re-scored in float32 so that every rank-1 is float32's (0 in float32).
-    precision: str = FLOAT32  # "float32" | "bfloat16" | "float16" | "nf4" (several joined by "+")
+    precision: str = ""  # "float32" | "bfloat16" | "float16" | "nf4" (several joined by "+"; "" before any)
     sentences_distinct: int = 0
     sentences_rescored: int = 0
     # The per-sentence error bound the re-scoring assumed: max(nats, share x NLL) (max over calls).
@@ -245,7 +245,7 @@ class ScoringReport:
         for field in dataclasses.fields(self):
             mine, theirs = getattr(self, field.name), getattr(other, field.name)
             if field.name == "precision":
-                value = "+".join(sorted({*mine.split("+"), *theirs.split("+")}))
+                value = "+".join(sorted({*mine.split("+"), *theirs.split("+")} - {""}))
             elif field.name in ("nll_error_bound_nats", "nll_error_bound_share", "rescored_max_error"):
                 value = max(mine, theirs)
             else:
