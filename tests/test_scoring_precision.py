@@ -166,3 +166,22 @@ def test_planted_inputs_have_the_stated_size():
     rows = expand_canaries(canaries, candidates)
     assert len(rows) == 8 * 4 * 11 * (1 + COUNTERFACTUALS)
     assert set(candidates.groupby(PAIR)["is_true"].sum()) == {1}
+
+
+def test_a_bound_below_the_errors_seen_is_widened(audits, planted_model):
+    """A bound the re-scored sentences contradict (0.01 nats, where bfloat16 is off by tenths)
+    is widened until it covers every error seen, and the rounds go on under it."""
+    from wikimem_platform.precision import WIDEN, refine_to_float32
+
+    _, _, raw, _, _ = audits
+    canaries, candidates = planted_audit_inputs(PEOPLE_PER_LEVEL, COUNTERFACTUALS)
+    keys = [*VARIANT, "value"]
+    rows = expand_canaries(canaries[canaries["property"] == "P106"], candidates).sort_values(keys)
+    low = raw[raw["property"] == "P106"].sort_values(keys)
+    assert rows[keys].reset_index(drop=True).equals(low[keys].reset_index(drop=True))
+    logged = []
+    _, report = refine_to_float32(rows, low, load_model(str(planted_model)), "bfloat16",
+                                  Float32Verdicts(nll_error=0.01), log=logged.append)
+    absolute, relative = report.nll_error_bound
+    assert relative == 0.0 and absolute >= WIDEN * report.max_error_seen > WIDEN * 0.01
+    assert logged and "widened" in logged[0] and report.rounds >= 2
