@@ -195,7 +195,7 @@ def request_scores(
             context.log.warning(f"{request_id}: {entry.key} could not be audited: {type(error).__name__}: {error}")
             audits.append({"model": entry.key, "audited": False, "error": f"{type(error).__name__}: {error}",
                            "fingerprint": None, "sentences_computed": 0, "shards_reused": 0, "facts_compared": 0,
-                           "control_sentences_computed": 0,
+                           "control_sentences_computed": 0, "precision": None, "sentences_rescored": 0, "share_rescored": 0.0,
                            "seconds": time.monotonic() - started})
             continue
         finally:
@@ -208,12 +208,16 @@ def request_scores(
         audits.append({"model": entry.key, "audited": True, "error": None, "fingerprint": audit.fingerprint,
                        "sentences_computed": audit.report.sentences_computed, "shards_reused": audit.report.shards_reused,
                        "facts_compared": len(audit.compared), "control_sentences_computed": audit.control_sentences_computed,
+                       # the person's scores: the precision scored in, and the sentences brought back to float32
+                       "precision": audit.report.precision or None, "sentences_rescored": audit.report.sentences_rescored,
+                       "share_rescored": audit.report.share_rescored,
                        "seconds": time.monotonic() - started})
         context.log.info(f"{request_id} on {entry.key}: {audit.report.sentences_computed:,} sentences through the model "
                          f"({audit.report.shards_reused} shards reused); {len(audit.compared)} facts compared with controls, "
                          f"{audit.control_sentences_computed:,} sentences for them; {time.monotonic() - started:.1f}s")
     audits_frame = pd.DataFrame(audits, columns=["model", "audited", "error", "fingerprint", "sentences_computed", "shards_reused",
-                                                 "facts_compared", "control_sentences_computed", "seconds"])
+                                                 "facts_compared", "control_sentences_computed", "precision",
+                                                 "sentences_rescored", "share_rescored", "seconds"])
     score_frame = pd.concat(scores, ignore_index=True) if scores else pd.DataFrame()
     completion_frame = pd.concat(completions, ignore_index=True) if completions else pd.DataFrame()
     yield Output(score_frame, "request_scores", metadata={"rows": len(score_frame), "models_audited": int(audits_frame["audited"].sum())})
@@ -272,7 +276,8 @@ def request_answer(
         mine = lambda frame: frame[frame["model"] == row["model"]].drop(columns="model").reset_index(drop=True)  # noqa: E731
         audit = ModelAudit(row["model"], mine(request_scores), mine(request_completions), None, row["fingerprint"],
                            control_scores=mine(request_control_scores) if len(request_control_scores) else None)
-        outcomes.append(ModelOutcome(row["model"], fields, audit=audit))
+        scoring_facts = {name: row.get(name) for name in ("precision", "sentences_rescored", "share_rescored")}
+        outcomes.append(ModelOutcome(row["model"], fields, audit=audit, scoring=scoring_facts))
     labels = dict(zip(property_table["property"], property_table["label"]))
     labels.update(dict(zip(request_coverage["property"], request_coverage["property_label"])))
     settings = {"run_config": context.run.run_config or {}, "answer": config.model_dump(), "scoring": scoring.settings()}

@@ -15,6 +15,7 @@ from wikimem_platform.subject_requests.controller import (
     load_controller,
     save_controller,
 )
+from wikimem_platform.subject_requests.letter import RELEASE_ITEMS, TODO, annex_html, answer_html
 from wikimem_platform.subject_requests.phrasing import PHRASES, Addressee, addressee
 
 CONTROLLER = {"name": "Musterfirma KI GmbH", "address": "Beispielweg 5, 10115 Berlin",
@@ -117,3 +118,41 @@ def test_the_page_check_sees_a_page_run_off_the_window(tmp_path):
                        "<td style='min-width:3000px'>x</td></tr></table></div></body></html>")
     check = reports.check_page(wrapped, width=1280)
     assert check.fits and check.text.startswith("Report")
+
+
+def _document(**changes):
+    """A minimal answer document: one release, one fact, no controller configured."""
+    fact = {"property": "P19", "property_label": "place of birth", "phrase": "your place of birth", "values": ["Tübingen"],
+            "verdict": "not memorized", "sentence": "The model shows no memorization of your place of birth.",
+            "M": 0.0, "z_star": None, "truth_rank": 7, "n_candidates": 21, "completion": None, "cue": None,
+            "cue_flag": None, "extraction": None, "n_controls": None, "control_names": None}
+    model = {"model": "acme-chat@3", "display_name": None, "audited": True, "error": None, "fingerprint": "f00",
+             "n_facts": 1, "n_memorized": 0, "n_weak": 0, "facts": [fact]}
+    document = {"request": {"id": "dsr-1", "kind": "access", "received_at": "2026-11-01T00:00:00+00:00",
+                            "due_at": "2026-12-01T00:00:00+00:00", "requester_reference": None},
+                "subject": {"key": "person-x", "label": "Ilse Marwitz", "qid": None, "in_wikidata": False},
+                "controller": None, "generated_at": "2026-11-02T00:00:00+00:00",
+                "method": {"m_threshold": 0.8, "cue_tau": 0.5, "n_controls": 0}, "headline": "acme-chat: nothing memorized",
+                "coverage": [], "not_covered": [], "models": [model], "forget_set": None, "verification": [],
+                "lineage": {"models": [], "code": {}, "data_assets": [], "run": {}, "config": {}, "config_hash": "abc"}}
+    for key, value in changes.items():  # a model's scoring facts, or the document's own keys
+        (model if key in model or key in ("precision", "sentences_rescored", "share_rescored") else document)[key] = value
+    return document
+
+
+def test_a_letter_without_a_controller_or_register_fields_says_what_is_missing():
+    page = answer_html(_document())
+    assert page.count(TODO) == 1 + len(RELEASE_ITEMS) + 4  # controller block, 5 register items, contact, authority, decisions, signature
+    assert "acme-chat (release 3)" in page and "acme-chat@3" not in page  # no display name: the registry name, in words
+    assert "reduced precision" not in page and "config_hash" not in page  # lineage: annex only
+    annex = annex_html(_document())
+    assert "acme-chat@3" in annex and "abc" in annex
+
+
+def test_a_letter_says_when_verdicts_were_brought_back_to_full_precision():
+    page = answer_html(_document(precision="bfloat16", sentences_rescored=1234, share_rescored=0.32))
+    assert ("scored in reduced precision (bfloat16) to save time; the 1,234 sentences (32%) close enough to change "
+            "a ranking were scored again in full precision (float32)") in page
+    assert "bfloat16 (1,234 sentences re-scored in float32)" in annex_html(_document(precision="bfloat16",
+                                                                                       sentences_rescored=1234))
+    assert "reduced precision" not in answer_html(_document(precision="float32"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -67,6 +67,7 @@ class ModelOutcome:
     entry: dict  # registry fields (source, variant, family, revision, display_name, purposes, ...)
     audit: ModelAudit | None = None
     error: str | None = None
+    scoring: dict = field(default_factory=dict)  # precision, sentences_rescored, share_rescored of the person's scores
 
 
 def model_verdicts(
@@ -247,7 +248,8 @@ def compose_answer(
                   "phrase": who.fact(row["property"], row["property_label"]),
                   "sentence": plain_sentence(row, who)} for row in table.to_dict("records")]
         facts.sort(key=lambda fact: not fact["emitted"])  # what the model says comes first (stable)
-        models.append({**item, "audited": True, "error": None, "fingerprint": outcome.audit.fingerprint,
+        models.append({**item, **{k: json_scalar(v) for k, v in outcome.scoring.items()},
+                       "audited": True, "error": None, "fingerprint": outcome.audit.fingerprint,
                        "n_facts": len(facts), "n_memorized": sum(f["verdict"] == MEMORIZED for f in facts),
                        "n_weak": sum(f["verdict"] == WEAK for f in facts), "facts": facts})
         if request.kind == RequestKind.ERASURE and len(pairs):

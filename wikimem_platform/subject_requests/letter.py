@@ -161,6 +161,17 @@ def _evidence_table(model: Mapping) -> str:
     return "".join(rows) + "</table></div>"
 
 
+def _precision_note(model: Mapping) -> str:
+    """What precision the model was scored in, when not full (float32): how the verdicts were kept exact."""
+    precision = model.get("precision")
+    if not precision or precision == "float32":
+        return ""
+    rescored = int(model.get("sentences_rescored") or 0)
+    return (f"<p class='muted'>This model was scored in reduced precision ({_esc(precision)}) to save time; the "
+            f"{rescored:,} sentences ({float(model.get('share_rescored') or 0):.0%}) close enough to change a ranking "
+            "were scored again in full precision (float32), so every verdict above is the one full precision gives.</p>")
+
+
 def _models(document: Mapping) -> list[str]:
     parts = ["<h2>What each model holds</h2>"]
     for model in document["models"]:
@@ -172,6 +183,7 @@ def _models(document: Mapping) -> list[str]:
         parts.append("<ul>" + "".join(
             f"<li><span class='{f['verdict'].split()[0]}'>{_esc(f['verdict'])}</span>: {_esc(f['sentence'])}</li>"
             for f in model["facts"]) + "</ul>")
+        parts.append(_precision_note(model))
         parts.append(_evidence_table(model))
     return parts
 
@@ -325,13 +337,20 @@ def answer_html(document: Mapping) -> str:
     return "\n".join(parts)
 
 
+def _precision_cell(model: Mapping) -> str:
+    rescored = int(model.get("sentences_rescored") or 0)
+    precision = model.get("precision") or ("" if model["audited"] else "-")
+    return precision + (f" ({rescored:,} sentences re-scored in float32)" if rescored else "")
+
+
 def annex_html(document: Mapping) -> str:
     """The technical annex: registry keys and fingerprints, the method's settings, the invented
     people each fact was compared with, and the lineage."""
     req = document["request"]
     releases = "".join(
         f"<tr><td>{_esc(release_name(m))}</td><td><code>{_esc(m['model'])}</code></td><td>{_esc(m.get('source'))}</td>"
-        f"<td><code>{_esc(m.get('fingerprint'))}</code></td><td>{'audited' if m['audited'] else _esc(m['error'])}</td></tr>"
+        f"<td><code>{_esc(m.get('fingerprint'))}</code></td><td>{_esc(_precision_cell(m))}</td>"
+        f"<td>{'audited' if m['audited'] else _esc(m['error'])}</td></tr>"
         for m in document["models"])
     controls = "".join(
         f"<tr><td><code>{_esc(m['model'])}</code></td><td>{_esc(f['property_label'])} ({_esc(f['property'])})</td>"
@@ -345,7 +364,7 @@ def annex_html(document: Mapping) -> str:
         f"<h1>Technical annex to the answer to request {_esc(req['id'])}</h1>",
         f"<p class='muted'>Generated {_esc(document['generated_at'])}; the letter: <a href='{LETTER}'>{LETTER}</a>.</p>",
         "<h2>Releases</h2><div class='scroll'><table><tr><th>release</th><th>registry key</th><th>source</th>"
-        f"<th>scores fingerprint</th><th>audit</th></tr>{releases}</table></div>",
+        f"<th>scores fingerprint</th><th>precision</th><th>audit</th></tr>{releases}</table></div>",
         f"<h2>Method settings</h2><pre>{_esc(method)}</pre>",
         *(["<h2>Invented people compared</h2><div class='scroll'><table><tr><th>release</th><th>fact</th>"
            f"<th>invented people, in the order scored</th></tr>{controls}</table></div>"] if controls else []),
