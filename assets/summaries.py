@@ -156,7 +156,7 @@ def mia_summary(
         reference = scoring.load_reference(reference_name)
     elif config.reference_model:
         reference_name = config.reference_model
-        reference = scoring.load(registry.get(reference_name))
+        reference = scoring.load_reference(registry.get(reference_name))  # the release's model stays loaded
     _, table = membership.run_mia(
         lm, texts, reference_lm=reference, k=config.k, n_neighbours=config.n_neighbours,
         reference_corpus=membership.reference_corpus_texts(humans), n_bootstrap=config.n_bootstrap, seed=config.seed,

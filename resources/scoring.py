@@ -8,18 +8,24 @@ from dagster import ConfigurableResource, InitResourceContext
 from pydantic import PrivateAttr
 
 from wikimem_platform.storage import path_safe_key
-from wikimem_platform.models import LoadedModel, ModelLoadError, load_model, resolve_device
+from wikimem_platform.models import LoadedModel, ModelLoadError, load_model, resolve_device, resolve_dtype
 from wikimem_platform.registry import ModelEntry, Registry
 from wikimem_platform.scoring import SentenceNllCache
 from wikimem_platform.subject_requests.intake import RequestStore
 
 
 class ScoringResource(ConfigurableResource):
-    """Device, precision and batching for scoring; CPU full precision by default.
+    """Device, precision and batching for every model pass; CPU full precision by default.
 
     On a GPU set device="cuda" and quantization="nf4" (4-bit NF4 with double quantization
     through bitsandbytes, the WikiMem paper's setting). Asking for CUDA on a machine without a
-    GPU fails at once with a clear error, before any model is loaded.
+    GPU, an unknown dtype or NF4 on CPU fails at once with a clear error, before any model is
+    loaded. Every asset gets its model from `load` / `load_reference`, so these settings reach
+    the NLL engine (batch_size x 32 tree tokens a forward), the generator (batch_size prompts a
+    call when given), the MIA pass (batch_size x 32 tokens a batch, its gradient norms and
+    SaMIA samples), soft-prompt training, and the float32 re-scoring model of a bfloat16 / NF4 run
+    (same device and batch size). Reference unlearning takes the same device and dtype names
+    (`wikimem unlearn --device --dtype`, `unlearning.methods.unlearn(device=, dtype=)`).
     """
 
     device: str = "cpu"  # cpu | cuda | cuda:N | auto
@@ -33,11 +39,21 @@ class ScoringResource(ConfigurableResource):
     _loaded: dict = PrivateAttr(default_factory=dict)  # {registry key: LoadedModel}: at most one, per process
 
     def setup_for_execution(self, context: InitResourceContext) -> None:
-        resolve_device(self.device)  # fail fast: CUDA requested without a GPU
-        if self.quantization not in ("none", "nf4"):
-            raise ModelLoadError(f"quantization must be 'none' or 'nf4', got {self.quantization!r}")
+        self.validate()
         if context.instance is not None:
             self._storage = context.instance.storage_directory()
+
+    def validate(self) -> None:
+        """Fail fast, before any model is loaded: CUDA requested without a GPU, an unknown dtype or
+        quantization, NF4 on CPU (load_model refuses it there), a batch size below 1."""
+        device = resolve_device(self.device)
+        resolve_dtype(self.dtype)
+        if self.quantization not in ("none", "nf4"):
+            raise ModelLoadError(f"quantization must be 'none' or 'nf4', got {self.quantization!r}")
+        if self.quantization == "nf4" and device.type != "cuda":
+            raise ModelLoadError(f"quantization='nf4' needs device='cuda' (device is {self.device!r}, {device})")
+        if self.batch_size is not None and self.batch_size < 1:
+            raise ModelLoadError(f"batch_size must be >= 1 or None (automatic), got {self.batch_size}")
 
     def load(self, entry: ModelEntry) -> LoadedModel:
         """The release's model, loaded once per process (the shard steps of an in-process run share
@@ -48,10 +64,11 @@ class ScoringResource(ConfigurableResource):
             self._loaded[entry.key] = self._load(entry)
         return self._loaded[entry.key]
 
-    def load_reference(self, source: str) -> LoadedModel:
-        """A second model beside the release's (the MIA reference attack), same settings, not
-        kept: it does not replace the release's model in this process."""
-        return self._load_source(source)
+    def load_reference(self, source: str | ModelEntry) -> LoadedModel:
+        """A second model beside the release's (the MIA reference attack): a shipped name or path,
+        or a registered release; same settings, not kept: it does not replace the release's model
+        in this process."""
+        return self._load(source) if isinstance(source, ModelEntry) else self._load_source(source)
 
     def _load(self, entry: ModelEntry) -> LoadedModel:
         return self._load_source(entry.source, nf4=entry.quantization == "nf4", trust_remote_code=entry.trust_remote_code,
@@ -78,7 +95,10 @@ class ScoringResource(ConfigurableResource):
     def sentence_cache(self, lm: LoadedModel) -> SentenceNllCache:
         """The persistent sentence cache of this model (fingerprint) and these settings."""
         base = self.nll_cache_dir or os.path.join(self._storage or ".", "nll_cache")
-        return SentenceNllCache.for_model(base, lm.fingerprint, self.settings())
+        settings = self.settings()
+        if lm.details.get("load_in_4bit"):  # a release registered as NF4 is NF4 whatever the resource says
+            settings["quantization"] = "nf4"
+        return SentenceNllCache.for_model(base, lm.fingerprint, settings)
 
     def settings(self) -> dict:
         """What, besides model and inputs, changes a score: part of every shard's key."""

@@ -22,7 +22,7 @@ from tqdm import tqdm
 from wikimem_platform import across_models
 from wikimem_platform import inquiry as inq
 from wikimem_platform import reports
-from wikimem_platform.models import SHIPPED_MODELS
+from wikimem_platform.models import SHIPPED_MODELS, ModelLoadError
 from wikimem_platform.storage import path_safe_key
 from wikimem_platform.vocabulary import M_THRESHOLD
 from wikimem_platform.registry import RELEASE_FIELDS, Registry, RegistryError, Task
@@ -31,7 +31,7 @@ from wikimem_platform.subject_requests.controller import ControllerError, load_c
 from wikimem_platform.unlearning import export as unlearning_export
 from wikimem_platform.unlearning import stored as unlearning_stored
 from wikimem_platform.unlearning import verify as unlearning_verify
-from wikimem_platform.unlearning.methods import METHODS, RETAIN_LOSSES, UnlearnConfig
+from wikimem_platform.unlearning.methods import METHODS, RETAIN_LOSSES, TRAINING_DTYPES, UnlearnConfig
 
 # The demo: the bundled Wikidata sample with every data default (100 + 100 subjects, 100
 # counterfactuals per property), and a narrow audit so it ends within ~15 minutes on 2 CPU cores.
@@ -404,13 +404,19 @@ def cmd_unlearn(args) -> int:
     config = UnlearnConfig(method=args.method, steps=args.steps, learning_rate=args.learning_rate, batch_size=args.batch_size,
                            beta=args.beta, retain_weight=args.retain_weight, retain_loss=args.retain_loss,
                            kl_weight=args.kl_weight, seed=args.seed)
-    print(f"{base.key}: {args.method}, {args.steps} steps on {len(forget_texts)} forget and {len(retain_texts)} retain texts"
+    print(f"{base.key}: {args.method}, {args.steps} steps ({args.device}, {args.dtype}) on {len(forget_texts)} forget and "
+          f"{len(retain_texts)} retain texts"
           + (f" ({len(ranking_texts)} ranking texts for the KL)" if ranking_texts else ""))
-    with tqdm(total=args.steps, desc="unlearning", unit="step") as bar:
-        result = methods.unlearn(base.source, forget_texts, retain_texts, out, config, sets.forget_hash(),
-                                 retain_facts=list(zip(sets.retain["subject_qid"], sets.retain["property"])),
-                                 log=lambda message: bar.set_postfix_str(message.split(": ", 1)[-1]),
-                                 progress=lambda done, total: bar.update(done - bar.n), ranking_texts=ranking_texts)
+    try:
+        with tqdm(total=args.steps, desc="unlearning", unit="step") as bar:
+            result = methods.unlearn(base.source, forget_texts, retain_texts, out, config, sets.forget_hash(),
+                                     retain_facts=list(zip(sets.retain["subject_qid"], sets.retain["property"])),
+                                     log=lambda message: bar.set_postfix_str(message.split(": ", 1)[-1]),
+                                     progress=lambda done, total: bar.update(done - bar.n), ranking_texts=ranking_texts,
+                                     device=args.device, dtype=args.dtype)
+    except (ModelLoadError, methods.UnlearningDoesNotFit, ValueError) as error:  # no GPU, it does not fit, a bad setting
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     print(f"written to {result.model_dir} in {result.manifest['seconds']} s")
     if args.no_register:
         return 0
@@ -662,6 +668,11 @@ def build_parser() -> argparse.ArgumentParser:
                               "each retain fact (competing values, look-alike names); nll: the retain NLL alone")
     unlearn.add_argument("--kl-weight", type=float, default=UnlearnConfig.kl_weight, help="weight of the ranking KL")
     unlearn.add_argument("--seed", type=int, default=0)
+    unlearn.add_argument("--device", default="cpu",
+                         help="cpu, cuda, cuda:N or auto (as the scoring resource's device); a model whose full "
+                              "fine-tuning does not fit the GPU is refused, not moved")
+    unlearn.add_argument("--dtype", choices=list(TRAINING_DTYPES), default="float32",
+                         help="the weights' dtype while training and in the new revision")
     unlearn.add_argument("--out", help="the new model directory (default: beside the base model)")
     unlearn.add_argument("--no-register", action="store_true", help="write the model, do not register it")
     unlearn.set_defaults(func=cmd_unlearn)

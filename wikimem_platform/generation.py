@@ -52,6 +52,8 @@ TRIPLET_TEMPLATES = ("name: {name}, {other}: {other_value}, {attribute}:",
 EXTRACTION_TEMPLATES = ("Please list some {attribute_plural}.",
                         "Here is a list of some {attribute_plural}:")
 
+GENERATION_AUTO_BATCH = 32  # prompts per generate call when the batch size is automatic
+
 EXAMPLE_COLUMNS = ["paradigm", "template_id", "prompt", "joiner", "targets", "cue_kind"]
 
 
@@ -98,7 +100,7 @@ def _generate(lm: LoadedModel, prompts: Sequence[str], max_new_tokens: int, batc
     pad_id = tokenizer.pad_token_id
     if pad_id is None:
         pad_id = eos_ids[0] if eos_ids else 0
-    batch_size = batch_size or max(1, min(lm.batch_size, 32))
+    batch_size = batch_size or generation_batch_size(lm)
     outputs: list[str] = [""] * len(prompts)
     done = 0
     if unpadded:
@@ -126,6 +128,16 @@ def _generate(lm: LoadedModel, prompts: Sequence[str], max_new_tokens: int, batc
             if progress is not None:
                 progress(done, len(prompts))
     return outputs
+
+
+def generation_batch_size(lm: LoadedModel) -> int:
+    """Prompts per `generate` call: the batch size the model was loaded with when it was given
+    explicitly (the scoring resource's `batch_size`), else the automatic one capped at
+    GENERATION_AUTO_BATCH (left-padded rows decode in lockstep: a longer batch waits on its
+    longest continuation)."""
+    if lm.details.get("batch_size_requested", "auto") != "auto":
+        return lm.batch_size
+    return max(1, min(lm.batch_size, GENERATION_AUTO_BATCH))
 
 
 def _eos_ids(lm: LoadedModel) -> list[int]:

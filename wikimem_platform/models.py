@@ -108,8 +108,9 @@ class LoadedModel:
             load_dir = self.details.get("load_dir")
             if not load_dir:
                 raise ModelLoadError(f"{self.name} was not loaded from a directory: no float32 twin to load")
-            self._float32_twin = load_model(
-                load_dir, device=str(self.device), dtype="float32", batch_size="auto",
+            self._float32_twin = load_model(  # the batch budget asked of this one, kept by the twin
+                load_dir, device=str(self.device), dtype="float32",
+                batch_size=self.details.get("batch_size_requested", "auto"),
                 attn_implementation=self.details.get("attn_implementation", "sdpa"),
             )
         return self._float32_twin
@@ -214,7 +215,7 @@ def load_model(
 
     started = time.perf_counter()
     target_device = resolve_device(device)
-    torch_dtype = _resolve_dtype(dtype)
+    torch_dtype = resolve_dtype(dtype)
     if load_in_4bit and target_device.type == "cpu" and not allow_4bit_on_cpu:
         raise ModelLoadError(
             "4-bit NF4 loading was requested on CPU: bitsandbytes 4-bit is meant for CUDA (on CPU "
@@ -275,11 +276,16 @@ def load_model(
             "load_in_4bit": load_in_4bit,
             "attn_implementation": attn_implementation,
             "vocab_size": vocab_size,
+            # what the caller asked for ("auto" or sentences per forward): an explicit size is
+            # honoured by every path (engine, generator, MIA pass), an automatic one is sized per path
+            "batch_size_requested": batch_size if isinstance(batch_size, int) else "auto",
         },
     )
 
 
-def _resolve_dtype(dtype: torch.dtype | str | None) -> torch.dtype | None:
+def resolve_dtype(dtype: torch.dtype | str | None) -> torch.dtype | None:
+    """float32 / bfloat16 / float16 (or fp32, bf16, fp16, half, a torch.dtype; None stays None);
+    a clear error for anything else."""
     import torch
 
     if dtype is None or isinstance(dtype, torch.dtype):

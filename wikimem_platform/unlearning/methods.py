@@ -22,7 +22,19 @@ and two retain losses:
   model may change what it says about the forgotten people, not the rankings of anyone else.
 
 Both run on a Hugging Face causal LM directory with `transformers` and `torch` only, seeded, and
-write a new model directory with `unlearning.json` (forget-set hash, method, steps, seed, losses).
+write a new model directory with `unlearning.json` (forget-set hash, method, steps, seed, losses,
+device and dtype).
+
+Where it runs: `device` (cpu, cuda, cuda:N, auto) and `dtype` (float32, bfloat16), the same
+names and values as the scoring resource's; CPU float32 by default. Every weight is fine-tuned
+with AdamW and the frozen reference is a second copy, so the model needs about 5x its weights
+(weights, reference, gradients, two Adam moments; 4x without a reference): an 8B model is ~160 GB
+in float32 and ~80 GB in bfloat16, more than one GPU holds. On CUDA that need is checked against
+the GPU's free memory before anything is loaded, and a model that does not fit is refused with
+the numbers (no silent fall-back to another device); such a model needs adapters (LoRA) instead
+of full fine-tuning. float16 is refused: full fine-tuning in float16 needs loss scaling, which
+this reference does not do. The batches drawn are the same on every device (a CPU generator), so
+a CUDA run follows the CPU one up to kernel rounding.
 """
 
 from __future__ import annotations
@@ -43,6 +55,11 @@ if TYPE_CHECKING:
 METHODS = ("npo", "gradient_ascent")
 RETAIN_LOSSES = ("nll+kl", "nll")
 UNLEARNING_MANIFEST = "unlearning.json"
+TRAINING_DTYPES = ("float32", "bfloat16")
+# Bytes per weight element for full fine-tuning: the weights, their gradients and AdamW's two
+# moments (all in the weights' dtype), plus the frozen reference copy when one is used.
+STATE_COPIES, REFERENCE_COPIES = 4, 1
+ACTIVATION_MARGIN = 1.2  # headroom for activations and the allocator on top of that
 
 
 @dataclass
@@ -134,6 +151,45 @@ def forget_loss(method: str, logprob: torch.Tensor, reference_logprob: torch.Ten
     return -(2.0 / beta) * F.logsigmoid(-beta * (logprob - reference_logprob)).mean()
 
 
+class UnlearningDoesNotFit(RuntimeError):
+    """Full fine-tuning of this model does not fit the chosen GPU's free memory."""
+
+
+def full_finetune_bytes(parameter_count: int, dtype: torch.dtype, with_reference: bool) -> int:
+    """Memory that full fine-tuning holds, activations aside: weights, gradients and two AdamW
+    moments in `dtype`, and a reference copy when NPO or the ranking KL needs one."""
+    copies = STATE_COPIES + (REFERENCE_COPIES if with_reference else 0)
+    return parameter_count * dtype.itemsize * copies
+
+
+def _parameter_count(model_dir: Path) -> int:
+    """Parameters of the model in model_dir, counted on the meta device (nothing is allocated)."""
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    with torch.device("meta"):
+        shell = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(model_dir))
+    return sum(p.numel() for p in shell.parameters())
+
+
+def check_fits(model_dir: Path, device: torch.device, dtype: torch.dtype, with_reference: bool) -> int:
+    """The bytes full fine-tuning needs; on CUDA, refused (UnlearningDoesNotFit) when that need
+    (with ACTIVATION_MARGIN) exceeds the GPU's free memory. CPU memory is not checked."""
+    import torch
+
+    need = full_finetune_bytes(_parameter_count(model_dir), dtype, with_reference)
+    if device.type == "cuda":
+        free, _ = torch.cuda.mem_get_info(device)
+        if need * ACTIVATION_MARGIN > free:
+            raise UnlearningDoesNotFit(
+                f"full fine-tuning of {model_dir.name} in {str(dtype).removeprefix('torch.')} needs about "
+                f"{need * ACTIVATION_MARGIN / 1e9:.1f} GB on {device} (weights, gradients, two AdamW moments"
+                f"{', a reference copy' if with_reference else ''}, activations) but {free / 1e9:.1f} GB are free: "
+                "reference unlearning fine-tunes every weight, so this model needs adapters (LoRA) or a larger "
+                "device; it is not moved to another device")
+    return need
+
+
 def unlearn(
     model_dir: str | Path,
     forget_texts: Sequence[str],
@@ -145,14 +201,19 @@ def unlearn(
     retain_facts: Sequence[tuple[str, str]] = (),
     progress: Callable[[int, int], None] | None = None,
     ranking_texts: Sequence[str] = (),
+    device: str | torch.device = "cpu",
+    dtype: str = "float32",
 ) -> UnlearnResult:
     """Unlearn `forget_texts` from the model in `model_dir` while keeping `retain_texts` (and, with
     retain_loss "nll+kl", the model's distributions on `ranking_texts`, see
     `export.ranking_texts`); write the result to `out_dir` (every other file of the model
-    directory is copied along)."""
+    directory is copied along). `device` and `dtype` as the scoring resource's (module
+    docstring): the weights are trained and saved in `dtype`."""
     import torch
 
     from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from wikimem_platform.models import resolve_device, resolve_dtype
 
     config = config or UnlearnConfig()
     config.validate()
@@ -161,13 +222,19 @@ def unlearn(
     use_kl = config.retain_loss == "nll+kl" and config.kl_weight > 0
     if use_kl and not ranking_texts:
         raise ValueError("retain_loss 'nll+kl' needs ranking_texts (unlearning.export.ranking_texts), or use retain_loss 'nll'")
-    torch.manual_seed(config.seed)
-    generator = torch.Generator().manual_seed(config.seed)
-    device = torch.device("cpu")
+    device = resolve_device(device)  # a clear error when CUDA is asked for and absent
+    torch_dtype = resolve_dtype(dtype)
+    if str(torch_dtype).removeprefix("torch.") not in TRAINING_DTYPES:
+        raise ValueError(f"dtype {dtype!r} is not trained here: use one of {', '.join(TRAINING_DTYPES)} "
+                         "(float16 full fine-tuning needs loss scaling)")
     model_dir, out_dir = Path(model_dir), Path(out_dir)
+    with_reference = config.method == "npo" or use_kl
+    check_fits(model_dir, device, torch_dtype, with_reference)
+    torch.manual_seed(config.seed)
+    generator = torch.Generator().manual_seed(config.seed)  # on CPU: the same batches on every device
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
-    model = AutoModelForCausalLM.from_pretrained(model_dir, torch_dtype=torch.float32).to(device)
-    reference = copy.deepcopy(model).eval() if config.method == "npo" or use_kl else None
+    model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch_dtype).to(device)
+    reference = copy.deepcopy(model).eval() if with_reference else None
     for parameter in reference.parameters() if reference is not None else ():
         parameter.requires_grad_(False)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=0.0)
@@ -189,7 +256,8 @@ def unlearn(
         loss_retain = torch.zeros((), device=device)
         if retain_texts and config.retain_weight > 0:
             loss_retain = -sequence_logprob(model, tokenizer, batch(retain_texts), device).mean()
-        loss_kl = retain_kl(model, reference, tokenizer, batch(ranking_texts), device) if use_kl else torch.zeros(())
+        loss_kl = (retain_kl(model, reference, tokenizer, batch(ranking_texts), device) if use_kl
+                   else torch.zeros((), device=device))
         loss = loss_forget + config.retain_weight * loss_retain + config.kl_weight * loss_kl
         optimizer.zero_grad()
         loss.backward()
@@ -211,6 +279,7 @@ def unlearn(
     tokenizer.save_pretrained(out_dir)
     manifest = {
         "base_model_dir": str(model_dir.resolve()), "forget_sha256": forget_sha256, "config": asdict(config),
+        "device": str(device), "dtype": str(torch_dtype).removeprefix("torch."),
         "forget_texts": len(forget_texts), "retain_texts": len(retain_texts), "ranking_texts": len(ranking_texts),
         "retain_facts": [list(key) for key in retain_facts],  # (subject, property): utility is measured on these
         "seconds": round(time.monotonic() - started, 1), "losses": losses,
