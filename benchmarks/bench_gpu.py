@@ -200,8 +200,8 @@ def bench_paper_scale(args, device: torch.device) -> list[dict]:
     peak = next((flops for key, flops in PEAK_BF16_FLOPS.items() if key in name), None)
     rows = []
     for dtype in args.dtypes:
-        if dtype == "float32" and device.type == "cuda":
-            continue  # the paper-scale run is about bf16 and NF4
+        if dtype == "float32" and device.type == "cuda" and not args.paper_float32:
+            continue  # the paper-scale run is about bf16 and NF4; float32 is its re-scoring's cost
         torch_dtype = torch.float32 if dtype == "float32" else torch.bfloat16
         reset_peak(device)
         lm = random_model(shape, torch_dtype, device, load_in_4bit=dtype == "nf4")
@@ -240,6 +240,8 @@ def main(argv: list[str] | None = None) -> tuple[list[dict], list[dict]]:
     parser.add_argument("--properties", type=int, default=3)
     parser.add_argument("--candidates", type=int, default=101)
     parser.add_argument("--paper-scale", action="store_true", help="also time the random Llama-3.1-8B model")
+    parser.add_argument("--paper-float32", action="store_true",
+                        help="also time the 8B model in float32 (what re-scoring bf16/NF4 near-ties costs per sentence)")
     parser.add_argument("--paper-people", type=int, default=2, help="people in the timed paper-scale sample")
     parser.add_argument("--paper-sample", type=int, default=None, help="at most this many of their sentences")
     parser.add_argument("--smoke", action="store_true",
