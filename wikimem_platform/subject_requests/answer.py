@@ -264,7 +264,7 @@ def compose_answer(
     ) if request.kind == RequestKind.ERASURE else []
     generated_at = (now or datetime.now(UTC)).isoformat(timespec="seconds")
     for check in verification:
-        check["verified_at"] = generated_at  # when this section entered the answer
+        check["verified_at"] = generated_at  # the date of the audit it reports (this answer's)
     document = {
         "request": request.summary(),
         "subject": {"key": request.subject_key, "label": str(subject["label"]), "qid": request.subject_qid,
