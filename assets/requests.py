@@ -37,9 +37,9 @@ from wikimem_platform.memorization import aliases_by_value
 from wikimem_platform.scoring import ShardStore
 from wikimem_platform.subject_requests.answer import (
     ModelOutcome,
-    answer_dir,
     compose_answer,
 )
+from wikimem_platform.subject_requests.answer_files import answer_dir
 from wikimem_platform.subject_requests.audit import (
     ModelAudit,
     PersonPlan,

@@ -25,7 +25,8 @@ from wikimem_platform.inquiry import StoredResults
 from wikimem_platform.planted import load_manifest, registry_fields
 from wikimem_platform.registry import Registry
 from wikimem_platform.subject_requests import intake
-from wikimem_platform.subject_requests.answer import read_answer, release_name
+from wikimem_platform.subject_requests.answer import release_name
+from wikimem_platform.subject_requests.answer_files import read_answer
 from wikimem_platform.unlearning.export import read_export
 
 REQUEST_ASSETS = [request_assets.request_subject, request_assets.request_canaries, request_assets.request_scores,

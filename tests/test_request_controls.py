@@ -107,7 +107,7 @@ def test_controls_through_the_request_assets(planted_model, tmp_path):
     from wikimem_platform.inquiry import StoredResults
     from wikimem_platform.planted import registry_fields
     from wikimem_platform.subject_requests import intake
-    from wikimem_platform.subject_requests.answer import answer_dir, read_answer
+    from wikimem_platform.subject_requests.answer_files import answer_dir, read_answer
 
     loop = Loop(tmp_path)
     loop.registry.register(**registry_fields(planted_model))

@@ -20,9 +20,9 @@ from wikimem_platform.inquiry import StoredResults
 from wikimem_platform.registry import Registry
 from wikimem_platform.scoring import expand_canaries
 from wikimem_platform.subject_requests import intake
-from wikimem_platform.subject_requests.answer import answer_dir, read_answer
+from wikimem_platform.subject_requests.answer_files import ANNEX, PDF, answer_dir, read_answer
 from wikimem_platform.subject_requests.controller import save_controller
-from wikimem_platform.subject_requests.letter import ANNEX, PDF, RIGHTS
+from wikimem_platform.subject_requests.letter import RIGHTS
 from wikimem_platform.subject_requests.reference import intake_reference
 from wikimem_platform.unlearning.export import read_export
 

@@ -26,7 +26,7 @@ from wikimem_platform.models import SHIPPED_MODELS, ModelLoadError
 from wikimem_platform.storage import path_safe_key
 from wikimem_platform.vocabulary import M_THRESHOLD
 from wikimem_platform.registry import RELEASE_FIELDS, Registry, RegistryError, Task
-from wikimem_platform.subject_requests import answer, intake, letter, reference
+from wikimem_platform.subject_requests import answer, answer_files, intake, reference
 from wikimem_platform.subject_requests.controller import ControllerError, load_controller, save_controller
 from wikimem_platform.unlearning import export as unlearning_export
 from wikimem_platform.unlearning import stored as unlearning_stored
@@ -270,8 +270,8 @@ def cmd_request_show(args) -> int:
         print(f"error: {error.args[0]}", file=sys.stderr)
         return 2
     stored = _stored(args)
-    document = answer.read_answer(stored.storage_dir, request.id)
-    folder = answer.answer_dir(stored.storage_dir, request.id)
+    document = answer_files.read_answer(stored.storage_dir, request.id)
+    folder = answer_files.answer_dir(stored.storage_dir, request.id)
     if args.json:
         _print_json({"request": request.summary() | {"subject_label": request.subject_label}, "answer": document})
         return 0
@@ -284,9 +284,9 @@ def cmd_request_show(args) -> int:
         print("no answer yet")
         return 0
     _print_request_answer(document)
-    pdf = folder / letter.PDF
-    print(f"\nletter: {folder / letter.LETTER}" + (f"\npdf:    {pdf}" if pdf.is_file() else "")
-          + f"\nannex:  {folder / letter.ANNEX}\njson:   {folder / letter.DOCUMENT}")
+    pdf = folder / answer_files.PDF
+    print(f"\nletter: {folder / answer_files.LETTER}" + (f"\npdf:    {pdf}" if pdf.is_file() else "")
+          + f"\nannex:  {folder / answer_files.ANNEX}\njson:   {folder / answer_files.DOCUMENT}")
     return 0
 
 
@@ -328,7 +328,7 @@ def cmd_request_remove(args) -> int:
     except KeyError as error:
         print(f"error: {error.args[0]}", file=sys.stderr)
         return 2
-    folder = answer.answer_dir(_stored(args).storage_dir, request.id)
+    folder = answer_files.answer_dir(_stored(args).storage_dir, request.id)
     if args.purge and folder.exists():
         shutil.rmtree(folder)
         print(f"removed {request.id} and its stored answer")

@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from wikimem_platform.storage import path_safe_key
+from wikimem_platform.subject_requests.answer_files import stored_answers
 from wikimem_platform.vocabulary import (
     AT_THRESHOLD,
     CRITERIA,
@@ -227,8 +228,6 @@ def person_inquiry(
 def request_answers(query: str, storage_dir: str | os.PathLike) -> list[dict]:
     """The stored answers of data-subject requests about the person the query names (newest
     first): their subject's QID, name or one of its aliases."""
-    from wikimem_platform.subject_requests.answer import stored_answers
-
     query = query.strip()
     is_qid = query.upper().startswith("Q") and query[1:].isdigit()
     wanted = _fold(query)

@@ -3,18 +3,15 @@ words with its evidence (M, z*, rank, what the model says, cue flags), the forge
 erasure request, the controller and what the registry says of each release, and the lineage —
 one JSON document, from which `letter` renders the letter, its PDF and its technical annex.
 
-Written under ``<storage>/requests/<request id>/`` (the instance directory): the person's data
-never leaves it, and nothing here logs it.
+Written under ``<storage>/requests/<request id>/`` (`answer_files`, the instance directory): the
+person's data never leaves it, and nothing here logs it.
 """
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -41,15 +38,6 @@ ANSWER_COLUMNS = [
 ]
 CONTROL_FIELDS = ANSWER_COLUMNS[ANSWER_COLUMNS.index("n_controls"):]
 NO_EVIDENCE_SENTENCE = "no evidence beyond what the model would say of anyone with these facts"
-
-
-def requests_dir(storage_dir: str | os.PathLike) -> Path:
-    return Path(storage_dir) / "requests"
-
-
-def answer_dir(storage_dir: str | os.PathLike, request_id: str) -> Path:
-    """Where a request's answer.json and answer.html live."""
-    return requests_dir(storage_dir) / request_id
 
 
 def verdict(m: float, threshold: float = M_THRESHOLD) -> str:
@@ -364,18 +352,6 @@ def headline(models: Sequence[Mapping]) -> str:
                      f"{model['n_weak']} weakly associated)")
     failed = len(models) - len(audited)
     return "; ".join(parts) + (f"; {failed} release(s) could not be audited" if failed else "")
-
-
-def read_answer(storage_dir: str | os.PathLike, request_id: str) -> dict | None:
-    path = answer_dir(storage_dir, request_id) / "answer.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-
-
-def stored_answers(storage_dir: str | os.PathLike) -> list[dict]:
-    """Every stored answer (newest first)."""
-    root = requests_dir(storage_dir)
-    answers = [json.loads(p.read_text(encoding="utf-8")) for p in root.glob("*/answer.json")] if root.is_dir() else []
-    return sorted(answers, key=lambda a: a["generated_at"], reverse=True)
 
 
 def _rank_value(value) -> int | None:

@@ -29,11 +29,11 @@ from wikimem_platform.subject_requests.answer import (
     one_line,
     release_name,
 )
+from wikimem_platform.subject_requests.answer_files import ANNEX, DOCUMENT, LETTER, PDF
 from wikimem_platform.subject_requests.intake import RequestKind
 from wikimem_platform.subject_requests.phrasing import Addressee, from_document
 from wikimem_platform.vocabulary import N_SCORED_VARIANTS
 
-LETTER, ANNEX, PDF, DOCUMENT = "answer.html", "annex.html", "answer.pdf", "answer.json"
 
 # Art. 15(1)(e) and (f): the rights a reply must name, with the article that grants each.
 RIGHTS = (
