@@ -28,7 +28,14 @@ from wikimem_platform.memorization import (
     count_alias_equivalents,
     evaluate_wikimem,
 )
-from wikimem_platform.scoring import SCORE_COLUMNS, SCORING_VERSION, ShardStore, plan_shards, score_canaries
+from wikimem_platform.scoring import (
+    SCORE_COLUMNS,
+    SCORING_VERSION,
+    ShardStore,
+    combined_precision,
+    plan_shards,
+    score_canaries,
+)
 from wikimem_platform.versions import source_version
 from wikimem_platform.vocabulary import LENIENT, M_THRESHOLD
 
@@ -103,7 +110,7 @@ def collect_scores(context: OpExecutionContext, shard_reports: list[pd.DataFrame
             "model_fingerprint": reports["model_fingerprint"].iloc[0] if len(reports) else "",
             **counts,
             "sentences_per_second": round(counts["sentences_scored"] / seconds, 1) if seconds else 0.0,
-            "precision": "+".join(sorted(set(reports["precision"]))) if len(reports) else "",
+            "precision": combined_precision(reports["precision"]) if len(reports) else "",
             "share_rescored_float32": (round(counts["sentences_rescored"] / counts["sentences_distinct"], 4)
                                        if counts["sentences_distinct"] else 0.0),
         },

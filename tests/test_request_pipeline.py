@@ -226,7 +226,7 @@ ART_15_ITEMS = ["Purposes of the processing (Art. 15(1)(a))", "Categories of per
                 "A copy of the data (Art. 15(3))"]
 
 
-def read_letter(world, request_id, tmp_path):
+def read_letter(world, request_id):
     """The letter as a reader sees it at 1280 px in headless Chromium, after checking its PDF."""
     from pypdf import PdfReader
 
@@ -242,7 +242,7 @@ def read_letter(world, request_id, tmp_path):
 
 
 @pytest.mark.slow
-def test_letters_a_privacy_officer_can_send(world, tmp_path):
+def test_letters_a_privacy_officer_can_send(world):
     """An access letter, an erasure letter and a deceased person's letter, read in headless
     Chromium: the controller, every Art. 15 item, the release by its name, no raw labels or keys,
     the page within 1280 px, the PDF with the headline; the lineage in the annex only."""
@@ -252,7 +252,7 @@ def test_letters_a_privacy_officer_can_send(world, tmp_path):
     deceased = world.add(person(world, {"name": "Mara Quist", "facts": {"P27": ["Germany"], "date of death": "3 March 2001"}}))
     world.run_request(deceased.id, properties=["P27"])
     letters = {"access": answered["Karl Weissbach"], "erasure": answered["Ilse Marwitz"], "deceased": deceased}
-    texts = {kind: read_letter(world, request.id, tmp_path) for kind, request in letters.items()}
+    texts = {kind: read_letter(world, request.id) for kind, request in letters.items()}
 
     for kind, text in texts.items():
         for value in CONTROLLER.values():  # the controller block, the DPO, the authority

@@ -59,6 +59,13 @@ class RegistryError(ValueError):
         self.field = field
 
 
+def release_text(field: str, value) -> str:
+    """A RELEASE_FIELDS value as stored (stripped), or a RegistryError naming the field."""
+    if not isinstance(value, str) or not value.strip() or len(value) > 2000:
+        raise RegistryError(field, "must be text of 1 to 2000 characters (or left out)")
+    return value.strip()
+
+
 class ModelEntry(SQLModel, table=True):
     __tablename__ = "models"
     __table_args__ = (UniqueConstraint("name", "revision"),)
@@ -192,9 +199,8 @@ class Registry:
         if entry.task != Task.CAUSAL_LM and entry.source_kind in (SourceKind.SHIPPED, SourceKind.GGUF):
             raise RegistryError("task", f"a {entry.source_kind} source is a causal language model, not {entry.task}")
         for field in RELEASE_FIELDS:
-            value = getattr(entry, field)
-            if value is not None and (not isinstance(value, str) or not value.strip() or len(value) > 2000):
-                raise RegistryError(field, "must be text of 1 to 2000 characters (or left out)")
+            if getattr(entry, field) is not None:
+                release_text(field, getattr(entry, field))
         if entry.parameter_count is not None and entry.parameter_count <= 0:
             raise RegistryError("parameter_count", "must be positive")
         if entry.source_kind == SourceKind.SHIPPED and entry.source not in SHIPPED_MODELS:
@@ -274,9 +280,7 @@ class Registry:
         entry = self.get(key)
         for field, value in fields.items():
             if value is not None:
-                if not value.strip() or len(value) > 2000:
-                    raise RegistryError(field, "must be text of 1 to 2000 characters")
-                setattr(entry, field, value.strip())
+                setattr(entry, field, release_text(field, value))
         with self.session() as session:
             session.add(entry)
             session.commit()

@@ -296,7 +296,7 @@ def summary_label(key: str) -> str:
     return SUMMARY_LABELS.get(key, key)
 
 
-def _names(pairs: pd.DataFrame) -> pd.Series:
+def _person_names(pairs: pd.DataFrame) -> pd.Series:
     """Each pair's person as named (the label where stored, else the QID)."""
     for column in ("subject", "subject_label"):
         if column in pairs:
@@ -344,12 +344,8 @@ def small_sample_warning(mia: pd.DataFrame) -> str:
                        for r in wide.to_dict("records"))
     return (f"<p class='warning'><strong>Too few texts to conclude:</strong> {_count(len(wide), 'AUROC')} "
             f"rest{'s' if len(wide) == 1 else ''} on so few texts{sizes} that the 95% confidence interval is wider "
-            f"than {WIDE_CI}: {esc_text(listed)}. Read these as inconclusive, neither as leakage nor as its absence; "
+            f"than {WIDE_CI}: {html.escape(listed)}. Read these as inconclusive, neither as leakage nor as its absence; "
             "audit with more texts per class.</p>")
-
-
-def esc_text(text: str) -> str:
-    return html.escape(text)
 
 
 def plain_summary(inputs: ReportInputs, summary: Mapping) -> str:
@@ -358,7 +354,7 @@ def plain_summary(inputs: ReportInputs, summary: Mapping) -> str:
     pairs = inputs.pairs
     if not len(pairs):
         return "<p><b>In short:</b> no fact was audited for this release.</p>"
-    names = _names(pairs)
+    names = _person_names(pairs)
     chosen = memorized(pairs, inputs.criterion)
     erase = memorized(pairs, inputs.forget_criterion)
     people_with = names[chosen].nunique()
@@ -374,24 +370,24 @@ def plain_summary(inputs: ReportInputs, summary: Mapping) -> str:
                   if summary.get("cued_facts_in_forget_set") else "."))
     if "cohort" in pairs:
         for cohort, block in pairs.groupby(pairs["cohort"].fillna("all"), sort=True):
-            who = sorted(_names(block).unique())
+            who = sorted(_person_names(block).unique())
             out.append(f"{cohort.capitalize()} people ({len(who)}: {', '.join(who)}): mean M "
                        f"{block['M'].mean():.0%}, {int(memorized(block, inputs.criterion).sum())} of {len(block)} facts memorized.")
-    paragraphs = [f"<p><b>In short:</b> {esc_text(' '.join(out))}</p>"]
+    paragraphs = [f"<p><b>In short:</b> {html.escape(' '.join(out))}</p>"]
     mia = inputs.mia
     if mia is not None and len(mia):
         attacks = mia[mia["attack"] != "bag_of_words"] if "attack" in mia else mia
         if len(attacks):
             best = attacks.assign(_n=normalized(attacks)).sort_values("_n", ascending=False).iloc[0]
             ci = (f" (95% CI {best['auroc_ci_low']:.2f}–{best['auroc_ci_high']:.2f})" if "auroc_ci_low" in best else "")
-            paragraphs.append(f"<p>Membership inference: the strongest attack ({esc_text(str(best['attack']))}) tells "
+            paragraphs.append(f"<p>Membership inference: the strongest attack ({html.escape(str(best['attack']))}) tells "
                               f"training texts from others with AUROC {best['auroc']:.2f}{ci}; 0.5 is chance.</p>")
         paragraphs += [small_sample_warning(mia), blind_baseline_warning(mia)]
     crm = inputs.crm
     if crm is not None and len(crm) and {"subset", "hit_rate"} <= set(crm.columns):
         overall = crm[crm["subset"] == "all"]
         for row in overall.to_dict("records"):
-            paragraphs.append(f"<p>Cue-resistant memorization ({esc_text(str(row.get('paradigm', '')))}): the model "
+            paragraphs.append(f"<p>Cue-resistant memorization ({html.escape(str(row.get('paradigm', '')))}): the model "
                               f"produced the value in {row['hit_rate']:.0%} of {int(row['n'])} examples.</p>")
     return "".join(p for p in paragraphs if p)
 
@@ -684,7 +680,7 @@ def people_table(pairs: pd.DataFrame, criterion: str = DEFAULT_CRITERION) -> pd.
     """One row per person audited: cohort, facts tested, memorized, mean M."""
     if not len(pairs):
         return pd.DataFrame()
-    frame = pairs.assign(person=_names(pairs), memorized_fact=memorized(pairs, criterion),
+    frame = pairs.assign(person=_person_names(pairs), memorized_fact=memorized(pairs, criterion),
                          cohort=pairs["cohort"].fillna("all") if "cohort" in pairs else "all")
     table = frame.groupby(["cohort", "person"], sort=True).agg(
         facts=("M", "size"), memorized_facts=("memorized_fact", "sum"), mean_M=("M", "mean")).reset_index()
@@ -722,6 +718,10 @@ class RenderCheck:
     @property
     def ok(self) -> bool:
         return self.figures > 0 and self.rendered == self.figures and self.screenshot_nonblank is not False
+
+
+# Headless Chromium as every check and print here runs it: offline, no sandbox (containers), no GPU.
+CHROMIUM_HEADLESS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage")
 
 
 def find_chromium() -> str | None:
@@ -764,7 +764,7 @@ def check_rendering(html_path: str | Path, screenshot: str | Path | None = None,
     if chromium is None:
         raise FileNotFoundError("no Chromium binary (install the Debian package `chromium`)")
     url = Path(html_path).resolve().as_uri()
-    flags = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
+    flags = [chromium, *CHROMIUM_HEADLESS, "--hide-scrollbars",
              "--virtual-time-budget=20000", "--window-size=1280,4000"]
     dom = subprocess.run([*flags, "--dump-dom", url], capture_output=True, text=True, timeout=timeout).stdout
     starts = [m.start() for m in re.finditer(r'<div[^>]*class="[^"]*plotly-graph-div', dom)]
@@ -810,7 +810,7 @@ def check_page(html_path: str | Path, width: int = 1280, chromium: str | None = 
     text = page.read_text(encoding="utf-8")
     probe.write_text(text.replace("</body>", _MEASURE + "</body>") if "</body>" in text else text + _MEASURE, encoding="utf-8")
     try:
-        dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+        dom = subprocess.run([chromium, *CHROMIUM_HEADLESS,
                               "--hide-scrollbars", "--virtual-time-budget=20000", f"--window-size={width},900",
                               "--dump-dom", probe.resolve().as_uri()], capture_output=True, text=True, timeout=timeout).stdout
     finally:

@@ -245,12 +245,17 @@ class ScoringReport:
         for field in dataclasses.fields(self):
             mine, theirs = getattr(self, field.name), getattr(other, field.name)
             if field.name == "precision":
-                value = "+".join(sorted({*mine.split("+"), *theirs.split("+")} - {""}))
+                value = combined_precision([mine, theirs])
             elif field.name in ("nll_error_bound_nats", "nll_error_bound_share", "rescored_max_error"):
                 value = max(mine, theirs)
             else:
                 value = mine + theirs
             setattr(self, field.name, value)
+
+
+def combined_precision(precisions) -> str:
+    """Several reports' precisions as one ("bfloat16", "bfloat16+float32"; "" for none)."""
+    return "+".join(sorted({part for p in precisions for part in str(p).split("+")} - {""}))
 
 
 def _shard_sentences(rows: pd.DataFrame) -> list[str]:

@@ -389,8 +389,7 @@ def render_pdf(html_path: str | os.PathLike, pdf_path: str | os.PathLike, chromi
         return None
     pdf_path = Path(pdf_path)
     tmp = pdf_path.with_name(pdf_path.name + ".tmp.pdf")
-    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                    "--no-pdf-header-footer", f"--print-to-pdf={tmp.resolve()}", Path(html_path).resolve().as_uri()],
+    subprocess.run([chromium, *reports.CHROMIUM_HEADLESS, "--no-pdf-header-footer", f"--print-to-pdf={tmp.resolve()}", Path(html_path).resolve().as_uri()],
                    capture_output=True, timeout=timeout, check=False)
     if not tmp.is_file() or not tmp.read_bytes().startswith(b"%PDF"):
         tmp.unlink(missing_ok=True)
