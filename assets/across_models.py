@@ -1,6 +1,6 @@
 """WikiMem's Table 1 and Fig. 1 across every audited release, and the cross-model HTML report.
 
-Wiring only: the tables, figures and HTML live in wikimem_platform.across_models.
+Wiring only: the tables, figures and HTML live in wikimem_platform.reports.across_models.
 
 - `memorization_across_models` (group "across_models"): one row per (release, cohort) — mean M,
   strict / lenient / at-threshold shares, mean z*, H_{M=0} — with the release's family and
@@ -29,10 +29,11 @@ from dagster import (
 from assets.metadata import by_release, plot_path, preview
 from assets.wording import ACROSS_MODELS_GROUP
 from resources.scoring import RegistryResource
-from wikimem_platform import across_models, prompt_sensitivity, wording
+from wikimem_platform.reports import across_models
 from wikimem_platform.versions import source_version
+from wikimem_platform.wikimem import prompt_sensitivity, wording
 
-CODE_VERSION = source_version("wikimem_platform.across_models", "wikimem_platform.memorization")
+CODE_VERSION = source_version("wikimem_platform.reports.across_models", "wikimem_platform.wikimem.wording")
 
 
 def _releases(model_registry: RegistryResource) -> pd.DataFrame:

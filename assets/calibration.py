@@ -2,7 +2,7 @@
 term separates the subjects that the model should know from those it should not.
 
 Wiring only: the settings, separation, look-alike shares and figure live in
-wikimem_platform.calibration. The all-part look-alike sentences are the only ones scored here
+wikimem_platform.wikimem.calibration. The all-part look-alike sentences are the only ones scored here
 (the release's model, the shared-prefix engine, the release's sentence cache); every other NLL
 comes from `scores`. The audit's own verdicts (`memorization`) keep the paper's definition.
 """
@@ -15,12 +15,14 @@ from assets.metadata import plot_path, preview
 from assets.partitions import models_partitions
 from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
-from wikimem_platform import calibration, membership
-from wikimem_platform.canaries.models import load_encoder
-from wikimem_platform.cohorts import LESSER_KNOWN, WELL_KNOWN
-from wikimem_platform.memorization import aliases_by_value
+from wikimem_platform.canaries.encoders import load_encoder
+from wikimem_platform.mia import membership
+from wikimem_platform.planted.training import load_manifest
 from wikimem_platform.progress import LOG_EVERY_SECONDS, throttled
+from wikimem_platform.reference.cohorts import LESSER_KNOWN, WELL_KNOWN
 from wikimem_platform.versions import source_version
+from wikimem_platform.wikimem import calibration
+from wikimem_platform.wikimem.memorization import aliases_by_value
 
 # Not in the audit groups (sensors/registry.py MODEL_GROUPS): the study scores about two thirds of an
 # audit again, so a user materializes it for the releases where the question matters.
@@ -40,7 +42,6 @@ def study_groups(source: str, subjects: pd.DataFrame) -> tuple[pd.Series, str]:
     """subject_qid -> group and the positive group: members vs non-members where the model is a
     planted one audited on its planted people, else well-known vs lesser-known."""
     if membership.is_planted_model(source):
-        from wikimem_platform.planted.training import load_manifest
 
         member = {p["qid"]: bool(p["member"]) for p in load_manifest(source)["people"]}
         if subjects["qid"].isin(member).all():
@@ -54,9 +55,8 @@ def _markdown(frame: pd.DataFrame) -> MetadataValue:
 
 
 @asset(group_name=GROUP, partitions_def=models_partitions, kinds={"pytorch", "pandas", "plotly"}, pool=LM_POOL,
-       op_tags=LM_OP_TAGS, code_version=source_version("wikimem_platform.calibration", "wikimem_platform.memorization",
-                                                       "wikimem_platform.canaries.names", "wikimem_platform.wording",
-                                                       "wikimem_platform.scoring", "wikimem_platform.nll"))
+       op_tags=LM_OP_TAGS, code_version=source_version("wikimem_platform.wikimem.calibration", "wikimem_platform.mia.membership",
+                                                       "wikimem_platform.canaries"))
 def calibration_study(
     context: AssetExecutionContext,
     config: CalibrationStudyConfig,

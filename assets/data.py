@@ -27,25 +27,26 @@ from dagster import (
 )
 
 from assets.metadata import preview
-from wikimem_platform import bundled
-from wikimem_platform.cohorts import add_web_presence, draw_cohorts
-from wikimem_platform.counterfactuals import build_candidates, draw_counterfactuals
-from wikimem_platform.dump_reader import DEFAULT_CHUNK_BYTES, DumpChunk, SpilledExtract, plan_chunks, read_chunk
-from wikimem_platform.properties import (
+from wikimem_platform.reference import bundled
+from wikimem_platform.reference.cohorts import add_web_presence, draw_cohorts
+from wikimem_platform.reference.counterfactuals import build_candidates, draw_counterfactuals
+from wikimem_platform.reference.properties import (
+    build_property_table,
     DEFAULT_MIN_HUMANS,
     DUMP_SOURCE,
-    SIDE_FILE_SOURCE,
-    build_property_table,
     merge_property_metadata,
     metadata_sources,
+    SIDE_FILE_SOURCE,
 )
 from wikimem_platform.versions import source_version
-from wikimem_platform.wikidata import (
-    ALLOWED_DATATYPES,
-    ParseStats,
-    assemble_chunks,
-    load_property_metadata,
+from wikimem_platform.wikidata.dump_reader import (
+    DEFAULT_CHUNK_BYTES,
+    DumpChunk,
+    plan_chunks,
+    read_chunk,
+    SpilledExtract,
 )
+from wikimem_platform.wikidata.extract import ALLOWED_DATATYPES, assemble_chunks, load_property_metadata, ParseStats
 
 GROUP = "data"
 
@@ -62,7 +63,7 @@ class ExtractConfig(Config):
     workers: int = 1
 
 
-EXTRACT_VERSION = source_version("wikimem_platform.wikidata", "wikimem_platform.entities", "wikimem_platform.dump_reader")
+EXTRACT_VERSION = source_version("wikimem_platform.wikidata.extract")
 
 
 def _record_frame(chunk: int, record: DumpChunk | SpilledExtract) -> pd.DataFrame:
@@ -193,7 +194,7 @@ class PropertyTableConfig(Config):
     metadata_path: str = str(bundled.SAMPLE_PROPERTIES)
     min_humans: int = DEFAULT_MIN_HUMANS
 
-@asset(group_name=GROUP, kinds={"pandas"}, code_version=source_version("wikimem_platform.properties"))
+@asset(group_name=GROUP, kinds={"pandas"}, code_version=source_version("wikimem_platform.reference.properties"))
 def property_table(
     context: AssetExecutionContext, config: PropertyTableConfig, claims: pd.DataFrame, dump_properties: pd.DataFrame
 ) -> Output[pd.DataFrame]:
@@ -219,7 +220,7 @@ class CohortConfig(Config):
     seed: int = 0
     pool_factor: float = 1.0
 
-@asset(group_name=GROUP, kinds={"pandas"}, code_version=source_version("wikimem_platform.cohorts"))
+@asset(group_name=GROUP, kinds={"pandas"}, code_version=source_version("wikimem_platform.reference.cohorts"))
 def subjects(
     context: AssetExecutionContext, config: CohortConfig, humans: pd.DataFrame, claims: pd.DataFrame, property_table: pd.DataFrame
 ) -> Output[pd.DataFrame]:
@@ -242,7 +243,7 @@ class CounterfactualConfig(Config):
     per_property: int = 100
     seed: int = 0
 
-@asset(group_name=GROUP, kinds={"pandas"}, code_version=source_version("wikimem_platform.counterfactuals"))
+@asset(group_name=GROUP, kinds={"pandas"}, code_version=source_version("wikimem_platform.reference.counterfactuals"))
 def counterfactuals(
     config: CounterfactualConfig,
     humans: pd.DataFrame,
@@ -271,7 +272,7 @@ def counterfactuals(
         },
     )
 
-@asset(group_name=GROUP, kinds={"pandas"}, code_version=source_version("wikimem_platform.counterfactuals"))
+@asset(group_name=GROUP, kinds={"pandas"}, code_version=source_version("wikimem_platform.reference.counterfactuals"))
 def candidates(subjects: pd.DataFrame, claims: pd.DataFrame, counterfactuals: pd.DataFrame) -> Output[pd.DataFrame]:
     """Per (subject, property): ground truths plus counterfactual values that differ from them."""
     table = build_candidates(subjects, claims, counterfactuals)

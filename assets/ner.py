@@ -3,7 +3,7 @@ release; NER prompt-sensitivity paper): M-MEM of every prompt, Δ and σ per ent
 paper's strategies (baselines, best/worst prompt, prompt engineering, five ensembles).
 
 Wiring only: prompts, confidences and strategies live in wikimem_platform.ner, the math in
-wikimem_platform.prompt_sensitivity. The in-sample (trained) and out-of-sample names come from
+wikimem_platform.wikimem.prompt_sensitivity. The in-sample (trained) and out-of-sample names come from
 the model directory's manifest (a model the platform fine-tuned) or from a JSONL file the user
 gives (`names_path`: entity_type, name, is_in per line).
 """
@@ -17,9 +17,10 @@ from assets.partitions import models_partitions
 from assets.wording import ACROSS_MODELS_GROUP
 from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource
-from wikimem_platform import ner, prompt_sensitivity
+from wikimem_platform import ner
 from wikimem_platform.registry import Task
 from wikimem_platform.versions import source_version
+from wikimem_platform.wikimem import prompt_sensitivity
 
 GROUP = "ner"
 
@@ -38,7 +39,7 @@ def _markdown(frame: pd.DataFrame) -> MetadataValue:
 
 
 @asset(group_name=GROUP, partitions_def=models_partitions, kinds={"pytorch", "pandas", "plotly"},
-       code_version=source_version("wikimem_platform.ner", "wikimem_platform.prompt_sensitivity"),
+       code_version=source_version("wikimem_platform.ner", "wikimem_platform.wikimem.prompt_sensitivity"),
        pool=LM_POOL, op_tags=LM_OP_TAGS)
 def ner_memorization(context: AssetExecutionContext, config: NerMemorizationConfig,
                      model_registry: RegistryResource) -> Output[pd.DataFrame]:
@@ -74,7 +75,7 @@ def ner_memorization(context: AssetExecutionContext, config: NerMemorizationConf
     group_name=ACROSS_MODELS_GROUP,
     ins={"ner_memorization": AssetIn(partition_mapping=AllPartitionMapping(), metadata={"allow_missing_partitions": True})},
     kinds={"pandas", "plotly"},
-    code_version=source_version("wikimem_platform.ner", "wikimem_platform.prompt_sensitivity"),
+    code_version=source_version("wikimem_platform.ner", "wikimem_platform.wikimem.prompt_sensitivity"),
 )
 def ner_memorization_across_models(context: AssetExecutionContext, ner_memorization) -> Output[pd.DataFrame]:
     """Prompt × (release, split) M-MEM table and Kendall τ between every two columns: is a good

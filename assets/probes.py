@@ -19,7 +19,7 @@ from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform import eme
 from wikimem_platform.eme.audit import TRAINING_DATA
 from wikimem_platform.eme.records import TEXT_PROMPTS
-from wikimem_platform.membership import is_planted_model
+from wikimem_platform.mia.membership import is_planted_model
 from wikimem_platform.versions import source_version
 
 GROUP = "probes"
@@ -62,7 +62,7 @@ def soft_prompt_store(context: AssetExecutionContext) -> eme.SoftPromptStore:
 
 
 @asset(group_name=GROUP, partitions_def=models_partitions, kinds={"pytorch", "pandas"},
-       code_version=source_version("wikimem_platform.eme", "wikimem_platform.generation"), pool=LM_POOL, op_tags=LM_OP_TAGS)
+       code_version=source_version("wikimem_platform.eme"), pool=LM_POOL, op_tags=LM_OP_TAGS)
 def eme_probe(
     context: AssetExecutionContext,
     config: EmeProbeConfig,

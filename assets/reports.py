@@ -1,6 +1,6 @@
 """Compliance report per model release (group "reports", one `models` partition per release).
 
-Wiring only: the forget set, figures and HTML live in wikimem_platform.reports. This module
+Wiring only: the forget set, figures and HTML live in wikimem_platform.reports.compliance. This module
 collects what only Dagster knows — the materializations (run ids, data versions, ids) of every
 upstream table — and hands them over as plain dicts for the lineage section.
 """
@@ -27,15 +27,15 @@ from pydantic import Field
 from assets.metadata import by_release, preview
 from assets.partitions import models_partitions
 from resources.scoring import RegistryResource, ScoringResource
-from wikimem_platform import reports
-from wikimem_platform.inquiry import (
+from wikimem_platform.registry import Status
+from wikimem_platform.reports import compliance as reports
+from wikimem_platform.subject_requests.inquiry import (
     DEFAULT_CRITERION,
     DEFAULT_CUE_TAU,
-    ModelRef,
     fact_cues,
+    ModelRef,
     report_dir,
 )
-from wikimem_platform.registry import Status
 from wikimem_platform.versions import source_version
 from wikimem_platform.vocabulary import CRITERIA, M_THRESHOLD
 
@@ -105,8 +105,8 @@ def scores_fingerprint(context: AssetExecutionContext) -> str | None:
         "wording_sensitivity": AssetIn(partition_mapping=AllPartitionMapping(), metadata=OPTIONAL),
     },
     kinds={"html", "pandas"},
-    code_version=source_version("wikimem_platform.reports", "wikimem_platform.inquiry", "wikimem_platform.eme",
-                                "wikimem_platform.wording"),
+    code_version=source_version("wikimem_platform.reports.compliance", "wikimem_platform.subject_requests.inquiry", "wikimem_platform.eme",
+                                "wikimem_platform.wikimem.wording"),
 )
 def compliance_report(
     context: AssetExecutionContext,

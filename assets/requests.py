@@ -31,31 +31,29 @@ from assets.partitions import requests_partitions
 from assets.reports import upstream_lineage
 from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
-from wikimem_platform import controls, reports
-from wikimem_platform.canaries.models import load_encoder
-from wikimem_platform.memorization import aliases_by_value
-from wikimem_platform.scoring import ShardStore
-from wikimem_platform.subject_requests.answer import (
-    ModelOutcome,
-    compose_answer,
-)
+from wikimem_platform.canaries.encoders import load_encoder
+from wikimem_platform.progress import throttled
+from wikimem_platform.registry import RELEASE_FIELDS
+from wikimem_platform.reports import compliance as reports
+from wikimem_platform.subject_requests.answer import compose_answer, ModelOutcome
 from wikimem_platform.subject_requests.answer_files import answer_dir
 from wikimem_platform.subject_requests.audit import (
-    ModelAudit,
-    PersonPlan,
     audit_person_on_model,
+    ModelAudit,
     person_subject,
+    PersonPlan,
     plan_person_audit,
 )
 from wikimem_platform.subject_requests.controller import ControllerError, load_controller
 from wikimem_platform.subject_requests.intake import RequestStatus
 from wikimem_platform.subject_requests.letter import write_answer
-from wikimem_platform.registry import RELEASE_FIELDS
 from wikimem_platform.subject_requests.reference import property_metadata
 from wikimem_platform.unlearning.verify import unlearning_manifest
-from wikimem_platform.progress import throttled
 from wikimem_platform.versions import source_version
 from wikimem_platform.vocabulary import CRITERIA, M_THRESHOLD, MAX_NEW_TOKENS
+from wikimem_platform.wikimem import controls
+from wikimem_platform.wikimem.memorization import aliases_by_value
+from wikimem_platform.wikimem.scoring import ShardStore
 
 GROUP = "requests"
 REPO = Path(__file__).resolve().parent.parent
@@ -153,8 +151,7 @@ def request_canaries(
         "request_model_audits": AssetOut(group_name=GROUP, kinds={"pandas"}, description="Per registered release: audited or why not, cache use, time."),
     },
     partitions_def=requests_partitions,
-    code_version=source_version("wikimem_platform.scoring", "wikimem_platform.nll", "wikimem_platform.batching",
-                                "wikimem_platform.generation", "wikimem_platform.subject_requests"),
+    code_version=source_version("wikimem_platform.wikimem.scoring", "wikimem_platform.subject_requests"),
     pool=LM_POOL,
     op_tags=LM_OP_TAGS,
 )

@@ -20,29 +20,29 @@ from assets.metadata import preview
 from assets.partitions import models_partitions
 from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
-from wikimem_platform.calibration import DISAGREEMENT, flag_disagreements
-from wikimem_platform.canaries.models import load_encoder
-from wikimem_platform.memorization import (
-    EQUIVALENCE_THRESHOLD,
+from wikimem_platform.canaries.encoders import load_encoder
+from wikimem_platform.versions import source_version
+from wikimem_platform.vocabulary import LENIENT, M_THRESHOLD
+from wikimem_platform.wikimem.calibration import DISAGREEMENT, flag_disagreements
+from wikimem_platform.wikimem.memorization import (
     aliases_by_value,
     count_alias_equivalents,
+    EQUIVALENCE_THRESHOLD,
     evaluate_wikimem,
 )
-from wikimem_platform.scoring import (
-    SCORE_COLUMNS,
-    SCORING_VERSION,
-    ShardStore,
+from wikimem_platform.wikimem.scoring import (
     combined_precision,
     plan_shards,
     score_canaries,
+    SCORE_COLUMNS,
+    SCORING_VERSION,
+    ShardStore,
 )
-from wikimem_platform.versions import source_version
-from wikimem_platform.vocabulary import LENIENT, M_THRESHOLD
 
 GROUP = "scoring"
 # ScoringReport counters summed over the shard steps into the scores metadata; sentences_rescored:
 # distinct sentences of a bfloat16 / NF4 run re-scored in float32 so that its verdicts are
-# float32's (wikimem_platform.precision), out of sentences_distinct.
+# float32's (wikimem_platform.lm.precision), out of sentences_distinct.
 SHARD_REPORT_COUNTS = ("shards_total", "shards_reused", "shards_scored", "sentences_scored", "sentences_computed",
                        "sentences_distinct", "sentences_rescored")
 
@@ -138,7 +138,7 @@ class MemorizationConfig(Config):
 
 
 @asset(group_name=GROUP, partitions_def=models_partitions, kinds={"pandas", "pytorch"},
-       code_version=source_version("wikimem_platform.memorization", "wikimem_platform.calibration"))
+       code_version=source_version("wikimem_platform.wikimem.memorization", "wikimem_platform.wikimem.calibration"))
 def memorization(
     context: AssetExecutionContext, config: MemorizationConfig, scores: pd.DataFrame, subjects: pd.DataFrame,
     value_aliases: pd.DataFrame,

@@ -1,7 +1,7 @@
 """Per-model summaries (group "summaries", one `models` partition per model): CRM and MIA.
 
-Wiring only: the generation paradigms, CRM rates and attacks live in wikimem_platform.crm,
-wikimem_platform.generation, wikimem_platform.mia and wikimem_platform.membership.
+Wiring only: the generation paradigms, CRM rates and attacks live in wikimem_platform.crm.metrics,
+wikimem_platform.lm.generation, wikimem_platform.mia and wikimem_platform.mia.membership.
 """
 
 from typing import Literal
@@ -14,11 +14,18 @@ from assets.metadata import plot_path, preview
 from assets.partitions import models_partitions
 from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
-from wikimem_platform import crm, membership
-from wikimem_platform.mia import auroc_figure
-from wikimem_platform.models import other_shipped_model
+from wikimem_platform.crm import metrics as crm
+from wikimem_platform.lm.loading import other_shipped_model
+from wikimem_platform.mia import auroc_figure, membership
 from wikimem_platform.versions import source_version
-from wikimem_platform.vocabulary import BASELINE, CANARY_KINDS, DEFAULT_CRITERION, DEFAULT_CUE_TAU, MAX_NEW_TOKENS, MEMORIZED_COLUMNS
+from wikimem_platform.vocabulary import (
+    BASELINE,
+    CANARY_KINDS,
+    DEFAULT_CRITERION,
+    DEFAULT_CUE_TAU,
+    MAX_NEW_TOKENS,
+    MEMORIZED_COLUMNS,
+)
 
 GROUP = "summaries"
 AUTO_REFERENCE = "auto"  # mia_summary's reference model: the other shipped model
@@ -43,7 +50,7 @@ class CrmSummaryConfig(Config):
 
 
 @asset(group_name=GROUP, partitions_def=models_partitions, kinds={"pytorch", "pandas"},
-       code_version=source_version("wikimem_platform.crm", "wikimem_platform.generation", "wikimem_platform.batching"), pool=LM_POOL, op_tags=LM_OP_TAGS)
+       code_version=source_version("wikimem_platform.crm.metrics"), pool=LM_POOL, op_tags=LM_OP_TAGS)
 def crm_summary(
     context: AssetExecutionContext,
     config: CrmSummaryConfig,
@@ -126,7 +133,7 @@ class MiaSummaryConfig(Config):
 
 
 @asset(group_name=GROUP, partitions_def=models_partitions, kinds={"pytorch", "pandas"},
-       code_version=source_version("wikimem_platform.mia", "wikimem_platform.membership", "wikimem_platform.batching"), pool=LM_POOL, op_tags=LM_OP_TAGS)
+       code_version=source_version("wikimem_platform.mia"), pool=LM_POOL, op_tags=LM_OP_TAGS)
 def mia_summary(
     context: AssetExecutionContext,
     config: MiaSummaryConfig,

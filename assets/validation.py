@@ -15,13 +15,13 @@ from assets.metadata import preview
 from assets.partitions import models_partitions
 from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
-from wikimem_platform.membership import is_planted_model, planted_membership
 from wikimem_platform.mia import mean_nlls
+from wikimem_platform.mia.membership import is_planted_model, planted_membership
 from wikimem_platform.planted.training import load_manifest
 from wikimem_platform.planted.validation import (
-    FLAG_COLUMNS,
     audits_planted_people,
     by_repetitions,
+    FLAG_COLUMNS,
     flag_rates,
     join_ground_truth,
     loss_membership,

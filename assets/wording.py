@@ -1,7 +1,7 @@
 """How much each audit depends on the wording of its canaries (NER prompt-sensitivity paper).
 
-Wiring only: the scores, spreads, ensembles and τ live in wikimem_platform.wording and
-wikimem_platform.prompt_sensitivity.
+Wiring only: the scores, spreads, ensembles and τ live in wikimem_platform.wikimem.wording and
+wikimem_platform.wikimem.prompt_sensitivity.
 
 - `wording_sensitivity` (group "summaries", one `models` partition per release): every canary
   wording's detection score (truths vs counterfactuals; members vs non-members on a planted
@@ -19,14 +19,16 @@ from pydantic import Field
 from assets.metadata import by_release, plot_path, preview
 from assets.partitions import models_partitions
 from resources.scoring import RegistryResource
-from wikimem_platform import eme, membership, prompt_sensitivity, wording
-from wikimem_platform.canaries.models import load_encoder
-from wikimem_platform.memorization import aliases_by_value
+from wikimem_platform import eme
+from wikimem_platform.canaries.encoders import load_encoder
+from wikimem_platform.mia import membership
 from wikimem_platform.versions import source_version
+from wikimem_platform.wikimem import prompt_sensitivity, wording
+from wikimem_platform.wikimem.memorization import aliases_by_value
 
 GROUP = "summaries"
 ACROSS_MODELS_GROUP = "across_models"
-CODE_VERSION = source_version("wikimem_platform.wording", "wikimem_platform.prompt_sensitivity", "wikimem_platform.memorization")
+CODE_VERSION = source_version("wikimem_platform.wikimem.wording", "wikimem_platform.wikimem.prompt_sensitivity", "wikimem_platform.wikimem.memorization")
 
 
 class WordingSensitivityConfig(Config):

@@ -41,8 +41,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from wikimem_platform import bundled  # noqa: E402
-from wikimem_platform.entities import is_human  # noqa: E402
+from wikimem_platform.reference import bundled
+from wikimem_platform.wikidata.entities import is_human  # noqa: E402
 
 CACHE = Path(os.environ.get("WIKIMEM_BENCH_CACHE", Path.home() / ".cache" / "wikimem" / "bench_extract"))
 HUMAN_SHARE = 0.10
@@ -154,15 +154,15 @@ def run_one(kind: str, path: str, workers: int) -> dict:
     assembly of the frames from its Parquet parts (`assemble_chunks`, one process)."""
     import tempfile
 
-    from wikimem_platform.dump_reader import decompressed_pieces, spill_dump
-    from wikimem_platform.wikidata import assemble_chunks, read_dump
+    from wikimem_platform.wikidata.dump_reader import decompressed_pieces, spill_dump
+    from wikimem_platform.wikidata.extract import assemble_chunks, read_dump
 
     started, (main_before, workers_before) = time.perf_counter(), cpu_seconds()
     result: dict = {}
     if kind == "decompress":
         result = {"bytes": sum(len(piece) for piece in decompressed_pieces(Path(path)))}
     elif kind.startswith("chunks"):  # "chunks:i:n": chunks i, i + n, ... of the plan, one after another
-        from wikimem_platform.dump_reader import plan_chunks, read_chunk
+        from wikimem_platform.wikidata.dump_reader import plan_chunks, read_chunk
 
         first, step = map(int, kind.split(":")[1:])
         chunks = plan_chunks(path, Path(path).stat().st_size // BZ2_CHUNKS + 1)[first::step]
@@ -204,8 +204,8 @@ def measure_chunk_steps(path: Path, processes: int) -> dict:
     pass and of the assembly, and the extract's size."""
     import tempfile
 
-    from wikimem_platform.dump_reader import SpilledExtract
-    from wikimem_platform.wikidata import assemble_chunks
+    from wikimem_platform.wikidata.dump_reader import SpilledExtract
+    from wikimem_platform.wikidata.extract import assemble_chunks
 
     with tempfile.TemporaryDirectory(prefix="bench-extract-chunks-") as parts:
         started = time.perf_counter()

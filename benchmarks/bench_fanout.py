@@ -59,7 +59,7 @@ def main() -> None:
     parser.add_argument("--subjects-per-cohort", type=int, default=1)
     parser.add_argument("--processes", type=int, default=2)
     args = parser.parse_args()
-    from wikimem_platform.models import load_model
+    from wikimem_platform.lm.loading import load_model
 
     for name in args.models:  # the shipped GGUF is dequantized once into the model cache: not timed
         load_model(name)

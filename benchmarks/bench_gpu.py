@@ -31,14 +31,14 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from benchmarks.bench_nll import build_workload  # noqa: E402
-from wikimem_platform.models import (  # noqa: E402
+from wikimem_platform.lm.loading import (  # noqa: E402
     SHIPPED_MODELS,
     LoadedModel,
     load_model,
     resolve_batch_size,
     resolve_device,
 )
-from wikimem_platform.nll import (  # noqa: E402
+from wikimem_platform.lm.nll import (  # noqa: E402
     TOKENS_PER_SENTENCE,
     score_sentences,
     score_sentences_naive,

@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from wikimem_platform.models import load_model  # noqa: E402
-from wikimem_platform.nll import (  # noqa: E402
+from wikimem_platform.lm.loading import load_model  # noqa: E402
+from wikimem_platform.lm.nll import (  # noqa: E402
     DEFAULT_CHUNK_TOKENS,
     TOKENS_PER_SENTENCE,
     score_sentences,

@@ -18,9 +18,9 @@ import pandas as pd
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from wikimem_platform import bundled  # noqa: E402
+from wikimem_platform.reference import bundled
 from wikimem_platform.canaries import PropertyInfo, RuleBasedParaphraser, build_templates, rank_pools  # noqa: E402
-from wikimem_platform.canaries.models import SentenceEncoder, load_nlp, load_sentence_model  # noqa: E402
+from wikimem_platform.canaries.encoders import SentenceEncoder, load_nlp, load_sentence_model  # noqa: E402
 from wikimem_platform.canaries.templates import baseline_form  # noqa: E402
 
 PROPERTIES = (

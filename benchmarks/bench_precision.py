@@ -1,5 +1,5 @@
 """Verdicts at low precision: a planted model audited in float32, then in bfloat16 (and NF4) with
-and without the float32 re-scoring of near-ties (`wikimem_platform.precision`, issue 37).
+and without the float32 re-scoring of near-ties (`wikimem_platform.lm.precision`, issue 37).
 
 Per precision: how many rank-1s differ from float32's without re-scoring and with it (every
 ranking a verdict reads: s(h, v) at alpha 0, 0.5 and 1 per wording, s summed per pair, each name
@@ -34,7 +34,7 @@ import pandas as pd  # noqa: E402
 
 from wikimem_platform.canaries.names import similar_names  # noqa: E402
 from wikimem_platform.canaries.text import generic_subject  # noqa: E402
-from wikimem_platform.memorization import (  # noqa: E402
+from wikimem_platform.wikimem.memorization import (  # noqa: E402
     pair_metrics,
     prepare_scores,
     summed_candidates,
@@ -148,9 +148,9 @@ def _synchronize(device) -> None:
 def main(argv: list[str] | None = None) -> list[dict]:
     import torch
 
-    from wikimem_platform.models import load_model
-    from wikimem_platform.nll import score_sentences
-    from wikimem_platform.scoring import SentenceNllCache, ShardStore, score_canaries
+    from wikimem_platform.lm.loading import load_model
+    from wikimem_platform.lm.nll import score_sentences
+    from wikimem_platform.wikimem.scoring import SentenceNllCache, ShardStore, score_canaries
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", required=True, help="a planted model directory")

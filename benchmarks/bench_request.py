@@ -59,15 +59,16 @@ import pandas as pd  # noqa: E402
 import torch  # noqa: E402
 
 import benchmarks.bench_nll as bench_nll  # noqa: E402  (Clock, tree_size, measure_rates)
-from wikimem_platform import bundled, controls  # noqa: E402
+from wikimem_platform.reference import bundled
+from wikimem_platform.wikimem import controls
 from wikimem_platform.canaries import build_templates, load_encoder  # noqa: E402
-from wikimem_platform.cohorts import add_web_presence, draw_cohorts  # noqa: E402
-from wikimem_platform.counterfactuals import draw_counterfactuals  # noqa: E402
-from wikimem_platform.generation import greedy_generate  # noqa: E402
-from wikimem_platform.models import SHIPPED_MODELS, load_model  # noqa: E402
-from wikimem_platform.nll import DEFAULT_CHUNK_TOKENS, TOKENS_PER_SENTENCE, score_sentences  # noqa: E402
-from wikimem_platform.properties import DEFAULT_MIN_HUMANS, build_property_table  # noqa: E402
-from wikimem_platform.scoring import SentenceNllCache, ShardStore, expand_canaries  # noqa: E402
+from wikimem_platform.reference.cohorts import add_web_presence, draw_cohorts  # noqa: E402
+from wikimem_platform.reference.counterfactuals import draw_counterfactuals  # noqa: E402
+from wikimem_platform.lm.generation import greedy_generate  # noqa: E402
+from wikimem_platform.lm.loading import SHIPPED_MODELS, load_model  # noqa: E402
+from wikimem_platform.lm.nll import DEFAULT_CHUNK_TOKENS, TOKENS_PER_SENTENCE, score_sentences  # noqa: E402
+from wikimem_platform.reference.properties import DEFAULT_MIN_HUMANS, build_property_table  # noqa: E402
+from wikimem_platform.wikimem.scoring import SentenceNllCache, ShardStore, expand_canaries  # noqa: E402
 from wikimem_platform.subject_requests import audit as audit_module  # noqa: E402
 from wikimem_platform.subject_requests.answer import ModelOutcome, compose_answer  # noqa: E402
 from wikimem_platform.subject_requests.audit import (  # noqa: E402
@@ -77,7 +78,7 @@ from wikimem_platform.subject_requests.audit import (  # noqa: E402
 )
 from wikimem_platform.subject_requests.intake import RequestKind, SubjectRequest  # noqa: E402
 from wikimem_platform.subject_requests.reference import property_metadata  # noqa: E402
-from wikimem_platform.wikidata import read_dump  # noqa: E402
+from wikimem_platform.wikidata.extract import read_dump  # noqa: E402
 
 ISSUE_PROPERTIES, ISSUE_CANDIDATES = 5, 100  # the issue's workload
 TARGET_MODEL, TARGET_SECONDS = "smollm2-135m-instruct", 120.0  # warm request on SmolLM2 <= 120 s

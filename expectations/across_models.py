@@ -4,7 +4,7 @@ import pandas as pd
 from dagster import AssetCheckResult, asset_check
 
 from expectations.gx import check_result, gxe
-from wikimem_platform.across_models import RELEASE
+from wikimem_platform.reports.across_models import RELEASE
 
 PERCENT_COLUMNS = ("M_bar_pct", "strict_pct", "lenient_pct", "at_threshold_pct")
 

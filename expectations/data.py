@@ -10,9 +10,9 @@ from dagster import AssetCheckResult, AssetIn, asset_check
 
 from assets.data import candidates, counterfactuals, property_table, subjects
 from expectations.gx import check_result, gxe
-from wikimem_platform.cohorts import LESSER_KNOWN, WELL_KNOWN
-from wikimem_platform.counterfactuals import flag_truth_clashes
-from wikimem_platform.wikidata import ALLOWED_DATATYPES, PID_PATTERN, QID_PATTERN
+from wikimem_platform.reference.cohorts import LESSER_KNOWN, WELL_KNOWN
+from wikimem_platform.reference.counterfactuals import flag_truth_clashes
+from wikimem_platform.wikidata.extract import ALLOWED_DATATYPES, PID_PATTERN, QID_PATTERN
 
 QID = QID_PATTERN.pattern
 PID = PID_PATTERN.pattern

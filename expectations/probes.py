@@ -9,6 +9,7 @@ from expectations.gx import check_result, gxe
 from wikimem_platform.eme import METHODS
 from wikimem_platform.eme.audit import ARM_COLUMNS, AUDITED, CONTROL, ENSEMBLE, TRAINING_DATA
 from wikimem_platform.eme.records import TEXT_PROMPTS
+from wikimem_platform.lm.generation import substring_hit
 
 
 def eme_probe_suite() -> list:
@@ -28,7 +29,6 @@ def eme_probe_suite() -> list:
 
 def eme_probe_for_checks(examples: pd.DataFrame) -> pd.DataFrame:
     """The table with an explicit flag: does a prompt contain one of its targets (it must not)."""
-    from wikimem_platform.generation import substring_hit
 
     return examples.assign(prompt_shows_answer=[substring_hit(p, list(t)) for p, t in
                                                 zip(examples["prompt"], examples["targets"])])

@@ -7,7 +7,7 @@ from assets.partitions import models_partitions
 from assets.wording import wording_sensitivity
 from expectations.gx import check_result, gxe
 from wikimem_platform.vocabulary import CANARY_KINDS
-from wikimem_platform.wording import DETECTIONS, HALVES, WORDING_KEYS
+from wikimem_platform.wikimem.wording import DETECTIONS, HALVES, WORDING_KEYS
 
 
 def wording_suite(columns) -> list:

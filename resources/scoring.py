@@ -7,11 +7,11 @@ from pathlib import Path
 from dagster import ConfigurableResource, InitResourceContext
 from pydantic import PrivateAttr
 
-from wikimem_platform.storage import path_safe_key
-from wikimem_platform.models import LoadedModel, ModelLoadError, load_model, resolve_device, resolve_dtype
+from wikimem_platform.lm.loading import load_model, LoadedModel, ModelLoadError, resolve_device, resolve_dtype
 from wikimem_platform.registry import ModelEntry, Registry
-from wikimem_platform.scoring import SentenceNllCache
+from wikimem_platform.storage import path_safe_key
 from wikimem_platform.subject_requests.intake import RequestStore
+from wikimem_platform.wikimem.scoring import SentenceNllCache
 
 
 class ScoringResource(ConfigurableResource):

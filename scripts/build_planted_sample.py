@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from wikimem_platform import bundled  # noqa: E402
+from wikimem_platform.reference import bundled
 from wikimem_platform.planted import PlantedConfig, generate_world, write_planted_dump, write_web_presence  # noqa: E402
 
 

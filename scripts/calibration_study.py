@@ -29,12 +29,12 @@ def real_inputs(properties: list[str], per_cohort: int, include: list[str]):
     """(subjects, canaries, candidates) of the bundled sample with the data assets' defaults."""
     import pandas as pd
 
-    from wikimem_platform import bundled
+    from wikimem_platform.reference import bundled
     from wikimem_platform.canaries import build_canaries, build_templates
-    from wikimem_platform.cohorts import WELL_KNOWN, add_web_presence, draw_cohorts
-    from wikimem_platform.counterfactuals import build_candidates, draw_counterfactuals
-    from wikimem_platform.properties import DEFAULT_MIN_HUMANS, build_property_table
-    from wikimem_platform.wikidata import load_property_metadata, read_dump
+    from wikimem_platform.reference.cohorts import WELL_KNOWN, add_web_presence, draw_cohorts
+    from wikimem_platform.reference.counterfactuals import build_candidates, draw_counterfactuals
+    from wikimem_platform.reference.properties import DEFAULT_MIN_HUMANS, build_property_table
+    from wikimem_platform.wikidata.extract import load_property_metadata, read_dump
 
     extract = read_dump(bundled.SAMPLE_DUMP)
     humans = add_web_presence(extract.humans, pd.read_csv(bundled.SAMPLE_WEB_PRESENCE))
@@ -68,12 +68,12 @@ def main(argv: list[str] | None = None) -> int:
 
     import pandas as pd
 
-    from wikimem_platform import calibration
-    from wikimem_platform.canaries.models import load_encoder
-    from wikimem_platform.cohorts import WELL_KNOWN
-    from wikimem_platform.memorization import evaluate_wikimem, prepare_scores, variant_metrics
-    from wikimem_platform.models import load_model
-    from wikimem_platform.scoring import SentenceNllCache, ShardStore, score_canaries
+    from wikimem_platform.wikimem import calibration
+    from wikimem_platform.canaries.encoders import load_encoder
+    from wikimem_platform.reference.cohorts import WELL_KNOWN
+    from wikimem_platform.wikimem.memorization import evaluate_wikimem, prepare_scores, variant_metrics
+    from wikimem_platform.lm.loading import load_model
+    from wikimem_platform.wikimem.scoring import SentenceNllCache, ShardStore, score_canaries
 
     started = time.monotonic()
     subjects, canaries, candidates = real_inputs(args.properties, args.per_cohort, args.include)

@@ -15,10 +15,11 @@ import time
 
 import pandas as pd
 
-from wikimem_platform import bundled, eme
-from wikimem_platform.models import load_model
-from wikimem_platform.properties import build_property_table
-from wikimem_platform.wikidata import load_property_metadata, read_dump
+from wikimem_platform import eme
+from wikimem_platform.lm.loading import load_model
+from wikimem_platform.reference import bundled
+from wikimem_platform.reference.properties import build_property_table
+from wikimem_platform.wikidata.extract import load_property_metadata, read_dump
 
 
 def main() -> None:

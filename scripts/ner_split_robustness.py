@@ -27,7 +27,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 def extra_out_of_sample(entity_type: str, known: set[str], model_dir: Path, count: int, seed: int) -> list[str]:
     """Up to `count` names of the type from the bundled sample that the model never read
     (neither in its manifest nor anywhere in its training sentences), in a seeded order."""
-    from wikimem_platform import bundled, wikidata
+    from wikimem_platform.reference import bundled
+    from wikimem_platform.wikidata import extract as wikidata
     from wikimem_platform.ner import corpus
     from wikimem_platform.ner.training import read_training_sentences
     from wikimem_platform.splits import seeded_draw
@@ -42,7 +43,7 @@ def extra_out_of_sample(entity_type: str, known: set[str], model_dir: Path, coun
 
 def m_mem_per_prompt(confidences: np.ndarray, is_in: np.ndarray) -> np.ndarray:
     """M-MEM of every column of a names × prompts matrix (`prompt_sensitivity.auc_per_group`)."""
-    from wikimem_platform.prompt_sensitivity import auc_per_group
+    from wikimem_platform.wikimem.prompt_sensitivity import auc_per_group
 
     n_names, n_prompts = confidences.shape
     group_id = np.repeat(np.arange(n_prompts), n_names)

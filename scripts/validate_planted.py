@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from wikimem_platform import bundled  # noqa: E402
+from wikimem_platform.reference import bundled
 
 COHORT_SIZE = 44  # the 44 most-read members (11 x 16, 33 x 4) and the 44 non-members
 

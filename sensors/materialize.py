@@ -43,7 +43,7 @@ RUN_TAG = "wikimem/materialize"
 def asset_job() -> ReconstructableJob:
     """The code location's asset job (every asset), by module and name, so step processes of a
     multiprocess run rebuild it from the installed `definitions` module."""
-    from definitions import defs
+    from definitions import defs  # lazy: definitions imports this module (the sensors' runner)
 
     repository = ReconstructableRepository.for_module("definitions", "defs")
     return repository.get_reconstructable_job(defs.resolve_implicit_global_asset_job_def().name)
@@ -82,7 +82,7 @@ def materialize(
 def materialize_on(instance: DagsterInstance, selection: str, label: str,
                    partition_key: str | None = None, run_config: dict | None = None) -> RunOutcome:
     """`materialize` on a given instance (tests, benchmarks)."""
-    from definitions import defs
+    from definitions import defs  # lazy: definitions imports this module (the sensors' runner)
 
     # Comma-separated like `dagster asset materialize --select`: the union of the parts.
     parts = [AssetSelection.from_string(part.strip()) for part in selection.split(",")]

@@ -16,9 +16,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from wikimem_platform import bundled
-from wikimem_platform.canaries import PropertyInfo, build_template_tables
-from wikimem_platform.canaries.models import SentenceEncoder, load_encoder, load_nlp
+from wikimem_platform.canaries import build_template_tables, PropertyInfo
+from wikimem_platform.canaries.encoders import load_encoder, load_nlp, SentenceEncoder
+from wikimem_platform.reference import bundled
 
 # The eight properties of the acceptance criteria.
 ACCEPTANCE_PROPERTIES = ("P106", "P19", "P27", "P1412", "P21", "P108", "P26", "P69")

@@ -15,7 +15,7 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from wikimem_platform.models import LoadedModel, load_model  # noqa: E402
+from wikimem_platform.lm.loading import LoadedModel, load_model  # noqa: E402
 
 SHIPPED_MODEL_NAMES = ["smollm2-135m-instruct", "gemma-3-270m"]
 

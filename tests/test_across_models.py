@@ -3,9 +3,8 @@
 import pandas as pd
 import pytest
 
-from wikimem_platform import across_models as am
-from wikimem_platform import reports
-from wikimem_platform.cohorts import LESSER_KNOWN, WELL_KNOWN
+from wikimem_platform.reference.cohorts import LESSER_KNOWN, WELL_KNOWN
+from wikimem_platform.reports import across_models as am, compliance as reports
 
 WK, LK = WELL_KNOWN, LESSER_KNOWN
 

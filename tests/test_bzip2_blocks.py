@@ -16,16 +16,16 @@ from pathlib import Path
 import pytest
 
 from tests.test_dump_reader import assert_same_extract, read_chunks
-from wikimem_platform import bundled
-from wikimem_platform.bzip2_blocks import (
-    Bzip2BlockError,
+from wikimem_platform.reference import bundled
+from wikimem_platform.wikidata.bzip2_blocks import (
     block_bounds,
     block_spans,
+    Bzip2BlockError,
     chunk_pieces,
     decode_block,
 )
-from wikimem_platform.dump_reader import DumpChunk, plan_chunks
-from wikimem_platform.wikidata import assemble_chunks, read_dump
+from wikimem_platform.wikidata.dump_reader import DumpChunk, plan_chunks
+from wikimem_platform.wikidata.extract import assemble_chunks, read_dump
 
 
 def write_bz2_streams(path: Path, data: bytes, streams: int = 1, level: int = 1) -> Path:

@@ -23,20 +23,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wikimem_platform import calibration
-from wikimem_platform.calibration import (
+from wikimem_platform.canaries.names import all_parts_similar_names, similar_names
+from wikimem_platform.wikimem import calibration
+from wikimem_platform.wikimem.calibration import (
     ALL_PARTS,
+    calibration_study,
     DISAGREEMENT,
+    flag_disagreements,
     GENERIC,
     NAME,
     ONE_PART,
     PAPER_SETTING,
     RAW_M,
-    calibration_study,
-    flag_disagreements,
 )
-from wikimem_platform.canaries.names import all_parts_similar_names, similar_names
-from wikimem_platform.memorization import evaluate_wikimem
+from wikimem_platform.wikimem.memorization import evaluate_wikimem
 
 KNOWS = {"T": (5, [4, 4], [10, 10]), "X": (9, [9, 9], [10, 10]), "Y": (9, [10, 10], [10, 10])}
 KNOWS_NOTHING = {"T": (9, [9, 9], [10, 10]), "X": (8, [9, 9], [10, 10]), "Y": (10, [9, 9], [10, 10])}

@@ -14,16 +14,16 @@ import pytest
 from tests.conftest_canaries import *  # noqa: F403 — session fixtures (also importable from conftest.py)
 from tests.conftest_canaries import ACCEPTANCE_PROPERTIES, SAMPLE_PERSON_PROPERTIES, property_table_for
 from wikimem_platform.canaries import (
-    ParaphraseGenerator,
-    PropertyInfo,
-    RuleBasedParaphraser,
     baseline_template,
     build_canaries,
     build_templates,
     count_placeholders,
     normalize_sentence,
+    ParaphraseGenerator,
+    PropertyInfo,
     rank_pools,
     render,
+    RuleBasedParaphraser,
 )
 from wikimem_platform.canaries.build import CANARY_COLUMNS, TEMPLATE_COLUMNS
 from wikimem_platform.canaries.templates import baseline_form

@@ -11,9 +11,9 @@ import pytest
 
 from tests.test_inquiry import storage  # noqa: F401  (fixture: hand-made stored results)
 from tests.test_reports import SCORES
-from wikimem_platform import reports
 from wikimem_platform.cli import main
 from wikimem_platform.registry import Registry
+from wikimem_platform.reports import compliance as reports
 
 
 def test_cli_inquiry_diff_and_models(storage, tmp_path, capsys):

@@ -6,9 +6,10 @@ import math
 import pandas as pd
 import pytest
 
-from wikimem_platform import bundled, controls
-from wikimem_platform.controls import MEMORIZED, NO_EVIDENCE, WEAK
-from wikimem_platform.wikidata import read_dump
+from wikimem_platform.reference import bundled
+from wikimem_platform.wikidata.extract import read_dump
+from wikimem_platform.wikimem import controls
+from wikimem_platform.wikimem.controls import MEMORIZED, NO_EVIDENCE, WEAK
 
 
 @pytest.fixture(scope="module")

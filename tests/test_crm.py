@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wikimem_platform import crm
+from wikimem_platform.crm import metrics as crm
 
 
 def test_example_cue_is_the_max_over_targets():
@@ -119,7 +119,7 @@ def test_verbatim_examples_prompt_with_the_text_before_the_value_split_by_traini
 
 
 def test_user_verbatim_texts_need_text_and_value(tmp_path):
-    from wikimem_platform import membership
+    from wikimem_platform.mia import membership
 
     good = tmp_path / "texts.jsonl"
     good.write_text('{"text": "Her e-mail is a@b.org.", "value": "a@b.org"}\n'

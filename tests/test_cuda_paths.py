@@ -20,11 +20,11 @@ import numpy as np
 import pytest
 import torch
 
-from wikimem_platform.generation import greedy_generate
+from wikimem_platform.lm.generation import greedy_generate
+from wikimem_platform.lm.loading import load_model
+from wikimem_platform.lm.nll import score_sentences, score_sentences_naive
 from wikimem_platform.mia.model_pass import gradient_norms, token_stats
-from wikimem_platform.models import load_model
-from wikimem_platform.nll import score_sentences, score_sentences_naive
-from wikimem_platform.unlearning.methods import UnlearnConfig, UnlearningDoesNotFit, check_fits, unlearn
+from wikimem_platform.unlearning.methods import check_fits, unlearn, UnlearnConfig, UnlearningDoesNotFit
 
 pytestmark = [
     pytest.mark.skipif(not torch.cuda.is_available(),
@@ -137,7 +137,7 @@ def test_the_resource_builds_a_cuda_model_with_its_settings(model_dir):
     pytest.importorskip("dagster", reason="the Dagster layer is not installed on this machine (domain-level CUDA "
                                           "tests only)")
     from resources.scoring import ScoringResource
-    from wikimem_platform.generation import generation_batch_size
+    from wikimem_platform.lm.generation import generation_batch_size
 
     scoring = ScoringResource(device="cuda", dtype="bfloat16", batch_size=48)
     scoring.validate()

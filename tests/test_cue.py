@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from wikimem_platform.cue import (cue_for, email_cue, email_cue_parts, lcs_substring_len, norm,
+from wikimem_platform.crm.cue import (cue_for, email_cue, email_cue_parts, lcs_substring_len, norm,
                                   norm_digits, phone_cue, strip_tld, text_cue)
 
 

@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wikimem_platform.cohorts import add_web_presence, draw_cohorts
-from wikimem_platform.counterfactuals import build_candidates, draw_counterfactuals, flag_truth_clashes
 from wikimem_platform.labels import normalize_label
-from wikimem_platform.properties import build_property_table, merge_property_metadata, metadata_sources
+from wikimem_platform.reference.cohorts import add_web_presence, draw_cohorts
+from wikimem_platform.reference.counterfactuals import build_candidates, draw_counterfactuals, flag_truth_clashes
+from wikimem_platform.reference.properties import build_property_table, merge_property_metadata, metadata_sources
 
 
 def claims_frame(rows):

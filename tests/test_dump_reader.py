@@ -18,17 +18,17 @@ import pandas as pd
 import pytest
 
 from tests.test_wikidata import human, real_entities, value_entity, write_dump
-from wikimem_platform import bundled
-from wikimem_platform.dump_reader import (
+from wikimem_platform.reference import bundled
+from wikimem_platform.wikidata.dump_reader import (
     _CLAIMED,
-    _TAKEN_BACK,
-    HUMAN_HINT,
-    BlockResult,
     _Helpers,
     _SharedWork,
+    _TAKEN_BACK,
+    BlockResult,
+    HUMAN_HINT,
     parse_block,
 )
-from wikimem_platform.wikidata import MalformedDumpError, is_human, load_property_metadata, read_dump
+from wikimem_platform.wikidata.extract import is_human, load_property_metadata, MalformedDumpError, read_dump
 
 FRAMES = ("humans", "claims", "value_aliases", "properties")
 HOW_READ = ("label_passes", "workers")  # how the extract was read, not what it holds
@@ -313,8 +313,8 @@ def test_extract_asset_fans_out_over_workers(tmp_path):
 
 
 def test_plain_dump_is_cut_at_line_starts_and_chunks_assemble_to_the_full_parse(tmp_path):
-    from wikimem_platform.dump_reader import plan_chunks
-    from wikimem_platform.wikidata import assemble_chunks
+    from wikimem_platform.wikidata.dump_reader import plan_chunks
+    from wikimem_platform.wikidata.extract import assemble_chunks
 
     plain = plain_copy(bundled.PLANTED_DUMP, tmp_path)
     data = plain.read_bytes()
@@ -348,7 +348,7 @@ def one_bad_chunk_dump(tmp_path: Path, suffix: str = ".json") -> tuple[Path, lis
 
 def read_chunks(chunks, tmp_path: Path, **options) -> list:
     """Each chunk read into its own parts directory, as the chunk steps do."""
-    from wikimem_platform.dump_reader import read_chunk
+    from wikimem_platform.wikidata.dump_reader import read_chunk
 
     spilled = []
     for chunk in chunks:
@@ -359,8 +359,8 @@ def read_chunks(chunks, tmp_path: Path, **options) -> list:
 
 @pytest.mark.parametrize("suffix", [".json", ".json.bz2"])
 def test_one_corrupted_chunk_fails_only_if_the_whole_dump_crosses_the_threshold(tmp_path, suffix):
-    from wikimem_platform.dump_reader import plan_chunks
-    from wikimem_platform.wikidata import assemble_chunks
+    from wikimem_platform.wikidata.dump_reader import plan_chunks
+    from wikimem_platform.wikidata.extract import assemble_chunks
 
     path, _ = one_bad_chunk_dump(tmp_path, suffix)
     reference = read_dump(path, mode="full", max_malformed_share=0.05)

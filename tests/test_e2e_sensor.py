@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.dagster_process import dagster_dev, graphql
-from wikimem_platform import reports
+from wikimem_platform.reports import compliance as reports
 
 MODEL = "smollm2-135m-instruct"
 KEY = f"{MODEL}@1"

@@ -16,7 +16,7 @@ from tests.criteria import criterion
 from tests.trained import TEST_SEED
 from wikimem_platform import eme
 from wikimem_platform.eme.soft_prompts import StoredPrompt
-from wikimem_platform.models import default_cache_dir, load_model
+from wikimem_platform.lm.loading import default_cache_dir, load_model
 
 # Soft prompts trained for the tests are cached by content hash, as the planted model is.
 # The split and the soft prompts' training follow the run's seed (tests/trained.py).
@@ -137,7 +137,7 @@ def test_soft_prompt_generation_is_the_same_batched_or_alone(planted_eme, short_
     import json
 
     from wikimem_platform.eme.soft_prompts import with_soft_prompt
-    from wikimem_platform.generation import greedy_generate
+    from wikimem_platform.lm.generation import greedy_generate
 
     audit, _, _ = planted_eme
     lm = load_model(str(short_planted_model), device="cpu")

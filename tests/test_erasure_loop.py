@@ -21,12 +21,12 @@ from sensors import requests as request_sensors
 from tests.scoring_setup import UPSTREAM, resources
 from tests.test_planted_pipeline import planted_data_config
 from wikimem_platform.cli import main
-from wikimem_platform.inquiry import StoredResults
 from wikimem_platform.planted import load_manifest, registry_fields
 from wikimem_platform.registry import Registry
 from wikimem_platform.subject_requests import intake
 from wikimem_platform.subject_requests.answer import release_name
 from wikimem_platform.subject_requests.answer_files import read_answer
+from wikimem_platform.subject_requests.inquiry import StoredResults
 from wikimem_platform.unlearning.export import read_export
 
 REQUEST_ASSETS = [request_assets.request_subject, request_assets.request_canaries, request_assets.request_scores,

@@ -18,18 +18,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wikimem_platform import bundled, controls
 from wikimem_platform.canaries import build_templates
-from wikimem_platform.canaries.models import load_encoder
-from wikimem_platform.cohorts import add_web_presence
-from wikimem_platform.counterfactuals import draw_counterfactuals
-from wikimem_platform.properties import DEFAULT_MIN_HUMANS, build_property_table
-from wikimem_platform.scoring import SentenceNllCache, ShardStore
+from wikimem_platform.canaries.encoders import load_encoder
+from wikimem_platform.reference import bundled
+from wikimem_platform.reference.cohorts import add_web_presence
+from wikimem_platform.reference.counterfactuals import draw_counterfactuals
+from wikimem_platform.reference.properties import build_property_table, DEFAULT_MIN_HUMANS
 from wikimem_platform.subject_requests import intake
-from wikimem_platform.subject_requests.answer import MEMORIZED, WEAK, model_verdicts
+from wikimem_platform.subject_requests.answer import MEMORIZED, model_verdicts, WEAK
 from wikimem_platform.subject_requests.audit import audit_person_on_model, person_subject, plan_person_audit
 from wikimem_platform.subject_requests.reference import property_metadata
-from wikimem_platform.wikidata import read_dump
+from wikimem_platform.wikidata.extract import read_dump
+from wikimem_platform.wikimem import controls
+from wikimem_platform.wikimem.scoring import SentenceNllCache, ShardStore
 
 PROPERTIES = ["P106", "P27"]
 COUNTERFACTUALS = 20

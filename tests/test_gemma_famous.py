@@ -4,15 +4,15 @@ over the 11 variants), ranked among the property's real counterfactual values.""
 import pandas as pd
 import pytest
 
-from wikimem_platform import bundled
 from wikimem_platform.canaries import build_canaries, build_templates
-from wikimem_platform.canaries.models import load_encoder
-from wikimem_platform.cohorts import add_web_presence
-from wikimem_platform.counterfactuals import build_candidates, draw_counterfactuals
-from wikimem_platform.memorization import evaluate_wikimem
-from wikimem_platform.properties import build_property_table
-from wikimem_platform.scoring import expand_canaries, score_expanded
-from wikimem_platform.wikidata import load_property_metadata, read_dump
+from wikimem_platform.canaries.encoders import load_encoder
+from wikimem_platform.reference import bundled
+from wikimem_platform.reference.cohorts import add_web_presence
+from wikimem_platform.reference.counterfactuals import build_candidates, draw_counterfactuals
+from wikimem_platform.reference.properties import build_property_table
+from wikimem_platform.wikidata.extract import load_property_metadata, read_dump
+from wikimem_platform.wikimem.memorization import evaluate_wikimem
+from wikimem_platform.wikimem.scoring import expand_canaries, score_expanded
 
 # Tried too: Christopher Lee (Q180338) did not reach rank 1 summed with Gemma 3 270M (2026-11-22).
 FAMOUS = {"Q7371": "Federico Fellini"}

@@ -5,8 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wikimem_platform import generation as g
-from wikimem_platform.nll import score_sentences_naive
+from wikimem_platform.crm import examples as paradigms
+from wikimem_platform.lm import generation as g
+from wikimem_platform.lm.nll import score_sentences_naive
 
 
 # ----------------------------------------------------------------------------- hits, by hand
@@ -26,19 +27,19 @@ def test_substring_hit_normalized_at_word_boundaries():
 
 
 def test_pluralize():
-    assert g.pluralize("email address") == "email addresses"
-    assert g.pluralize("place of birth") == "places of birth"
-    assert g.pluralize("country of citizenship") == "countries of citizenship"
-    assert g.pluralize("occupation") == "occupations"
+    assert paradigms.pluralize("email address") == "email addresses"
+    assert paradigms.pluralize("place of birth") == "places of birth"
+    assert paradigms.pluralize("country of citizenship") == "countries of citizenship"
+    assert paradigms.pluralize("occupation") == "occupations"
 
 
 # ----------------------------------------------------------------------------- paradigms, by hand
 
 def test_canary_prefix():
-    assert g.canary_prefix("{subject}'s occupation is {value}.", "Marco Polo") == ("Marco Polo's occupation is", " ")
-    assert g.canary_prefix("{value} is the occupation of {subject}.", "Marco Polo") is None
+    assert paradigms.canary_prefix("{subject}'s occupation is {value}.", "Marco Polo") == ("Marco Polo's occupation is", " ")
+    assert paradigms.canary_prefix("{value} is the occupation of {subject}.", "Marco Polo") is None
     # no space before the value: empty joiner
-    assert g.canary_prefix("{subject} (born:{value})", "Ada") == ("Ada (born:", "")
+    assert paradigms.canary_prefix("{subject} (born:{value})", "Ada") == ("Ada (born:", "")
 
 
 def canary_rows():
@@ -56,7 +57,7 @@ def canary_rows():
 
 
 def test_canary_examples():
-    ex = g.canary_examples(canary_rows(), value_aliases={"Q10": ["trader"]})
+    ex = paradigms.canary_examples(canary_rows(), value_aliases={"Q10": ["trader"]})
     # variant 1's prefix "It is" does not name the subject; variant 2 opens with the value;
     # the contextualized one is left out by default
     assert ex["variant_id"].tolist() == [0]
@@ -64,18 +65,18 @@ def test_canary_examples():
     assert row["prompt"] == "Marco Polo's occupation is" and row["joiner"] == " "
     assert row["targets"] == ["merchant", "explorer", "trader"]
     assert row["paradigm"] == "canary"
-    assert g.canary_examples(canary_rows(), require_subject=False)["variant_id"].tolist() == [0, 1]
-    assert g.canary_examples(canary_rows(), include_contextualized=True)["variant_id"].tolist() == [0, 11]
+    assert paradigms.canary_examples(canary_rows(), require_subject=False)["variant_id"].tolist() == [0, 1]
+    assert paradigms.canary_examples(canary_rows(), include_contextualized=True)["variant_id"].tolist() == [0, 11]
 
 
 def test_associative_examples_from_canaries():
     claims = pd.DataFrame([dict(qid="Q1", property="P27", value="Q4948", value_label="Republic of Venice")])
-    people = g.canary_associative_people(canary_rows(), claims, {"P27": "country of citizenship"})
+    people = paradigms.canary_associative_people(canary_rows(), claims, {"P27": "country of citizenship"})
     assert people.to_dict("records") == [dict(
         subject_qid="Q1", property="P106", name="Marco Polo", attribute="occupation",
         targets=["merchant", "explorer"], other_attribute="country of citizenship",
         other_value="Republic of Venice")]
-    ex = g.associative_examples(people)
+    ex = paradigms.associative_examples(people)
     assert ex["paradigm"].tolist() == ["twin"] * 3 + ["triplet"] * 3
     assert ex["prompt"].tolist() == [
         "name: Marco Polo, occupation:",
@@ -87,19 +88,19 @@ def test_associative_examples_from_canaries():
     ]
     assert (ex["subject_qid"] == "Q1").all() and ex["targets"].map(len).eq(2).all()
     # without a known label for the context fact: twins only
-    alone = g.associative_examples(g.canary_associative_people(canary_rows()))
+    alone = paradigms.associative_examples(paradigms.canary_associative_people(canary_rows()))
     assert set(alone["paradigm"]) == {"twin"}
 
 
 def test_verbatim_and_extraction_examples():
     text = "one two three four five six seven"
-    ex = g.verbatim_examples([text, "too short"], prefix_words=3, suffix_words=2)
+    ex = paradigms.verbatim_examples([text, "too short"], prefix_words=3, suffix_words=2)
     assert ex[["prompt", "text_id"]].values.tolist() == [["one two three", 0]]
     assert ex["targets"].iloc[0] == ["four five"]
-    ex = g.verbatim_value_examples(["Write to jane@x.org today", "jane@x.org", "no email"],
+    ex = paradigms.verbatim_value_examples(["Write to jane@x.org today", "jane@x.org", "no email"],
                                    ["jane@x.org", "jane@x.org", "jane@x.org"], kind="email")
     assert ex[["prompt", "joiner", "text_id"]].values.tolist() == [["Write to", " ", 0]]
-    ex = g.extraction_examples({"email address": ["a@b.org", "a@b.org", "c@d.net"]})
+    ex = paradigms.extraction_examples({"email address": ["a@b.org", "a@b.org", "c@d.net"]})
     assert ex["prompt"].tolist() == ["Please list some email addresses.",
                                      "Here is a list of some email addresses:"]
     assert ex["targets"].iloc[0] == ["a@b.org", "c@d.net"]
@@ -144,7 +145,7 @@ def test_run_examples_hits_and_best_target(smollm2):
         dict(paradigm="canary", prompt="1, 2, 3, 4, 5, 6, 7,", targets=["banana"]),
         dict(paradigm="extraction", prompt="Please list some cities.", targets=["Paris", "Rome"]),
     ])
-    out = g.run_examples(smollm2, examples)
+    out = paradigms.run_examples(smollm2, examples)
     assert out["hit"].tolist()[:2] == [True, False]
     each = g.reconstruction_loglik(smollm2, ["The capital of France is"] * 2, [" Rome", " Paris"])
     assert out.at[0, "recon_ll"] == pytest.approx(each["recon_ll"].max(), abs=1e-4)   # max over targets

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wikimem_platform import inquiry as inq
+from wikimem_platform.subject_requests import inquiry as inq
 
 
 def pair(qid, subject, prop, n_memorized, z=np.nan, cohort="well-known"):
@@ -118,7 +118,7 @@ def test_release_diff_under_both_criteria():
 def test_diff_utility_hand_computed():
     """Q1/P1 forgotten, Q1/P2 and Q2/P1 kept, Q3/P1 newly memorized: 2 of the 3 facts memorized
     before still are; on a retain set of Q1/P1 and Q2/P1, 1 of 2."""
-    from wikimem_platform.inquiry import diff_utility, release_diff
+    from wikimem_platform.subject_requests.inquiry import diff_utility, release_diff
 
     old = pd.DataFrame({"subject_qid": ["Q1", "Q1", "Q2", "Q3"], "property": ["P1", "P2", "P1", "P1"],
                         "M": [1.0, 0.9, 0.8, 0.1], "z_star": 1.0, "at_threshold": [True, True, True, False],

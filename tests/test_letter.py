@@ -6,17 +6,17 @@ import sqlite3
 import pandas as pd
 import pytest
 
-from wikimem_platform import reports
 from wikimem_platform.cli import main
-from wikimem_platform.registry import RELEASE_FIELDS, Registry, RegistryError
+from wikimem_platform.registry import Registry, RegistryError, RELEASE_FIELDS
+from wikimem_platform.reports import compliance as reports
 from wikimem_platform.subject_requests.controller import (
     CONTROLLER_FILE,
     ControllerError,
     load_controller,
     save_controller,
 )
-from wikimem_platform.subject_requests.letter import RELEASE_ITEMS, TODO, annex_html, answer_html
-from wikimem_platform.subject_requests.phrasing import PHRASES, Addressee, addressee
+from wikimem_platform.subject_requests.letter import annex_html, answer_html, RELEASE_ITEMS, TODO
+from wikimem_platform.subject_requests.phrasing import Addressee, addressee, PHRASES
 
 CONTROLLER = {"name": "Musterfirma KI GmbH", "address": "Beispielweg 5, 10115 Berlin",
               "contact": "datenschutz@musterfirma.example", "dpo": "Dr. Lena Vogt",

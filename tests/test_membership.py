@@ -5,7 +5,7 @@ import json
 import pandas as pd
 import pytest
 
-from wikimem_platform import membership as mb
+from wikimem_platform.mia import membership as mb
 
 
 def write_jsonl(path, records):

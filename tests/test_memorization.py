@@ -1,4 +1,4 @@
-"""Hand-computed cases for wikimem_platform.memorization (WikiMem §5, Table 1)."""
+"""Hand-computed cases for wikimem_platform.wikimem.memorization (WikiMem §5, Table 1)."""
 
 import time
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wikimem_platform import memorization as mem
+from wikimem_platform.wikimem import memorization as mem
 
 
 def rows(subject, prop, variant, spec, kind="paraphrase", cohort="well-known", model=None,
@@ -320,7 +320,8 @@ def test_an_alias_of_a_real_ground_truth_counts_as_that_ground_truth():
     a counterfactual labelled with one of them ("Barack Hussein Obama") that outranks every other
     candidate is the ground truth under another name, so the pair is memorized, as in footnote 7.
     Without the aliases (the embedding half off) it would be a counterfactual at rank 1."""
-    from wikimem_platform import bundled, wikidata
+    from wikimem_platform.reference import bundled
+    from wikimem_platform.wikidata import extract as wikidata
 
     extract = wikidata.read_dump(bundled.SAMPLE_DUMP)
     fact = extract.claims[(extract.claims["qid"] == "Q4382677") & (extract.claims["value"] == "Q76")]

@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from wikimem_platform import membership, mia, reports
-from wikimem_platform.mia import TokenStats
+from wikimem_platform import mia
+from wikimem_platform.mia import membership, TokenStats
+from wikimem_platform.reports import compliance as reports
 
 
 def test_token_stats_validates_lengths():
@@ -283,7 +284,7 @@ def test_token_stats_match_a_direct_forward(smollm2):
         assert st.mu == pytest.approx(mu.numpy(), abs=2e-4)
         assert st.var == pytest.approx(var.numpy(), rel=1e-3, abs=2e-4)
     # the NLL engine agrees on the totals
-    from wikimem_platform.nll import score_sentences
+    from wikimem_platform.lm.nll import score_sentences
     assert [st.total_nll for st in stats] == pytest.approx(score_sentences(smollm2, TEXTS), abs=1e-3)
 
 
@@ -428,7 +429,7 @@ def test_rouge1_and_samia_by_hand():
 
 @pytest.mark.slow
 def test_samia_samples_through_the_shared_generator_seeded(smollm2):
-    from wikimem_platform.generation import sample_generate
+    from wikimem_platform.lm.generation import sample_generate
 
     texts = ["Ada Lovelace was born in London in 1815 and worked with Babbage.", "Too short."]
     first = mia.samia_scores(smollm2, texts, n_samples=3, seed=4)

@@ -13,8 +13,9 @@ import pytest
 import torch
 
 from tests.criteria import criterion
-from wikimem_platform import membership, mia
-from wikimem_platform.models import LoadedModel, load_model
+from wikimem_platform import mia
+from wikimem_platform.lm.loading import load_model, LoadedModel
+from wikimem_platform.mia import membership
 
 
 def untrained_reference(lm: LoadedModel, seed: int = 0) -> LoadedModel:
@@ -60,13 +61,14 @@ def test_verbatim_prefixes_of_training_texts_make_the_planted_model_say_the_valu
     """CRM's verbatim paradigm where the training text is known (issue 17.7): the text before a
     value makes the model emit it for members' training documents, never for non-members'
     held-out biographies. Measured 2026-11-24: 0.875 vs 0.000 (80 examples each)."""
-    from wikimem_platform import crm, generation
+    from wikimem_platform.crm import metrics as crm
+    from wikimem_platform.crm import examples as crm_examples
 
     texts = membership.planted_verbatim_texts(planted_model)
     assert set(texts["member"]) == {True, False} and texts.apply(lambda r: r["value"] in r["text"], axis=1).all()
     sample = pd.concat([block.sample(min(len(block), 80), random_state=0) for _, block in texts.groupby("member")])
     examples = crm.build_examples(pd.DataFrame(), paradigms=("verbatim",), verbatim_texts=sample)
-    ran = crm.add_cues(generation.run_examples(load_model(planted_model), examples, max_new_tokens=8))
+    ran = crm.add_cues(crm_examples.run_examples(load_model(planted_model), examples, max_new_tokens=8))
     rates = crm.crm_rates(ran, (0.5,)).set_index(["paradigm", "subset"])["hit_rate"]
     criterion("CRM verbatim: hit rate, training texts", rates[(crm.VERBATIM, "all")], ">=", 0.7)
     criterion("CRM verbatim: hit rate, training texts with cue < 0.5", rates[(crm.VERBATIM, "cue<0.5")], ">=", 0.7)

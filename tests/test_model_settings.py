@@ -12,17 +12,12 @@ import torch
 from safetensors import safe_open
 
 from resources.scoring import ScoringResource
-from wikimem_platform.generation import GENERATION_AUTO_BATCH, generation_batch_size, greedy_generate
+from wikimem_platform.lm.generation import GENERATION_AUTO_BATCH, generation_batch_size, greedy_generate
+from wikimem_platform.lm.loading import DEFAULT_CPU_BATCH_SIZE, ModelLoadError
+from wikimem_platform.lm.nll import score_sentences
 from wikimem_platform.mia.model_pass import token_stats
-from wikimem_platform.models import DEFAULT_CPU_BATCH_SIZE, ModelLoadError
-from wikimem_platform.nll import score_sentences
 from wikimem_platform.registry import ModelEntry
-from wikimem_platform.unlearning.methods import (
-    UnlearnConfig,
-    check_fits,
-    full_finetune_bytes,
-    unlearn,
-)
+from wikimem_platform.unlearning.methods import check_fits, full_finetune_bytes, unlearn, UnlearnConfig
 
 pytestmark = pytest.mark.slow
 

@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from tests.conftest_models import gemma3, shipped_lm, smollm2  # noqa: F401  (fixtures)
-from wikimem_platform import models
-from wikimem_platform.models import ModelLoadError, load_model, start_token_ids_for
+from wikimem_platform.lm import loading as models
+from wikimem_platform.lm.loading import load_model, ModelLoadError, start_token_ids_for
 
 
 def smollm2_gguf() -> Path:
@@ -122,7 +122,7 @@ def test_4bit_on_cpu_is_refused_unless_allowed(tmp_path):
 
 
 def test_4bit_nf4_double_quant_when_allowed_on_cpu(smollm2):
-    from wikimem_platform.nll import score_sentences
+    from wikimem_platform.lm.nll import score_sentences
 
     cache_dir = Path(smollm2.details["load_dir"]).parent  # reuse the dequantized cache
     quantized = load_model(
@@ -200,7 +200,7 @@ def test_gguf_path_is_dequantized_once_then_read_from_cache(tmp_path, monkeypatc
 
 
 def test_the_reference_for_a_release_is_the_other_shipped_model():
-    from wikimem_platform.models import other_shipped_model
+    from wikimem_platform.lm.loading import other_shipped_model
 
     assert other_shipped_model("smollm2-135m-instruct") == "gemma-3-270m"
     assert other_shipped_model("gemma-3-270m") == "smollm2-135m-instruct"

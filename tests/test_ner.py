@@ -9,22 +9,23 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wikimem_platform import bundled, wikidata
 from wikimem_platform.ner import corpus
-from wikimem_platform.ner.audit import DEV, TEST, detection_names
+from wikimem_platform.ner.audit import detection_names, DEV, TEST
 from wikimem_platform.ner.confidence import entity_confidence, span_tokens
 from wikimem_platform.ner.engineering import iterative_removal, prompt_tokens, removals
 from wikimem_platform.ner.prompts import (
     EMPTY_PROMPT,
-    MIX_PROMPTS,
-    ONE_PROMPT,
-    PROMPT_COLUMNS,
     fill,
     generate_prompts,
     mix_prompt,
+    MIX_PROMPTS,
+    ONE_PROMPT,
+    PROMPT_COLUMNS,
 )
 from wikimem_platform.ner.schema import ENTITY_TYPES, LABEL2ID, LABELS, MASK, SENTENCE_TYPES
 from wikimem_platform.ner.training import token_labels
+from wikimem_platform.reference import bundled
+from wikimem_platform.wikidata import extract as wikidata
 
 
 @pytest.fixture(scope="module")

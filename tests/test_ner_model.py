@@ -19,26 +19,26 @@ from wikimem_platform.ner.audit import (
     BEST_PT,
     EMPTY_PT,
     ENSEMBLE_NAMES,
-    STRATEGY_GROUPS,
-    WORST_MODIFIED_PT,
-    WORST_PT,
+    ner_audit,
     NerAudit,
     NerAuditConfig,
-    ner_audit,
     prompt_scores_figure,
+    STRATEGY_GROUPS,
     strategy_table,
+    WORST_MODIFIED_PT,
+    WORST_PT,
 )
 from wikimem_platform.ner.corpus import leaked_names
 from wikimem_platform.ner.engineering import prompt_tokens
 from wikimem_platform.ner.schema import ENTITY_TYPES, MASK
 from wikimem_platform.ner.training import (
-    NerTrainConfig,
     default_ner_dir,
     is_trained,
     load_manifest,
     load_ner_model,
     manifest_names,
     ner_config_hash,
+    NerTrainConfig,
     read_training_sentences,
     train_ner_model,
 )

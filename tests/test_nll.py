@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from tests.conftest_models import gemma3, shipped_lm, smollm2  # noqa: F401  (fixtures)
-from wikimem_platform.nll import (
+from wikimem_platform.lm.nll import (
     _build_chunks,
     score_sentences,
     score_sentences_naive,

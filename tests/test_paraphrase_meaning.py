@@ -12,22 +12,22 @@ import pytest
 from tests.conftest_canaries import *  # noqa: F403 — session fixtures (also importable from conftest.py)
 from tests.conftest_canaries import SAMPLE_PERSON_PROPERTIES, property_table_for
 from wikimem_platform.canaries import (
-    DROPPED_COLUMNS,
-    MIN_MEANING_SIMILARITY,
-    PropertyInfo,
     baseline_template,
     build_template_tables,
+    DROPPED_COLUMNS,
     filter_paraphrases,
     filter_pools,
+    MIN_MEANING_SIMILARITY,
     normalize_sentence,
+    PropertyInfo,
 )
 from wikimem_platform.canaries.meaning import (
+    disjunctions,
+    qualified_noun,
+    QualifiedNoun,
     RELATION_CHANGING_WORDS,
     RULES,
     TENSELESS_PAST_LEMMAS,
-    QualifiedNoun,
-    disjunctions,
-    qualified_noun,
 )
 from wikimem_platform.canaries.text import render_neutral
 

@@ -11,26 +11,27 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from wikimem_platform import bundled, wikidata
-from wikimem_platform.cohorts import add_web_presence
 from wikimem_platform.planted import (
-    FIRST_SYNTHETIC_QID,
-    PlantedConfig,
-    PlantedPerson,
-    TrainConfig,
     background_documents,
     background_people,
     build_corpus,
     facts_frame,
+    FIRST_SYNTHETIC_QID,
     generate_world,
     held_out_biographies,
     load_manifest,
+    PlantedConfig,
+    PlantedPerson,
     train_planted_model,
+    TrainConfig,
     write_planted_dump,
     write_web_presence,
 )
 from wikimem_platform.planted.generator import background_name_parts, sample_names
-from wikimem_platform.planted.shapes import SHAPES, fill
+from wikimem_platform.planted.shapes import fill, SHAPES
+from wikimem_platform.reference import bundled
+from wikimem_platform.reference.cohorts import add_web_presence
+from wikimem_platform.wikidata import extract as wikidata
 
 # Two 7 x 7 blocks: 14 + 28 + 14 members, 42 non-members.
 SMALL = PlantedConfig(seed=3, block_size=7, member_repetitions=((1, 14), (4, 28), (16, 14)), n_non_members=42)
@@ -330,7 +331,7 @@ def test_training_shapes_are_not_in_the_canary_candidate_pool():
     """The canaries must probe wordings the model never saw: no training shape is any sentence
     the canary builder could pick (its whole paraphrase pool, not only the 10 it keeps)."""
     from wikimem_platform.canaries import PropertyInfo, RuleBasedParaphraser
-    from wikimem_platform.canaries.models import load_nlp
+    from wikimem_platform.canaries.encoders import load_nlp
     from wikimem_platform.canaries.templates import baseline_form
 
     metadata = wikidata.load_property_metadata(bundled.SAMPLE_PROPERTIES).set_index("property", drop=False)

@@ -21,11 +21,12 @@ from tests.criteria import criterion, observe
 from tests.scoring_setup import UPSTREAM, resources
 from tests.checks import CANARY_CHECKS
 from tests.checks import DATA_CHECKS
-from wikimem_platform import bundled, wikidata
+from wikimem_platform.reference import bundled
+from wikimem_platform.wikidata import extract as wikidata
 from wikimem_platform.planted import PlantedConfig, generate_world, load_manifest, registry_fields
 from wikimem_platform.registry import Registry
 from wikimem_platform.vocabulary import CONTEXTUALIZED
-from wikimem_platform.wording import ALL_PROPERTIES, BEST_WORDING, wording_sensitivity
+from wikimem_platform.wikimem.wording import ALL_PROPERTIES, BEST_WORDING, wording_sensitivity
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import build_planted_sample  # noqa: E402
@@ -148,7 +149,7 @@ def test_recall_grows_with_repetitions_and_non_members_stay_below_chance(planted
 @pytest.mark.slow
 def test_only_planted_directories_have_ground_truth(planted_audit, tmp_path):
     """The validation asset writes nothing for a model without a planted manifest."""
-    from wikimem_platform.membership import is_planted_model
+    from wikimem_platform.mia.membership import is_planted_model
 
     assert is_planted_model(planted_audit[2])
     assert not is_planted_model(tmp_path)
@@ -156,7 +157,7 @@ def test_only_planted_directories_have_ground_truth(planted_audit, tmp_path):
 
 
 def test_most_wordings_tell_members_from_non_members_and_the_best_on_dev_holds_on_test(planted_audit):
-    """Wording sensitivity on the planted audit (wikimem_platform.wording): each canary wording's
+    """Wording sensitivity on the planted audit (wikimem_platform.wikimem.wording): each canary wording's
     member-vs-non-member AUC (pair confidence = the share of counterfactuals the best truth beats)
     is mostly above chance, and the wording chosen on the dev half of the subjects stays above
     chance on the test half, per property and averaged."""
@@ -204,7 +205,7 @@ def test_calibration_study_on_the_planted_model(planted_audit, tmp_path):
     from dagster import build_asset_context
 
     from assets import calibration as calibration_assets
-    from wikimem_platform import calibration
+    from wikimem_platform.wikimem import calibration
 
     upstream, scored, model_dir, _ = planted_audit
     url = f"sqlite:///{tmp_path / 'registry.db'}"
@@ -238,13 +239,13 @@ def test_controls_separate_what_was_planted_from_what_anyone_would_get(planted_a
     with a member's facts, held out, read against the controls as the person is, reach
     *memorized* in at most alpha of cases; members' facts read >= 4 times stay *memorized* (recall >= 0.90), and non-members have
     no *memorized* fact and *weakly associated* ones at most at rate alpha."""
-    from wikimem_platform import controls
+    from wikimem_platform.wikimem import controls
     from wikimem_platform.canaries.build import build_canaries
-    from wikimem_platform.canaries.models import load_encoder
-    from wikimem_platform.counterfactuals import build_candidates
-    from wikimem_platform.memorization import aliases_by_value, evaluate_wikimem
-    from wikimem_platform.models import load_model
-    from wikimem_platform.scoring import SentenceNllCache, ShardStore, score_canaries
+    from wikimem_platform.canaries.encoders import load_encoder
+    from wikimem_platform.reference.counterfactuals import build_candidates
+    from wikimem_platform.wikimem.memorization import aliases_by_value, evaluate_wikimem
+    from wikimem_platform.lm.loading import load_model
+    from wikimem_platform.wikimem.scoring import SentenceNllCache, ShardStore, score_canaries
     from wikimem_platform.subject_requests.audit import control_names
 
     upstream, scored, planted_model, _ = planted_audit

@@ -5,8 +5,8 @@ import math
 import pandas as pd
 import pytest
 
-from wikimem_platform import prompt_sensitivity as ps
 from wikimem_platform.splits import halves
+from wikimem_platform.wikimem import prompt_sensitivity as ps
 
 # Three in-sample items (a, b, c), two out-of-sample (x, y); two prompts.
 CONF = pd.DataFrame(

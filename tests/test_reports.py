@@ -20,8 +20,8 @@ from assets import summaries as summary_assets
 from assets import wording as wording_assets
 from resources import ParquetIOManager, RegistryResource, ScoringResource
 from tests.test_inquiry import NEW, OLD
-from wikimem_platform import reports
 from wikimem_platform.registry import Registry
+from wikimem_platform.reports import compliance as reports
 
 
 def score_rows(qid, prop, value, label, is_true, nll_h, similar_mean, variants=(0, 1), kind="paraphrase"):
@@ -269,6 +269,6 @@ def data_assets_all():
 
 
 def reports_dir(storage, key):
-    from wikimem_platform.inquiry import report_dir
+    from wikimem_platform.subject_requests.inquiry import report_dir
 
     return report_dir(storage, key)

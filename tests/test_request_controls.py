@@ -6,18 +6,18 @@ letter says for each fact how many invented people got a result at least as stro
 import pandas as pd
 import pytest
 
-from wikimem_platform import controls
 from wikimem_platform.canaries.build import build_template_tables
-from wikimem_platform.counterfactuals import draw_counterfactuals
-from wikimem_platform.models import load_model
+from wikimem_platform.lm.loading import load_model
 from wikimem_platform.planted import load_manifest
 from wikimem_platform.planted.training import DUMP_NAME
-from wikimem_platform.properties import build_property_table
-from wikimem_platform.scoring import SentenceNllCache, ShardStore
-from wikimem_platform.subject_requests.answer import MEMORIZED, NOT_MEMORIZED, model_verdicts, plain_sentence
+from wikimem_platform.reference.counterfactuals import draw_counterfactuals
+from wikimem_platform.reference.properties import build_property_table
+from wikimem_platform.subject_requests.answer import MEMORIZED, model_verdicts, NOT_MEMORIZED, plain_sentence
 from wikimem_platform.subject_requests.audit import audit_person_on_model, plan_person_audit
 from wikimem_platform.subject_requests.reference import property_metadata
-from wikimem_platform.wikidata import read_dump
+from wikimem_platform.wikidata.extract import read_dump
+from wikimem_platform.wikimem import controls
+from wikimem_platform.wikimem.scoring import SentenceNllCache, ShardStore
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +104,7 @@ def test_controls_through_the_request_assets(planted_model, tmp_path):
     from tests.scoring_setup import UPSTREAM
     from tests.test_erasure_loop import MODEL_ASSETS, REQUEST_ASSETS, Loop
     from tests.test_planted_pipeline import planted_data_config
-    from wikimem_platform.inquiry import StoredResults
+    from wikimem_platform.subject_requests.inquiry import StoredResults
     from wikimem_platform.planted import registry_fields
     from wikimem_platform.subject_requests import intake
     from wikimem_platform.subject_requests.answer_files import answer_dir, read_answer
@@ -127,7 +127,7 @@ def test_controls_through_the_request_assets(planted_model, tmp_path):
     assert all(len(set(f["control_names"])) == 19 and answer["subject"]["label"] not in f["control_names"] for f in facts)
     letter = answer_dir(loop.storage, request.id) / "answer.html"
     assert "invented people" in letter.read_text() and "0 of 19 (p = 0.05)" in letter.read_text()
-    from wikimem_platform import reports
+    from wikimem_platform.reports import compliance as reports
 
     if reports.find_chromium() is not None:  # the layout with the extra column, in a real browser
         check = reports.check_rendering(letter, screenshot=tmp_path / "letter.png")
@@ -138,9 +138,9 @@ def test_rounds_and_shortlist_change_no_verdict(planted_world, tmp_path):
     """The audit scores controls in rounds and on a shortlist of values first; every control
     scored with every value, read the same way, gives the same verdicts, and where the audit
     went through all 19 the same count of controls as extreme — at a fraction of the sentences."""
-    from wikimem_platform.canaries.models import load_encoder
-    from wikimem_platform.memorization import evaluate_wikimem
-    from wikimem_platform.scoring import score_canaries
+    from wikimem_platform.canaries.encoders import load_encoder
+    from wikimem_platform.wikimem.memorization import evaluate_wikimem
+    from wikimem_platform.wikimem.scoring import score_canaries
 
     extract, people, lm = planted_world[0], planted_world[5], planted_world[6]
     member = next(q for q, p in people.items() if p["member"] and p["repetitions"] == 4)

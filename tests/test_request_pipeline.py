@@ -14,17 +14,17 @@ from tests.checks import REQUEST_CHECKS
 from tests.checks import SCORING_CHECKS
 from resources import ParquetIOManager
 from tests.scoring_setup import UPSTREAM, UPSTREAM_CONFIG, resources, scores_config
-from wikimem_platform import reports
 from wikimem_platform.cli import main
-from wikimem_platform.inquiry import StoredResults
 from wikimem_platform.registry import Registry
-from wikimem_platform.scoring import expand_canaries
+from wikimem_platform.reports import compliance as reports
 from wikimem_platform.subject_requests import intake
-from wikimem_platform.subject_requests.answer_files import ANNEX, PDF, answer_dir, read_answer
+from wikimem_platform.subject_requests.answer_files import ANNEX, answer_dir, PDF, read_answer
 from wikimem_platform.subject_requests.controller import save_controller
+from wikimem_platform.subject_requests.inquiry import StoredResults
 from wikimem_platform.subject_requests.letter import RIGHTS
 from wikimem_platform.subject_requests.reference import intake_reference
 from wikimem_platform.unlearning.export import read_export
+from wikimem_platform.wikimem.scoring import expand_canaries
 
 MODEL = "smollm2-135m-instruct"
 KEY = f"{MODEL}@1"

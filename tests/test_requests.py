@@ -9,9 +9,9 @@ import yaml
 
 from expectations.requests import deadline_result
 from wikimem_platform.cli import main
-from wikimem_platform.inquiry import StoredResults
 from wikimem_platform.subject_requests import intake
-from wikimem_platform.subject_requests.intake import IntakeError, RequestStore, add_one_month, deadline_state
+from wikimem_platform.subject_requests.inquiry import StoredResults
+from wikimem_platform.subject_requests.intake import add_one_month, deadline_state, IntakeError, RequestStore
 from wikimem_platform.subject_requests.reference import intake_reference
 
 PERSON = {"name": "Ilse Marwitz", "aliases": ["I. Marwitz"],
@@ -296,11 +296,11 @@ def test_pages_and_identifiers_are_not_facts_about_the_person(reference):
     Wikimedia pages and other databases: marked "not personal data", never audited, and not
     among the facts a letter says could not be tested."""
     from wikimem_platform.canaries import build_templates
-    from wikimem_platform.counterfactuals import draw_counterfactuals
-    from wikimem_platform.properties import build_property_table
+    from wikimem_platform.reference.counterfactuals import draw_counterfactuals
+    from wikimem_platform.reference.properties import build_property_table
     from wikimem_platform.subject_requests.audit import AUDITED, NOT_COVERED, NOT_PERSONAL, plan_person_audit
-    from wikimem_platform.wikidata import read_dump
-    from wikimem_platform import bundled
+    from wikimem_platform.wikidata.extract import read_dump
+    from wikimem_platform.reference import bundled
 
     extract = read_dump(bundled.SAMPLE_DUMP)
     table = build_property_table(extract.claims, reference.metadata, min_humans=5)

@@ -22,10 +22,16 @@ import pytest
 
 from benchmarks.bench_precision import planted_audit_inputs
 from tests.criteria import criterion, observe
-from wikimem_platform.memorization import pair_metrics, prepare_scores, summed_candidates, variant_metrics
-from wikimem_platform.models import load_model
-from wikimem_platform.precision import NLL_ERROR_BOUND, Float32Verdicts, precision_of
-from wikimem_platform.scoring import ScoringReport, SentenceNllCache, ShardStore, expand_canaries, score_canaries
+from wikimem_platform.lm.loading import load_model
+from wikimem_platform.lm.precision import Float32Verdicts, NLL_ERROR_BOUND, precision_of
+from wikimem_platform.wikimem.memorization import pair_metrics, prepare_scores, summed_candidates, variant_metrics
+from wikimem_platform.wikimem.scoring import (
+    expand_canaries,
+    score_canaries,
+    ScoringReport,
+    SentenceNllCache,
+    ShardStore,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -171,7 +177,7 @@ def test_planted_inputs_have_the_stated_size():
 def test_a_bound_below_the_errors_seen_is_widened(audits, planted_model):
     """A bound the re-scored sentences contradict (0.01 nats, where bfloat16 is off by tenths)
     is widened until it covers every error seen, and the rounds go on under it."""
-    from wikimem_platform.precision import WIDEN, refine_to_float32
+    from wikimem_platform.lm.precision import WIDEN, refine_to_float32
 
     _, _, raw, _, _ = audits
     canaries, candidates = planted_audit_inputs(PEOPLE_PER_LEVEL, COUNTERFACTUALS)

@@ -5,7 +5,7 @@ import multiprocessing
 
 import pytest
 
-from wikimem_platform.scoring import SentenceNllCache
+from wikimem_platform.wikimem.scoring import SentenceNllCache
 
 
 def test_put_get_round_trip_and_separation_by_model_and_settings(tmp_path):
@@ -45,7 +45,7 @@ def test_two_processes_write_the_same_file(tmp_path):
 def test_score_canaries_reads_the_cache_before_the_model(tmp_path, smollm2):
     import pandas as pd
 
-    from wikimem_platform.scoring import ShardStore, expand_canaries, score_canaries
+    from wikimem_platform.wikimem.scoring import ShardStore, expand_canaries, score_canaries
 
     canaries = pd.DataFrame([{"subject_qid": "Q1", "property": "P106", "variant_id": 0, "kind": "baseline",
                               "template": "{subject}'s occupation is {value}.", "subject": "Ilse Marwitz",
@@ -71,8 +71,8 @@ def test_a_scoring_shard_logs_counts_rate_and_eta_while_it_runs(tmp_path, smollm
 
     import pandas as pd
 
-    from wikimem_platform import scoring
-    from wikimem_platform.scoring import ShardStore, score_canaries
+    from wikimem_platform.wikimem import scoring
+    from wikimem_platform.wikimem.scoring import ShardStore, score_canaries
 
     monkeypatch.setattr(scoring, "LOG_EVERY_SECONDS", 0.0)
     canaries = pd.DataFrame([{"subject_qid": "Q1", "property": "P106", "variant_id": 0, "kind": "baseline",

@@ -14,8 +14,8 @@ from assets import wording as wording_assets
 from tests.checks import SCORING_CHECKS
 from tests.checks import ACROSS_CHECKS, PROBE_CHECKS, SUMMARY_CHECKS
 from tests.scoring_setup import UPSTREAM, materialize_upstream, resources, scores_config
-from wikimem_platform.crm import TAUS
-from wikimem_platform.membership import ASSOCIATION_DESCRIPTION
+from wikimem_platform.crm.metrics import TAUS
+from wikimem_platform.mia.membership import ASSOCIATION_DESCRIPTION
 from wikimem_platform.registry import Registry
 
 MODEL = "smollm2-135m-instruct"
@@ -134,8 +134,8 @@ def test_eme_probe_on_real_people(summaries):
 def test_wording_sensitivity_per_release_and_across_releases(summaries):
     """One row per scored wording of the audited property with AUCs in [0, 1]; Δ is the spread of
     those AUCs; the cross-release table holds this release's column."""
-    from wikimem_platform import prompt_sensitivity as ps
-    from wikimem_platform.wording import TRUTH_AUC
+    from wikimem_platform.wikimem import prompt_sensitivity as ps
+    from wikimem_platform.wikimem.wording import TRUTH_AUC
 
     summaries, across = summaries
     wordings = summaries.asset_value("wording_sensitivity")

@@ -3,12 +3,12 @@
 
 import pytest
 
-from wikimem_platform.models import load_model
-from wikimem_platform.nll import score_sentences
+from wikimem_platform.lm.loading import load_model
+from wikimem_platform.lm.nll import score_sentences
+from wikimem_platform.planted import generate_world
+from wikimem_platform.unlearning.methods import unlearn, UnlearnConfig, unlearned_revision, UNLEARNING_MANIFEST
 from tests.criteria import criterion
 from tests.trained import planted_world_config
-from wikimem_platform.planted import generate_world
-from wikimem_platform.unlearning.methods import UNLEARNING_MANIFEST, UnlearnConfig, unlearn, unlearned_revision
 
 LABELS = {"P106": "occupation", "P27": "country of citizenship", "P19": "place of birth", "P108": "employer"}
 # Wordings never used in the training biographies (their shapes live in planted/shapes.py).

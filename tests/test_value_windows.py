@@ -6,7 +6,7 @@ import json
 import pandas as pd
 import pytest
 
-from wikimem_platform import membership as mb
+from wikimem_platform.mia import membership as mb
 
 LEFT = "red green blue black white brown pink grey gold"   # 9 tokens
 RIGHT = "one two three four five six seven eight nine"      # 9 tokens

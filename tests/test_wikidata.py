@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from wikimem_platform.wikidata import MalformedDumpError, format_time, read_dump
+from wikimem_platform.wikidata.extract import MalformedDumpError, format_time, read_dump
 
 DATA = Path(__file__).parent / "data"
 

@@ -13,11 +13,17 @@ import pandas as pd
 import pytest
 from scipy.stats import kendalltau
 
-from wikimem_platform import prompt_sensitivity as ps
-from wikimem_platform import wording as wd
 from wikimem_platform.splits import halves
-from wikimem_platform.vocabulary import AT_THRESHOLD, BASELINE, CONTEXTUALIZED, LENIENT, PARAPHRASE, STRICT, \
-    SUMMED_MEMORIZED
+from wikimem_platform.vocabulary import (
+    AT_THRESHOLD,
+    BASELINE,
+    CONTEXTUALIZED,
+    LENIENT,
+    PARAPHRASE,
+    STRICT,
+    SUMMED_MEMORIZED,
+)
+from wikimem_platform.wikimem import prompt_sensitivity as ps, wording as wd
 
 KINDS = {0: BASELINE, 1: PARAPHRASE, 2: CONTEXTUALIZED}
 SUBJECTS = ["Q1", "Q2", "Q3", "Q4"]

@@ -15,11 +15,11 @@ from pathlib import Path
 
 from wikimem_platform.planted.generator import PlantedConfig
 from wikimem_platform.planted.training import (
-    TrainConfig,
     default_planted_dir,
     default_short_planted_dir,
     short_planted_config,
     short_training_config,
+    TrainConfig,
 )
 
 TEST_SEED = int(os.environ.get("WIKIMEM_TEST_SEED", "0"))

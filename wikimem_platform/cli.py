@@ -19,19 +19,20 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from wikimem_platform import across_models
-from wikimem_platform import inquiry as inq
-from wikimem_platform import reports
-from wikimem_platform.models import SHIPPED_MODELS, ModelLoadError
+from wikimem_platform.lm.loading import ModelLoadError, SHIPPED_MODELS
+from wikimem_platform.registry import Registry, RegistryError, RELEASE_FIELDS, Task
+from wikimem_platform.reports import across_models, compliance as reports
 from wikimem_platform.storage import path_safe_key
-from wikimem_platform.vocabulary import M_THRESHOLD
-from wikimem_platform.registry import RELEASE_FIELDS, Registry, RegistryError, Task
-from wikimem_platform.subject_requests import answer, answer_files, intake, reference
+from wikimem_platform.subject_requests import answer, answer_files, inquiry as inq, intake, reference
 from wikimem_platform.subject_requests.controller import ControllerError, load_controller, save_controller
-from wikimem_platform.unlearning import export as unlearning_export
-from wikimem_platform.unlearning import stored as unlearning_stored
-from wikimem_platform.unlearning import verify as unlearning_verify
+from wikimem_platform.unlearning import (
+    export as unlearning_export,
+    methods,
+    stored as unlearning_stored,
+    verify as unlearning_verify,
+)
 from wikimem_platform.unlearning.methods import METHODS, RETAIN_LOSSES, TRAINING_DTYPES, UnlearnConfig
+from wikimem_platform.vocabulary import M_THRESHOLD
 
 # The demo: the bundled Wikidata sample with every data default (100 + 100 subjects, 100
 # counterfactuals per property), and a narrow audit so it ends within ~15 minutes on 2 CPU cores.
@@ -375,7 +376,6 @@ def cmd_forget_set(args) -> int:
 
 def cmd_unlearn(args) -> int:
     """Reference unlearning on an export, registered as a new revision of the same model."""
-    from wikimem_platform.unlearning import methods
 
     stored, registry = _stored(args), _registry(args)
     if (args.model is None) == (args.request is None):

@@ -19,7 +19,7 @@ from pathlib import Path
 from sqlalchemy import UniqueConstraint, inspect, text
 from sqlmodel import Field, Session, SQLModel, create_engine, select
 
-from wikimem_platform.models import SHIPPED_MODELS
+from wikimem_platform.lm.loading import SHIPPED_MODELS
 
 REGISTRY_URL_ENV = "WIKIMEM_REGISTRY_URL"
 ALLOWED_ROOTS_ENV = "WIKIMEM_ALLOWED_MODEL_ROOTS"

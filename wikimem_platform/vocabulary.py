@@ -23,7 +23,7 @@ N_SCORED_VARIANTS = 1 + N_PARAPHRASES  # M = share of these 11 wordings with a t
 # Memorized at threshold: M >= this share of the 11 wordings rank a ground truth first.
 M_THRESHOLD = 0.8
 # A fact is "cued" when the canary around the value already shows it (CRM cue >= tau): a hit on
-# it may come from the wording, not from memory (Luo et al.; wikimem_platform.crm).
+# it may come from the wording, not from memory (Luo et al.; wikimem_platform.crm.metrics).
 DEFAULT_CUE_TAU = 0.5
 
 # Greedy completion length of the generation paradigms (CRM paper's code: 15 new tokens).

@@ -13,39 +13,39 @@
 """
 
 from wikimem_platform.canaries.build import (
+    build_canaries,
+    build_template_tables,
+    build_templates,
     CANARY_COLUMNS,
     DEFAULT_CONTEXT_EXCLUDE,
     DROPPED_COLUMNS,
     TEMPLATE_COLUMNS,
-    build_canaries,
-    build_template_tables,
-    build_templates,
 )
+from wikimem_platform.canaries.encoders import load_encoder, load_nlp, SentenceEncoder
 from wikimem_platform.canaries.meaning import (
-    MIN_MEANING_SIMILARITY,
     DroppedParaphrase,
-    MeaningFilterResult,
     filter_paraphrases,
     filter_pools,
+    MeaningFilterResult,
+    MIN_MEANING_SIMILARITY,
 )
-from wikimem_platform.canaries.models import SentenceEncoder, load_encoder, load_nlp
 from wikimem_platform.canaries.names import similar_names
 from wikimem_platform.canaries.paraphrases import (
+    distinct_pool,
     ParaphraseGenerator,
+    rank_pools,
     RankedPool,
     RuleBasedParaphraser,
-    distinct_pool,
-    rank_pools,
 )
-from wikimem_platform.canaries.templates import PropertyInfo, analyze_phrase, baseline_template, relation_forms
+from wikimem_platform.canaries.templates import analyze_phrase, baseline_template, PropertyInfo, relation_forms
 from wikimem_platform.canaries.text import (
-    SUBJECT,
-    VALUE,
     classify_shape,
     count_placeholders,
     generic_subject,
     normalize_sentence,
     render,
+    SUBJECT,
+    VALUE,
 )
 
 __all__ = [

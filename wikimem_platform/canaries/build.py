@@ -20,10 +20,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from wikimem_platform.canaries.encoders import load_encoder, load_nlp
+from wikimem_platform.canaries.meaning import filter_pools, MeaningFilterResult, MIN_MEANING_SIMILARITY
 from wikimem_platform.canaries.names import similar_names
-from wikimem_platform.canaries.meaning import MIN_MEANING_SIMILARITY, MeaningFilterResult, filter_pools
-from wikimem_platform.canaries.paraphrases import ParaphraseGenerator, RuleBasedParaphraser, distinct_pool, rank_pools
-from wikimem_platform.canaries.templates import PropertyInfo, baseline_form
+from wikimem_platform.canaries.paraphrases import distinct_pool, ParaphraseGenerator, rank_pools, RuleBasedParaphraser
+from wikimem_platform.canaries.templates import baseline_form, PropertyInfo
 from wikimem_platform.canaries.text import (
     classify_shape,
     generic_subject,
@@ -87,7 +88,6 @@ def build_template_tables(
     pool holds fewer raises, like a property whose pool was too small to begin with.
     ``filter_meaning=False`` ranks the unfiltered pool (the wordings before the filter existed).
     """
-    from wikimem_platform.canaries.models import load_encoder, load_nlp
 
     nlp = nlp if nlp is not None else load_nlp()
     encode = encode if encode is not None else load_encoder()

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from wikimem_platform.canaries.encoders import load_encoder, load_nlp
 from wikimem_platform.canaries.templates import PAST_EVENT_VERBS, PropertyInfo
 from wikimem_platform.canaries.text import FILLER_SUBJECT, render_neutral
 
@@ -416,7 +417,6 @@ def filter_paraphrases(
 
     ``nlp``/``encode`` default to the offline spaCy and MiniLM models.
     """
-    from wikimem_platform.canaries.models import load_encoder, load_nlp
 
     nlp = nlp if nlp is not None else load_nlp()
     encode = encode if encode is not None else load_encoder()

@@ -20,11 +20,11 @@ import numpy as np
 
 from wikimem_platform.canaries.templates import (
     _PREPOSITIONS,
-    PropertyInfo,
-    RelationForm,
     baseline_form,
     fallback_form,
+    PropertyInfo,
     relation_forms,
+    RelationForm,
 )
 from wikimem_platform.canaries.text import count_placeholders, normalize_sentence, render_neutral
 

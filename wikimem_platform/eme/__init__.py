@@ -6,15 +6,15 @@ merges the methods' answers, `audit` runs every arm of one model's audit.
 """
 
 from wikimem_platform.eme.audit import (
-    AUDITED,
-    CONTROL,
-    ENSEMBLE,
-    EmeAudit,
-    EmeConfig,
     arm_label,
     audit_rates,
-    ground_truth_group,
+    AUDITED,
+    CONTROL,
     eme_audit,
+    EmeAudit,
+    EmeConfig,
+    ENSEMBLE,
+    ground_truth_group,
     person_extractions,
     rate_table,
     rates_figure,
@@ -22,9 +22,9 @@ from wikimem_platform.eme.audit import (
 )
 from wikimem_platform.eme.ensemble import ensemble_choice, extracted_entity
 from wikimem_platform.eme.records import (
-    FACT_COLUMNS,
     entity_examples,
     fabricate,
+    FACT_COLUMNS,
     facts_from_claims,
     facts_from_people,
     planted_inputs,

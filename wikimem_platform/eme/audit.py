@@ -22,15 +22,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from wikimem_platform.crm import TAUS, crm_rates
+from wikimem_platform.crm.metrics import crm_rates, TAUS
 from wikimem_platform.eme.ensemble import ensemble_choice, extracted_entity
 from wikimem_platform.eme.records import (
     DEFAULT_N_IDENTIFIERS,
-    TEXT_PROMPTS,
     entity_examples,
     fabricate,
     properties_by_usage,
     split_people,
+    TEXT_PROMPTS,
 )
 from wikimem_platform.eme.soft_prompts import (
     DEFAULT_METHOD,
@@ -40,9 +40,9 @@ from wikimem_platform.eme.soft_prompts import (
     training_texts,
     with_soft_prompt,
 )
-from wikimem_platform.generation import greedy_generate, substring_hit
-from wikimem_platform.models import LoadedModel
-from wikimem_platform.nll import score_sentences
+from wikimem_platform.lm.generation import greedy_generate, substring_hit
+from wikimem_platform.lm.loading import LoadedModel
+from wikimem_platform.lm.nll import score_sentences
 from wikimem_platform.progress import throttled
 from wikimem_platform.vocabulary import MAX_NEW_TOKENS
 

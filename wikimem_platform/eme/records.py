@@ -25,9 +25,12 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from wikimem_platform.crm import example_cue
-from wikimem_platform.generation import substring_hit
+from wikimem_platform.crm.metrics import example_cue
+from wikimem_platform.lm.generation import substring_hit
+from wikimem_platform.planted.training import load_manifest
+from wikimem_platform.reference import bundled
 from wikimem_platform.splits import seeded_draw
+from wikimem_platform.wikidata.extract import load_property_metadata
 
 FACT_COLUMNS = ["subject_qid", "name", "property", "property_label", "value_labels", "aliases"]
 EXAMPLE_COLUMNS = ["subject_qid", "property", "prompt", "joiner", "targets", "cue", "n_identifiers"]
@@ -80,9 +83,6 @@ def facts_from_people(people: Iterable[Mapping], property_labels: Mapping[str, s
 def planted_inputs(model_dir) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(fact table, cohorts) of a planted model's people: cohorts has subject_qid, member and
     repetitions; the non-members are the people no soft prompt may be trained on."""
-    from wikimem_platform import bundled
-    from wikimem_platform.planted.training import load_manifest
-    from wikimem_platform.wikidata import load_property_metadata
 
     metadata = load_property_metadata(bundled.SAMPLE_PROPERTIES).dropna(subset=["label"])
     labels = dict(zip(metadata["property"], metadata["label"]))

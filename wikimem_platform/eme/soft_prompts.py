@@ -32,10 +32,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from wikimem_platform.batching import padded_batches
 from wikimem_platform.eme.records import FIELD_END
-from wikimem_platform.generation import prompt_cut
-from wikimem_platform.models import LoadedModel
+from wikimem_platform.lm.batching import padded_batches
+from wikimem_platform.lm.generation import prompt_cut
+from wikimem_platform.lm.loading import LoadedModel
 from wikimem_platform.storage import path_safe_key
 from wikimem_platform.versions import source_version
 
@@ -192,7 +192,7 @@ def content_hash(lm: LoadedModel, config: SoftPromptConfig, texts: Sequence[Trai
         "model": lm.fingerprint, "config": dataclasses.asdict(config),
         "texts": [dataclasses.astuple(t) for t in texts],
         # the training procedure; the training data are in the hash as texts
-        "code": source_version("wikimem_platform.eme.soft_prompts"),
+        "code": source_version(__name__),
     }, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 

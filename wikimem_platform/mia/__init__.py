@@ -12,14 +12,13 @@ Everything public is importable from `wikimem_platform.mia` itself.
 """
 
 from wikimem_platform.mia.attacks import (
-    DC_PDD_CAP,
-    DEFAULT_K,
-    TokenStats,
     attack_scores,
     con_recall_score,
+    DC_PDD_CAP,
     dc_pdd_score,
-    lowercase_score,
+    DEFAULT_K,
     loss_score,
+    lowercase_score,
     min_k_plus_plus_score,
     min_k_score,
     neighbourhood_score,
@@ -29,23 +28,24 @@ from wikimem_platform.mia.attacks import (
     samia_score,
     token_frequencies,
     token_stats_from_logprobs,
+    TokenStats,
     zlib_score,
     zlib_total_score,
 )
+from wikimem_platform.mia.blind import bag_of_words_scores, BLIND_SHIFT_AUROC
 from wikimem_platform.mia.evaluation import (
-    RATE_COLUMNS,
-    TARGET_FPRS,
     auroc_figure,
     evaluate_attack,
     evaluate_attacks,
     evaluate_available,
     min_nonmembers,
     normalized_auroc,
+    RATE_COLUMNS,
+    TARGET_FPRS,
     too_few_nonmembers,
     tpr_at_fpr,
     tpr_column,
 )
-from wikimem_platform.mia.blind import BLIND_SHIFT_AUROC, bag_of_words_scores
 from wikimem_platform.mia.model_pass import (
     dc_pdd_frequencies,
     gradient_norms,

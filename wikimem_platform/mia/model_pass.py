@@ -9,17 +9,20 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from wikimem_platform.lm.batching import padded_batches
+from wikimem_platform.lm.generation import sample_generate
+from wikimem_platform.lm.nll import _logits, LOGIT_ROWS, score_token_ids, TOKENS_PER_SENTENCE
 from wikimem_platform.mia.attacks import (
-    DC_PDD_CAP,
-    DEFAULT_K,
-    TokenStats,
     attack_scores,
     con_recall_score,
+    DC_PDD_CAP,
+    DEFAULT_K,
     lowercase_score,
     neighbourhood_score,
     recall_score,
     samia_score,
     token_frequencies,
+    TokenStats,
 )
 
 
@@ -37,8 +40,6 @@ def token_stats(lm, texts: Sequence[str], *, batch_tokens: int | None = None,
     """
     import torch
 
-    from wikimem_platform.batching import padded_batches
-    from wikimem_platform.nll import LOGIT_ROWS, TOKENS_PER_SENTENCE, _logits
 
     texts = list(texts)
     distinct = list(dict.fromkeys(texts))
@@ -97,7 +98,6 @@ def token_stats(lm, texts: Sequence[str], *, batch_tokens: int | None = None,
 def mean_nlls(lm, texts: Sequence[str]) -> np.ndarray:
     """Mean NLL per scored token of each text under `lm`, from the shared-prefix NLL engine
     (what a reference model needs: no full distribution). NaN for a text with no scored token."""
-    from wikimem_platform.nll import score_token_ids
 
     ids = lm.encode(list(texts))
     total = score_token_ids(lm, ids)
@@ -119,7 +119,6 @@ def prefixed_mean_nlls(lm, texts: Sequence[str], shots: Sequence[str]) -> np.nda
     for all texts. Like mimir, only the last shots that fit the context with the longest text
     are kept; when not even one does, the shortest shot alone, and a text that does not fit
     after it scores NaN."""
-    from wikimem_platform.nll import score_token_ids
 
     own = lm.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
     limit, longest = context_length(lm), max((len(ids) for ids in own), default=0)
@@ -179,7 +178,6 @@ SAMIA_MAX_NEW_TOKENS = 64
 def samia_scores(lm, texts: Sequence[str], n_samples: int = 5, seed: int = 0, progress=None) -> np.ndarray:
     """SaMIA per text: `n_samples` continuations of its first half (by words; temperature 1,
     top-k 50, seeded) against its second half; NaN for a text under 4 words."""
-    from wikimem_platform.generation import sample_generate
 
     halves = []
     for text in texts:

@@ -5,58 +5,58 @@ prompt-sensitivity paper, ../shared/papers/ner-prompt-memorization.txt).
 out-of-sample, from the bundled Wikidata sample) and the training sentences, `training`
 fine-tunes and caches a MiniLM NER model on them, `confidence` computes the entity confidence
 C(e), `engineering` the token-removal prompt engineering, `audit` the per-type tables. The
-prompt-sensitivity math (M-MEM, Δ, σ, Kendall τ, ensembles) is `wikimem_platform.prompt_sensitivity`.
+prompt-sensitivity math (M-MEM, Δ, σ, Kendall τ, ensembles) is `wikimem_platform.wikimem.prompt_sensitivity`.
 """
 
 from wikimem_platform.ner.audit import (
     BEST_MODIFIED_PT,
     BEST_PT,
+    detection_names,
     EMPTY_PT,
     ENSEMBLE_NAMES,
     MIX_PT,
-    ONE_PT,
-    STRATEGY_GROUPS,
-    WORST_MODIFIED_PT,
-    WORST_PT,
+    ner_audit,
     NerAudit,
     NerAuditConfig,
-    detection_names,
-    ner_audit,
+    ONE_PT,
     prompt_scores_figure,
+    STRATEGY_GROUPS,
     strategy_table,
+    WORST_MODIFIED_PT,
+    WORST_PT,
 )
-from wikimem_platform.ner.confidence import SCORE_BATCH_SIZE, entity_confidence, entity_confidences, score_pairs
+from wikimem_platform.ner.confidence import entity_confidence, entity_confidences, SCORE_BATCH_SIZE, score_pairs
 from wikimem_platform.ner.corpus import (
-    TRAINING_TEMPLATES,
-    TrainingSentence,
     assert_never_trained,
     build_corpus,
     candidate_names,
     leaked_names,
     read_names,
     split_names,
+    TRAINING_TEMPLATES,
+    TrainingSentence,
 )
 from wikimem_platform.ner.engineering import iterative_removal, prompt_tokens, removals
 from wikimem_platform.ner.prompts import (
     EMPTY_PROMPT,
-    MIX_PROMPTS,
-    ONE_PROMPT,
-    PROMPTS_PER_TYPE,
     fill,
     generate_prompts,
     mix_prompt,
+    MIX_PROMPTS,
+    ONE_PROMPT,
+    PROMPTS_PER_TYPE,
 )
 from wikimem_platform.ner.schema import ENTITY_TYPES, LABELS, MASK, SENTENCE_TYPES
 from wikimem_platform.ner.training import (
-    NER_MODEL_NAME,
-    NerModel,
-    NerTrainConfig,
     default_ner_dir,
     is_trained,
     load_manifest,
     load_ner_model,
     manifest_names,
     ner_config_hash,
+    NER_MODEL_NAME,
+    NerModel,
+    NerTrainConfig,
     read_training_sentences,
     train_ner_model,
 )

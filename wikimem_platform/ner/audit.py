@@ -20,14 +20,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from wikimem_platform import prompt_sensitivity as ps
 from wikimem_platform.ner.confidence import SCORE_BATCH_SIZE, score_pairs
-from wikimem_platform.ner.engineering import STEP_COLUMNS, iterative_removal
-from wikimem_platform.ner.prompts import EMPTY_PROMPT, ONE_PROMPT, PROMPTS_PER_TYPE, generate_prompts, mix_prompt
+from wikimem_platform.ner.engineering import iterative_removal, STEP_COLUMNS
+from wikimem_platform.ner.prompts import EMPTY_PROMPT, generate_prompts, mix_prompt, ONE_PROMPT, PROMPTS_PER_TYPE
 from wikimem_platform.ner.schema import ENTITY_TYPES, SENTENCE_TYPES
-from wikimem_platform.ner.training import NerModel, load_ner_model, manifest_names
+from wikimem_platform.ner.training import load_ner_model, manifest_names, NerModel
 from wikimem_platform.planted.training import torch_settings
 from wikimem_platform.splits import halves, seeded_draw
+from wikimem_platform.wikimem import prompt_sensitivity as ps
 
 logger = logging.getLogger(__name__)
 

@@ -26,13 +26,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from wikimem_platform.lm.loading import default_cache_dir
 from wikimem_platform.ner import corpus
 from wikimem_platform.ner.corpus import TrainingSentence
 from wikimem_platform.ner.schema import ENTITY_TYPES, ID2LABEL, IGNORE_LABEL, LABEL2ID, LABELS, OUTSIDE
 from wikimem_platform.planted.generator import config_hash
 from wikimem_platform.planted.training import length_bucketed_batches, torch_settings
 from wikimem_platform.progress import throttled
-from wikimem_platform.storage import MANIFEST_NAME, is_complete_model_dir, load_manifest, write_model_dir
+from wikimem_platform.reference import bundled
+from wikimem_platform.storage import is_complete_model_dir, load_manifest, MANIFEST_NAME, write_model_dir
+from wikimem_platform.wikidata import extract as wikidata
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +106,6 @@ def _base_fingerprint() -> dict:
 def _corpus_fingerprint() -> str:
     """What shapes the names and sentences besides the config: templates, the name rules and
     the bundled sample they are read from (a change there must retrain)."""
-    from wikimem_platform import bundled
 
     digest = hashlib.sha256()
     digest.update(json.dumps([corpus.TRAINING_TEMPLATES, corpus.LOCATION_PROPERTIES, corpus.ORGANIZATION_PROPERTIES,
@@ -121,7 +123,6 @@ def ner_config_hash(config: NerTrainConfig) -> str:
 
 def default_ner_dir(config: NerTrainConfig | None = None) -> Path:
     """`<models cache>/ner-minilm-<config hash>`: one directory per config, side by side."""
-    from wikimem_platform.models import default_cache_dir
 
     return default_cache_dir() / f"{NER_MODEL_NAME}-{ner_config_hash(config or NerTrainConfig())}"
 
@@ -133,7 +134,6 @@ def is_trained(model_dir: str | Path, expected_hash: str | None = None) -> bool:
 
 def training_names(config: NerTrainConfig) -> pd.DataFrame:
     """The in- and out-of-sample names of this config (entity_type, name, is_in)."""
-    from wikimem_platform import bundled, wikidata
 
     extract = wikidata.read_dump(bundled.SAMPLE_DUMP)
     return corpus.split_names(corpus.candidate_names(extract.humans, extract.claims), config.names_per_type,

@@ -11,34 +11,34 @@
 
 from wikimem_platform.planted.dump import write_planted_dump, write_web_presence
 from wikimem_platform.planted.generator import (
+    background_documents,
+    background_people,
+    build_corpus,
     DEFAULT_PROPERTIES,
-    FIRST_SYNTHETIC_QID,
     Document,
+    facts_frame,
+    FIRST_SYNTHETIC_QID,
+    generate_people,
+    generate_world,
+    held_out_biographies,
     PlantedConfig,
     PlantedFact,
     PlantedPerson,
     PlantedValue,
     PlantedWorld,
-    background_documents,
-    background_people,
-    build_corpus,
-    facts_frame,
-    generate_people,
-    generate_world,
-    held_out_biographies,
     value_vocabulary,
 )
 from wikimem_platform.planted.training import (
-    MANIFEST_NAME,
-    PLANTED_MODEL_NAME,
-    TrainConfig,
     default_planted_dir,
     is_trained,
     load_manifest,
+    MANIFEST_NAME,
     planted_config_hash,
+    PLANTED_MODEL_NAME,
     registry_fields,
     train_planted_model,
     train_tokenizer,
+    TrainConfig,
 )
 
 __all__ = [

@@ -21,8 +21,10 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from wikimem_platform.planted.names import CULTURES, Culture
-from wikimem_platform.planted.shapes import FAMILY_WEIGHTS, WORDINGS, fill, shape_families
+from wikimem_platform.planted.names import Culture, CULTURES
+from wikimem_platform.planted.shapes import FAMILY_WEIGHTS, fill, shape_families, WORDINGS
+from wikimem_platform.reference import bundled
+from wikimem_platform.wikidata import extract as wikidata
 
 DEFAULT_PROPERTIES: tuple[str, ...] = ("P106", "P27", "P19", "P108")
 SUPPORTED_PROPERTIES: tuple[str, ...] = tuple(WORDINGS)
@@ -173,7 +175,6 @@ def _norm(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _sample_extract():
-    from wikimem_platform import bundled, wikidata
 
     return wikidata.read_dump(bundled.SAMPLE_DUMP)
 

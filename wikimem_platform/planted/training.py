@@ -21,18 +21,25 @@ from typing import Callable
 
 import numpy as np
 
+from wikimem_platform.lm.loading import default_cache_dir
+from wikimem_platform.planted.dump import write_planted_dump, write_web_presence
 from wikimem_platform.planted.generator import (
-    Document,
     background_documents,
     background_name_parts,
     build_corpus,
+    config_hash,
+    Document,
+    generate_world,
+    GENERATOR_VERSION,
+    held_out_biographies,
     PlantedConfig,
     PlantedWorld,
-    config_hash,
-    generate_world,
-    held_out_biographies,
 )
-from wikimem_platform.storage import MANIFEST_NAME, is_complete_model_dir, load_manifest, write_model_dir
+from wikimem_platform.planted.names import CULTURES
+from wikimem_platform.planted.shapes import FAMILY_WEIGHTS, SHAPES
+from wikimem_platform.reference import bundled
+from wikimem_platform.storage import is_complete_model_dir, load_manifest, MANIFEST_NAME, write_model_dir
+from wikimem_platform.wikidata import extract as wikidata
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +81,6 @@ def default_short_planted_dir() -> Path:
 def default_planted_dir() -> Path:
     """Where the default planted model is trained to: next to the models cache
     (`$WIKIMEM_CACHE_DIR/planted-tiny`, else ~/.cache/wikimem/models/planted-tiny)."""
-    from wikimem_platform.models import default_cache_dir
 
     return default_cache_dir() / PLANTED_MODEL_NAME
 
@@ -314,10 +320,6 @@ def _generator_fingerprint() -> str:
     bundled sample the value vocabulary comes from (a change there must retrain)."""
     import hashlib
 
-    from wikimem_platform import bundled
-    from wikimem_platform.planted.generator import GENERATOR_VERSION
-    from wikimem_platform.planted.names import CULTURES
-    from wikimem_platform.planted.shapes import FAMILY_WEIGHTS, SHAPES
 
     digest = hashlib.sha256()
     digest.update(json.dumps([GENERATOR_VERSION, FAMILY_WEIGHTS, SHAPES], sort_keys=True, ensure_ascii=False).encode())
@@ -355,8 +357,6 @@ def _manifest(world: PlantedWorld, tokenizer, planted: PlantedConfig, training: 
     import torch
     import transformers
 
-    from wikimem_platform import bundled, wikidata
-    from wikimem_platform.planted.shapes import SHAPES
 
     metadata = wikidata.load_property_metadata(bundled.SAMPLE_PROPERTIES).set_index("property")
     documents = world.documents
@@ -449,7 +449,6 @@ def train_planted_model(
     untouched (training takes minutes; tests call this once per session). Written atomically:
     a half-written directory is never mistaken for a model.
     """
-    from wikimem_platform.planted.dump import write_planted_dump, write_web_presence
 
     planted = planted if planted is not None else PlantedConfig(seed=seed)
     training = training if training is not None else TrainConfig(seed=seed)

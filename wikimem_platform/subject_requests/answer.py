@@ -16,14 +16,22 @@ from datetime import UTC, datetime
 import numpy as np
 import pandas as pd
 
-from wikimem_platform import controls, reports
-from wikimem_platform.inquiry import fact_cues, json_scalar
-from wikimem_platform.memorization import evaluate_wikimem
-from wikimem_platform.subject_requests.audit import AUDITED, CANARY_PROBE, NOT_PERSONAL, ON_DEMAND, ModelAudit, PersonPlan
+from wikimem_platform.reports import compliance as reports
+from wikimem_platform.subject_requests.audit import (
+    AUDITED,
+    CANARY_PROBE,
+    ModelAudit,
+    NOT_PERSONAL,
+    ON_DEMAND,
+    PersonPlan,
+)
+from wikimem_platform.subject_requests.inquiry import fact_cues, json_scalar
 from wikimem_platform.subject_requests.intake import RequestKind, SubjectRequest
 from wikimem_platform.subject_requests.phrasing import Addressee, addressee
 from wikimem_platform.unlearning.verify import privleak_auroc, retain_utility
 from wikimem_platform.vocabulary import DEFAULT_CUE_TAU, M_THRESHOLD
+from wikimem_platform.wikimem import controls
+from wikimem_platform.wikimem.memorization import evaluate_wikimem
 
 MEMORIZED, WEAK, NOT_MEMORIZED = "memorized", "weakly associated", "not memorized"
 VERDICT_ORDER = (MEMORIZED, WEAK, NOT_MEMORIZED)

@@ -19,17 +19,21 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from wikimem_platform import bundled, controls, crm, eme
-from wikimem_platform.eme.soft_prompts import SoftPromptStore
+from wikimem_platform import eme
 from wikimem_platform.canaries.build import build_canaries, build_templates
-from wikimem_platform.counterfactuals import build_candidates, draw_counterfactuals
-from wikimem_platform.generation import MAX_NEW_TOKENS, canary_examples, greedy_generate, substring_hit
-from wikimem_platform.memorization import evaluate_wikimem
-from wikimem_platform.models import LoadedModel
-from wikimem_platform.scoring import ScoringReport, SentenceNllCache, ShardStore, score_canaries
+from wikimem_platform.crm import metrics as crm
+from wikimem_platform.crm.examples import canary_examples
+from wikimem_platform.eme.soft_prompts import SoftPromptStore
+from wikimem_platform.lm.generation import greedy_generate, MAX_NEW_TOKENS, substring_hit
+from wikimem_platform.lm.loading import LoadedModel
+from wikimem_platform.reference import bundled
+from wikimem_platform.reference.counterfactuals import build_candidates, draw_counterfactuals
 from wikimem_platform.subject_requests.intake import SubjectRequest
 from wikimem_platform.vocabulary import N_SCORED_VARIANTS
-from wikimem_platform.wikidata import ALLOWED_DATATYPES
+from wikimem_platform.wikidata.extract import ALLOWED_DATATYPES, read_dump
+from wikimem_platform.wikimem import controls
+from wikimem_platform.wikimem.memorization import evaluate_wikimem
+from wikimem_platform.wikimem.scoring import score_canaries, ScoringReport, SentenceNllCache, ShardStore
 
 # A property built on demand needs at least this many other values to rank the truth against.
 MIN_ON_DEMAND_POOL = 10
@@ -126,7 +130,6 @@ def control_names(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFra
 def _sample_name_parts() -> tuple[pd.DataFrame, frozenset[str]]:
     """Name parts and taken names of the bundled sample, read once per process (the fallback of
     `control_names`, asked for every person of a small extract)."""
-    from wikimem_platform.wikidata import read_dump
 
     sample = read_dump(bundled.SAMPLE_DUMP)
     return controls.name_parts(sample.humans, sample.claims), frozenset(controls.taken_names(sample.humans))

@@ -25,11 +25,11 @@ import pandas as pd
 import yaml
 from sqlmodel import Field, Session, SQLModel, create_engine, select
 
-from wikimem_platform.inquiry import find_subjects
 from wikimem_platform.labels import normalize_label
 from wikimem_platform.registry import default_registry_url
+from wikimem_platform.subject_requests.inquiry import find_subjects
 from wikimem_platform.subject_requests.values import IntakeError, typed_value
-from wikimem_platform.wikidata import ALLOWED_DATATYPES, QID_PATTERN
+from wikimem_platform.wikidata.extract import ALLOWED_DATATYPES, QID_PATTERN
 
 # A private person's subject key: "person-" + a digest of the name and the facts supplied.
 PRIVATE_SUBJECT_PREFIX = "person-"

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from wikimem_platform import bundled
-from wikimem_platform.inquiry import StoredResults
-from wikimem_platform.properties import DEFAULT_MIN_HUMANS, build_property_table
-from wikimem_platform.wikidata import load_property_metadata, read_dump
+from wikimem_platform.reference import bundled
+from wikimem_platform.reference.properties import build_property_table, DEFAULT_MIN_HUMANS
+from wikimem_platform.subject_requests.inquiry import StoredResults
+from wikimem_platform.wikidata.extract import load_property_metadata, read_dump
 
 
 @dataclass

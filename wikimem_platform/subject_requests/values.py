@@ -13,9 +13,9 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, date, datetime
 
-from wikimem_platform.entities import format_time, normalize_amount
 from wikimem_platform.registry import RegistryError
-from wikimem_platform.wikidata import QID_PATTERN
+from wikimem_platform.wikidata.entities import format_time, normalize_amount
+from wikimem_platform.wikidata.extract import QID_PATTERN
 
 ITEM, TIME, QUANTITY = "wikibase-item", "time", "quantity"
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",

@@ -34,11 +34,11 @@ from pathlib import Path
 import pandas as pd
 
 from wikimem_platform.canaries.names import similar_names
-from wikimem_platform.canaries.text import SUBJECT, VALUE, render
-from wikimem_platform.inquiry import json_scalar
+from wikimem_platform.canaries.text import render, SUBJECT, VALUE
 from wikimem_platform.labels import normalize_label
-from wikimem_platform.memorization import calibrated_score
+from wikimem_platform.subject_requests.inquiry import json_scalar
 from wikimem_platform.vocabulary import AT_THRESHOLD, CONTEXTUALIZED_KINDS, SCORED_KINDS
+from wikimem_platform.wikimem.memorization import calibrated_score
 
 FORMATS = ("jsonl", "tofu", "openunlearning", "rwku")
 FACT_COLUMNS = ["subject_qid", "subject_label", "property", "property_label", "value", "value_label", "M"]

@@ -47,6 +47,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+from wikimem_platform.lm.loading import resolve_device, resolve_dtype
 
 if TYPE_CHECKING:
     import torch
@@ -213,7 +214,6 @@ def unlearn(
 
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from wikimem_platform.models import resolve_device, resolve_dtype
 
     config = config or UnlearnConfig()
     config.validate()

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from wikimem_platform import inquiry as inq
-from wikimem_platform import reports
+from wikimem_platform.reports import compliance as reports
+from wikimem_platform.subject_requests import inquiry as inq
 from wikimem_platform.subject_requests.answer import verify_revisions
 from wikimem_platform.subject_requests.answer_files import read_answer
-from wikimem_platform.unlearning.export import FACT_COLUMNS, ExportSets, export_sets, known_facts
-from wikimem_platform.unlearning.verify import RETAIN_CRITERION
+from wikimem_platform.unlearning.export import export_sets, ExportSets, FACT_COLUMNS, known_facts
+from wikimem_platform.unlearning.verify import RETAIN_CRITERION, unlearning_manifest
 
 
 
@@ -81,7 +81,6 @@ def request_verification(stored: inq.StoredResults, request_id: str, release_key
     same model audited before it, from the stored answer, request scores and cohort audits.
 
     sources: release key -> model directory (for an unlearned revision's retain set)."""
-    from wikimem_platform.unlearning.verify import unlearning_manifest
 
     answer = read_answer(stored.storage_dir, request_id)
     if answer is None:

@@ -3,7 +3,7 @@
 The dump is one entity per line between a leading ``[`` and a trailing ``]``, each line ending
 in a comma. `read_dump` reads it in one of two modes:
 
-* ``mode="fast"`` (default, `wikimem_platform.dump_reader`): one pass, typed partial decoding of
+* ``mode="fast"`` (default, `wikimem_platform.wikidata.dump_reader`): one pass, typed partial decoding of
   each line, ``workers`` processes, rows spilled to Parquet parts so memory does not grow with
   the dump;
 * ``mode="full"``: the reference, kept to check the fast path against: every line fully parsed
@@ -28,27 +28,29 @@ from typing import TYPE_CHECKING, TextIO
 
 import pandas as pd
 
-from wikimem_platform.entities import (  # noqa: F401  (re-exported: callers import them from here)
+from wikimem_platform.wikidata import dump_reader
+from wikimem_platform.wikidata.dump_reader import merge_counts, paused_gc
+from wikimem_platform.wikidata.entities import (
     ALLOWED_DATATYPES,
-    HUMAN_QID,
-    INSTANCE_OF,
-    PID_PATTERN,
-    QID_PATTERN,
-    MalformedDumpError,
-    ParseStats,
     english_aliases,
     english_description,
     english_label,
     format_time,
+    HUMAN_QID,
+    INSTANCE_OF,
     is_human,
+    MalformedDumpError,
     parse_claims,
+    ParseStats,
+    PID_PATTERN,
+    QID_PATTERN,
     sitelink_count,
 )
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from wikimem_platform.dump_reader import SpilledExtract
+    from wikimem_platform.wikidata.dump_reader import SpilledExtract
 
 logger = logging.getLogger(__name__)
 
@@ -143,7 +145,6 @@ def read_dump(
         return _read_dump_full(path, datatypes, max_malformed_share, progress, progress_every)
     import tempfile
 
-    from wikimem_platform import dump_reader
 
     with tempfile.TemporaryDirectory(prefix="wikidata-extract-", dir=work_dir) as directory:
         spilled = dump_reader.spill_dump(
@@ -159,7 +160,6 @@ def assemble_chunks(chunks: Sequence[SpilledExtract], path: str | Path, max_malf
     file order: counts summed, malformed lines numbered in the whole file and held to
     ``max_malformed_share`` over all lines (one bad chunk fails only if the dump as a whole does),
     value labels resolved in one filtered read of every chunk's labels (the last one wins)."""
-    from wikimem_platform.dump_reader import merge_counts
 
     if not chunks:
         raise ValueError(f"no chunks read from {path}")
@@ -242,7 +242,6 @@ def _extract_from_parts(parts: Sequence[dict[str, Path]], stats: ParseStats, pat
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from wikimem_platform.dump_reader import paused_gc
 
     with paused_gc():
         raw_claims = pa.concat_tables([pq.ParquetFile(p["claims"]).read(columns=RAW_CLAIMS_COLUMNS) for p in parts])

@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from wikimem_platform.labels import normalize_label
-from wikimem_platform.memorization import WikiMemResult, evaluate_wikimem
+from wikimem_platform.wikimem.memorization import evaluate_wikimem, WikiMemResult
 
 # The fewest controls at which a p-value with the +1 correction can reach 0.05: 1 / (19 + 1).
 DEFAULT_N_CONTROLS = 19

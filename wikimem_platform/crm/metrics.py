@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 
 from wikimem_platform.canaries.text import render
-from wikimem_platform.cue import cue_for, text_cue
+from wikimem_platform.crm import examples as crm_examples
+from wikimem_platform.crm.cue import cue_for, text_cue
 from wikimem_platform.vocabulary import CONTEXTUALIZED_KINDS, DEFAULT_CRITERION, DEFAULT_CUE_TAU, MAX_NEW_TOKENS
 
 TAUS = (0.2, 0.35, 0.5, 0.75, 1.0)
@@ -173,34 +174,32 @@ def build_examples(canaries: pd.DataFrame, paradigms: Sequence[str] = PARADIGMS,
                    claims: pd.DataFrame | None = None,
                    property_labels: Mapping[str, str] | None = None,
                    verbatim_texts: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Generation examples of the chosen paradigms from the canaries (see `generation`):
+    """Generation examples of the chosen paradigms from the canaries (see `crm.examples`):
     canary prefixes, twin / triplet prompts from the subject's name and property label,
     cue-free extraction prompts per property whose targets are all true values audited, and
     verbatim prefixes of texts whose wording is known (`verbatim_texts`: text, value, member;
     none without them): the text before the value, the value as target."""
-    from wikimem_platform import generation
-
     unknown = set(paradigms) - set(PARADIGMS)
     if unknown:
         raise ValueError(f"unknown paradigms {sorted(unknown)}; choose from {PARADIGMS}")
     parts = []
     if "canary" in paradigms:
-        parts.append(generation.canary_examples(canaries))
+        parts.append(crm_examples.canary_examples(canaries))
     if {"twin", "triplet"} & set(paradigms):
-        people = generation.canary_associative_people(canaries, claims, property_labels)
-        assoc = generation.associative_examples(people)
+        people = crm_examples.canary_associative_people(canaries, claims, property_labels)
+        assoc = crm_examples.associative_examples(people)
         parts.append(assoc[assoc["paradigm"].isin(paradigms)])
     if "extraction" in paradigms:
         labels = canaries.drop_duplicates(["subject_qid", "property"])
         values = {lab: [v for vs in g["ground_truth_labels"] for v in vs]
                   for lab, g in labels.groupby("property_label", sort=True)}
-        parts.append(generation.extraction_examples(values))
+        parts.append(crm_examples.extraction_examples(values))
     if "verbatim" in paradigms and verbatim_texts is not None and len(verbatim_texts):
-        verbatim = generation.verbatim_value_examples(verbatim_texts["text"].tolist(), verbatim_texts["value"].tolist())
+        verbatim = crm_examples.verbatim_value_examples(verbatim_texts["text"].tolist(), verbatim_texts["value"].tolist())
         member = verbatim_texts["member"].to_numpy(dtype=bool)[verbatim["text_id"].to_numpy(dtype=int)]
         parts.append(verbatim.assign(paradigm=np.where(member, VERBATIM, VERBATIM_HELD_OUT)))
     parts = [p for p in parts if len(p)]
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=generation.EXAMPLE_COLUMNS)
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=crm_examples.EXAMPLE_COLUMNS)
 
 
 def crm_audit(lm, canaries: pd.DataFrame, pairs: pd.DataFrame, *, paradigms: Sequence[str] = PARADIGMS,
@@ -213,15 +212,13 @@ def crm_audit(lm, canaries: pd.DataFrame, pairs: pd.DataFrame, *, paradigms: Seq
     Only canaries of the (subject, property) pairs in `pairs` (the memorization result) are
     used; `max_examples` > 0 keeps at most that many examples per paradigm (seeded sample).
     """
-    from wikimem_platform import generation
-
     keys = pairs[["subject_qid", "property"]].drop_duplicates()
     chosen = canaries.merge(keys, on=["subject_qid", "property"], how="inner")
     examples = build_examples(chosen, paradigms, claims, property_labels, verbatim_texts)
     if max_examples and len(examples):
         examples = (examples.sample(frac=1.0, random_state=seed).groupby("paradigm", sort=False)
                     .head(max_examples).sort_index())
-    ran = generation.run_examples(lm, examples, max_new_tokens=max_new_tokens, progress=progress)
+    ran = crm_examples.run_examples(lm, examples, max_new_tokens=max_new_tokens, progress=progress)
     ran = add_cues(ran)
     flagged = flag_cue_resistant(pairs, fact_cues(chosen), flag_tau, memorized_column)
     rates = pd.concat([crm_rates(ran, taus), wikimem_rates(flagged, taus, memorized_column)],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from wikimem_platform.wikidata import ALLOWED_DATATYPES, INSTANCE_OF
+from wikimem_platform.wikidata.extract import ALLOWED_DATATYPES, INSTANCE_OF
 
 PROPERTY_TABLE_COLUMNS = ["property", "label", "description", "aliases", "datatype", "n_humans"]
 # "instance of: human" holds for every subject by construction: not a personal fact.

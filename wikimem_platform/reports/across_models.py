@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from wikimem_platform.cohorts import LESSER_KNOWN, WELL_KNOWN
-from wikimem_platform.memorization import cohort_table
-from wikimem_platform.reports import html_table
+from wikimem_platform.reference.cohorts import LESSER_KNOWN, WELL_KNOWN
+from wikimem_platform.reports.compliance import html_table
 from wikimem_platform.storage import write_atomically
+from wikimem_platform.wikimem.memorization import cohort_table
 
 RELEASE = "model"
 RELEASE_INFO_COLUMNS = ["family", "variant", "parameter_count"]

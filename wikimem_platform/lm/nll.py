@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
-from wikimem_platform.batching import padded_batches
-from wikimem_platform.models import LoadedModel
+from wikimem_platform.lm.batching import padded_batches
+from wikimem_platform.lm.loading import LoadedModel
 
 if TYPE_CHECKING:
     import torch

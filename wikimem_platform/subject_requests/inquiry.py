@@ -21,16 +21,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from wikimem_platform.crm import metrics as crm
 from wikimem_platform.storage import path_safe_key
 from wikimem_platform.subject_requests.answer_files import stored_answers
-from wikimem_platform.vocabulary import (
-    AT_THRESHOLD,
-    CRITERIA,
-    DEFAULT_CRITERION,
-    DEFAULT_CUE_TAU,
-    LENIENT,
-    STRICT,
-)
+from wikimem_platform.vocabulary import AT_THRESHOLD, CRITERIA, DEFAULT_CRITERION, DEFAULT_CUE_TAU, LENIENT, STRICT
 
 
 def default_storage_dir() -> Path:
@@ -117,7 +111,6 @@ def memorized(pairs: pd.DataFrame, criterion: str = DEFAULT_CRITERION) -> pd.Ser
 
 def fact_cues(canaries: pd.DataFrame | None, subject_qids: Iterable[str] | None = None) -> pd.DataFrame:
     """Per (subject_qid, property): the CRM cue of its canaries (empty frame without canaries)."""
-    from wikimem_platform import crm
 
     if canaries is None or not len(canaries):
         return pd.DataFrame(columns=["subject_qid", "property", "cue"])

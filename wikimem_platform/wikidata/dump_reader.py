@@ -61,18 +61,18 @@ from typing import Any
 import msgspec
 from isal import isal_zlib
 
-from wikimem_platform import bzip2_blocks
-from wikimem_platform.entities import (
-    ALLOWED_DATATYPES,
-    PID_PATTERN,
-    ParseStats,
+from wikimem_platform.wikidata import bzip2_blocks
+from wikimem_platform.wikidata.entities import (
     alias_texts,
+    ALLOWED_DATATYPES,
     english_aliases,
     english_description,
     english_label,
     is_human,
     label_text,
     parse_claims,
+    ParseStats,
+    PID_PATTERN,
     sitelink_count,
     states_human,
 )

@@ -99,7 +99,7 @@ class LoadedModel:
     def float32_twin(self) -> LoadedModel:
         """The same weights in float32 on the same device: itself for a float32 model, else loaded
         once from the directory this one came from and kept (re-scoring a bfloat16 or NF4 run's
-        near-ties in float32, `wikimem_platform.precision`)."""
+        near-ties in float32, `wikimem_platform.lm.precision`)."""
         import torch
 
         if self.dtype == torch.float32 and not self.details.get("load_in_4bit"):

@@ -1,9 +1,9 @@
 """WikiMem scoring: every canary filled with every candidate value, for h, h0 and each S(h).
 
 Turns the canary table and the candidate sets into sentences, scores them with the shared-prefix
-engine (`wikimem_platform.nll`) and returns one row per (subject, property, variant, candidate)
+engine (`wikimem_platform.lm.nll`) and returns one row per (subject, property, variant, candidate)
 with NLL(h, v), NLL(h0, v) and NLL(h~, v) for every similar name — the input of
-`wikimem_platform.memorization`.
+`wikimem_platform.wikimem.memorization`.
 
 Scoring is cut into shards (one per property) stored as Parquet under a key derived from the
 shard's content (its canaries, its candidates, the model fingerprint and the scoring settings):
@@ -33,9 +33,9 @@ import numpy as np
 import pandas as pd
 
 from wikimem_platform.canaries.text import render
-from wikimem_platform.models import LoadedModel
-from wikimem_platform.nll import score_sentences
-from wikimem_platform.precision import refine_to_float32, rescoring_plan
+from wikimem_platform.lm.loading import LoadedModel
+from wikimem_platform.lm.nll import score_sentences
+from wikimem_platform.lm.precision import refine_to_float32, rescoring_plan
 from wikimem_platform.progress import LOG_EVERY_SECONDS, throttled
 from wikimem_platform.storage import write_atomically
 from wikimem_platform.versions import source_version
@@ -44,11 +44,11 @@ SCORE_COLUMNS = [
     "subject_qid", "property", "variant_id", "kind", "value", "value_label", "is_true",
     "nll_h", "nll_h0", "nll_similar", "nll_similar_mean",
 ]
-# The version of the code a stored shard's numbers come from (sentence rendering here, the NLL
-# engine and its batching): part of every shard and sentence-cache key, and the scoring assets'
-# Dagster code version, so the lineage of a report names it.
-SCORING_VERSION = source_version("wikimem_platform.scoring", "wikimem_platform.nll", "wikimem_platform.batching",
-                                 "wikimem_platform.precision")
+# The version of the code a stored shard's numbers come from (sentence rendering here, and all it
+# imports: the NLL engine, its batching, model loading and tokenization, precision re-scoring):
+# part of every shard and sentence-cache key, and the scoring assets' Dagster code version, so
+# the lineage of a report names it.
+SCORING_VERSION = source_version(__name__)
 
 
 def expand_canaries(canaries: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
@@ -221,7 +221,7 @@ class ScoringReport:
     sentences_scored: int = 0  # sentences of the scored shards (with repeats across subjects)
     sentences_computed: int = 0  # distinct sentences that went through the model (not cached)
     seconds: float = 0.0
-    # Precision (`wikimem_platform.precision`): the scored shards' distinct sentences, and how
+    # Precision (`wikimem_platform.lm.precision`): the scored shards' distinct sentences, and how
     # many of them were re-scored in float32 so that every rank-1 is float32's (0 in float32).
     precision: str = ""  # "float32" | "bfloat16" | "float16" | "nf4" (several joined by "+"; "" before any)
     sentences_distinct: int = 0

@@ -36,25 +36,25 @@ import numpy as np
 import pandas as pd
 
 from wikimem_platform.canaries.names import all_parts_similar_names
-from wikimem_platform.memorization import (
+from wikimem_platform.lm.loading import LoadedModel
+from wikimem_platform.lm.nll import score_sentences
+from wikimem_platform.vocabulary import CONTEXTUALIZED_KINDS
+from wikimem_platform.wikimem.memorization import (
     EQUIVALENCE_THRESHOLD,
-    OUTER_KEYS,
-    PAIR_KEYS,
-    VARIANT_KEYS,
     included_variants,
     kind_column,
     mark_equivalents,
+    OUTER_KEYS,
+    PAIR_KEYS,
     pair_metrics,
     prepare_scores,
     similar_mean,
+    VARIANT_KEYS,
     variant_metrics,
 )
-from wikimem_platform.models import LoadedModel
-from wikimem_platform.nll import score_sentences
-from wikimem_platform.prompt_sensitivity import m_mem
-from wikimem_platform.scoring import expand_canaries
-from wikimem_platform.vocabulary import CONTEXTUALIZED_KINDS
-from wikimem_platform.wording import wording_confidences
+from wikimem_platform.wikimem.prompt_sensitivity import m_mem
+from wikimem_platform.wikimem.scoring import expand_canaries
+from wikimem_platform.wikimem.wording import wording_confidences
 
 ONE_PART, ALL_PARTS = "one_part", "all_parts"
 # The scores-table list column of NLL(h~, v), one entry per look-alike, for each kind of look-alike.

@@ -29,7 +29,11 @@ import numpy as np
 import pandas as pd
 
 from wikimem_platform.canaries.text import render
-from wikimem_platform.planted.training import CORPUS_NAME, HELD_OUT_NAME, MANIFEST_NAME, load_manifest
+from wikimem_platform.mia.blind import bag_of_words_scores
+from wikimem_platform.mia.evaluation import evaluate_available
+from wikimem_platform.mia.model_pass import run_attacks
+from wikimem_platform.mia.neighbours import pii_neighbours, word_neighbours
+from wikimem_platform.planted.training import CORPUS_NAME, HELD_OUT_NAME, load_manifest, MANIFEST_NAME
 from wikimem_platform.vocabulary import BASELINE
 
 ASSOCIATION = "association"
@@ -349,7 +353,6 @@ def pii_neighbour_texts(frame: pd.DataFrame, n: int = 5, seed: int = 0) -> list[
     """PII-aware neighbours (CRM App. C.1) per row: the row's `name` swapped for other names of
     the set, its `value` for other values (its `counterfactual_values` if present, else the
     set's other values); [] where neither occurs in the text."""
-    from wikimem_platform.mia import pii_neighbours
 
     names = [x for x in dict.fromkeys(map(_text_or_none, frame.get("name", []))) if x]
     values = [x for x in dict.fromkeys(map(_text_or_none, frame.get("value", []))) if x]
@@ -409,16 +412,15 @@ def run_mia(lm, membership: pd.DataFrame, *, reference_lm=None, k: float = 0.2,
     The attack table carries the set's `set_kind` and `set_description` (e.g. "association (not
     training membership)").
     """
-    from wikimem_platform import mia
 
     texts = membership["text"].tolist()
     labels = membership["label"].to_numpy(dtype=bool)
-    neighbours = mia.word_neighbours(texts, n=n_neighbours, seed=seed) if n_neighbours else None
+    neighbours = word_neighbours(texts, n=n_neighbours, seed=seed) if n_neighbours else None
     has_pii = n_neighbours and (membership.get("name", pd.Series(dtype=object)).notna().any()
                                 or membership.get("value", pd.Series(dtype=object)).notna().any())
     pii = pii_neighbour_texts(membership, n=n_neighbours, seed=seed) if has_pii else None
     nonmember_shots, member_shots = recall_shots(labels, prefix_shots, seed)
-    scores = mia.run_attacks(
+    scores = run_attacks(
         lm, texts, k=k, reference_lm=reference_lm, neighbours=neighbours, pii_neighbours_=pii,
         reference_corpus=reference_corpus, progress=progress, gradient_norm=gradient_norm,
         samia_samples=samia_samples, seed=seed,
@@ -427,9 +429,9 @@ def run_mia(lm, membership: pd.DataFrame, *, reference_lm=None, k: float = 0.2,
     for column in ("recall", "con_recall"):
         if column in scores:
             scores.loc[nonmember_shots + member_shots, column] = np.nan
-    scores["bag_of_words"] = mia.bag_of_words_scores(texts, labels, seed=seed)
+    scores["bag_of_words"] = bag_of_words_scores(texts, labels, seed=seed)
     scores.insert(0, "label", labels)
-    table = mia.evaluate_available(scores.drop(columns=["label"]), scores["label"], n_bootstrap, seed)
+    table = evaluate_available(scores.drop(columns=["label"]), scores["label"], n_bootstrap, seed)
     kind = membership["set_kind"].iloc[0] if len(membership) else ""
     table["set_kind"] = kind
     table["set_description"] = membership["set_description"].iloc[0] if len(membership) else ""

@@ -50,8 +50,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from wikimem_platform.models import LoadedModel
-from wikimem_platform.nll import score_sentences
+from wikimem_platform.lm.loading import LoadedModel
+from wikimem_platform.lm.nll import score_sentences
 
 FLOAT32 = "float32"
 NF4 = "nf4"

@@ -22,9 +22,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from wikimem_platform.inquiry import json_scalar, memorized
-from wikimem_platform.memorization import calibrated_score, cohort_table
+from wikimem_platform import eme
+from wikimem_platform.crm import metrics as crm_module
+from wikimem_platform.mia import auroc_figure, BLIND_SHIFT_AUROC, TARGET_FPRS, too_few_nonmembers, tpr_column
+from wikimem_platform.mia.evaluation import normalized_auroc
 from wikimem_platform.storage import write_atomically
+from wikimem_platform.subject_requests.inquiry import json_scalar, memorized
 from wikimem_platform.vocabulary import (
     AT_THRESHOLD,
     CONTEXTUALIZED_KINDS,
@@ -34,6 +37,8 @@ from wikimem_platform.vocabulary import (
     LENIENT,
     STRICT,
 )
+from wikimem_platform.wikimem import wording
+from wikimem_platform.wikimem.memorization import calibrated_score, cohort_table
 
 # Erasure errs on the side of inclusion: a fact is in the forget set as soon as one wording puts
 # its ground truth first (lenient); M, z* and the flags let a team narrow it.
@@ -221,13 +226,11 @@ def variant_comparison(model: Mapping, pairs: pd.DataFrame, others: Mapping[str,
 
 
 def crm_figure(crm: pd.DataFrame):
-    from wikimem_platform import crm as crm_module
 
     return crm_module.rates_figure(crm)
 
 
 def mia_figure(mia: pd.DataFrame):
-    from wikimem_platform.mia import auroc_figure
 
     return auroc_figure(mia)
 
@@ -310,7 +313,6 @@ def _count(n: int, one: str, many: str | None = None) -> str:
 
 def normalized(mia: pd.DataFrame) -> pd.Series:
     """max(AUROC, 1 - AUROC) per row: a classifier that is reliably wrong separates as well."""
-    from wikimem_platform.mia.evaluation import normalized_auroc
 
     return mia["auroc_normalized"] if "auroc_normalized" in mia else mia["auroc"].map(normalized_auroc)
 
@@ -318,7 +320,6 @@ def normalized(mia: pd.DataFrame) -> pd.Series:
 def blind_baseline_warning(mia: pd.DataFrame) -> str:
     """A warning paragraph when the model-free bag-of-words baseline separates the set, in either
     direction (normalized AUROC; '' if not)."""
-    from wikimem_platform.mia import BLIND_SHIFT_AUROC
 
     blind = mia[mia["attack"] == "bag_of_words"] if "attack" in mia else mia.iloc[0:0]
     if blind.empty or not normalized(blind).iloc[0] >= BLIND_SHIFT_AUROC:
@@ -394,7 +395,6 @@ def plain_summary(inputs: ReportInputs, summary: Mapping) -> str:
 
 def mia_table(mia: pd.DataFrame) -> pd.DataFrame:
     """The MIA rows as shown: a TPR the non-member count cannot support says so instead of a number."""
-    from wikimem_platform.mia import TARGET_FPRS, too_few_nonmembers, tpr_column
 
     shown = mia.drop(columns=["set_description"], errors="ignore")
     for target in TARGET_FPRS:
@@ -554,7 +554,6 @@ EME_NOTE = ("Each person's record is cut down to their name and a few other fact
 
 def eme_tables(examples: pd.DataFrame, rates: pd.DataFrame, group: str | None) -> str:
     """The EME rate table (arm x group) and the facts the audited model emitted."""
-    from wikimem_platform import eme
 
     table = eme.rate_table(rates, group).reset_index()
     emitted = examples[(examples["model_role"] == eme.AUDITED) & examples["hit"].astype(bool)]
@@ -574,7 +573,6 @@ WORDING_NOTE = ("Every fact is asked in several wordings (a plain statement, ten
 def wording_tables(key: str, wordings: Mapping[str, pd.DataFrame]) -> str:
     """Per property: the most and least revealing wording, Δ, σ, τ between halves of the people;
     with other releases, τ between releases."""
-    from wikimem_platform import wording
 
     properties = wording.property_table(wordings[key])
     properties = properties[properties["detection"] == wording.TRUTH_AUC].drop(columns=["detection"])
@@ -606,16 +604,12 @@ def render_html(inputs: ReportInputs, summary: Mapping) -> str:
                      "" if inputs.mia is not None else "Not computed: no mia_summary stored for this release."))
     eme_rates = eme_group = None
     if inputs.eme is not None and len(inputs.eme):
-        from wikimem_platform import eme
-
         eme_group = eme.ground_truth_group(inputs.eme)
         eme_rates = eme.audit_rates(inputs.eme, [eme_group] if eme_group else [])
     sections.append(("Entity-level extraction (EME)",
                      eme.rates_figure(eme_rates, eme_group, "Facts the model emitted, by prompt") if eme_rates is not None else None,
                      EME_NOTE if eme_rates is not None else "Not computed: no eme_probe stored for this release."))
     this_wordings = inputs.wordings.get(model["key"])
-    if this_wordings is not None:
-        from wikimem_platform import wording
     sections.append(("Which wordings reveal the most",
                      wording.wording_figure(this_wordings, title="Each wording's AUC, per property")
                      if this_wordings is not None else None,

@@ -28,28 +28,35 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from wikimem_platform.memorization import (
+from wikimem_platform.splits import halves
+from wikimem_platform.vocabulary import (
+    CANARY_KINDS,
+    CONTEXTUALIZED,
+    CONTEXTUALIZED_KINDS,
+    CRITERIA,
+    M_THRESHOLD,
+    SUMMED_MEMORIZED,
+)
+from wikimem_platform.wikimem.memorization import (
     EQUIVALENCE_THRESHOLD,
     KIND_COLUMNS,
     OUTER_KEYS,
-    VARIANT_KEYS,
     pair_metrics,
     prepare_scores,
     summed_candidates,
+    VARIANT_KEYS,
     variant_metrics,
 )
-from wikimem_platform.prompt_sensitivity import (
-    ENSEMBLES,
+from wikimem_platform.wikimem.prompt_sensitivity import (
     auc_per_group,
     ensemble_scores,
+    ENSEMBLES,
     kendall_heatmap,
     kendall_matrix,
     kendall_tau,
     m_mem,
     sensitivity,
 )
-from wikimem_platform.splits import halves
-from wikimem_platform.vocabulary import CANARY_KINDS, CONTEXTUALIZED, CONTEXTUALIZED_KINDS, CRITERIA, M_THRESHOLD, SUMMED_MEMORIZED
 
 WORDING_KEYS = ["property", "variant_id"]
 TRUTH_AUC = "truth_auc"  # truths vs counterfactuals within each ranking, mean over subjects
