@@ -9,7 +9,7 @@ of a whole float32 pass.
 
 Workload: people of the planted world, `--people-per-level` at each repetition level (16, 4, 1
 and 0 readings), 4 properties x 11 hand-written wordings x (true value + `--counterfactuals`
-other values of the world) x {h, h0, 2 x S(h)} (the test `tests/test_scoring_precision.py`
+other values of the world) x {h, h0, 2 x S(h)} (the test `tests/unit/lm/test_precision.py`
 asserts the same on CPU with the defaults).
 
     .venv/bin/python benchmarks/bench_precision.py --model ~/.cache/wikimem/models/planted-tiny

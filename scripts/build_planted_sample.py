@@ -5,7 +5,7 @@
 The people, their facts and the web-presence sidecar depend only on `PlantedConfig()` and the
 bundled real sample (values are real sample values), not on training: the planted model trained
 with the default config (`train_planted_model`) has exactly these people in its manifest, and
-`tests/test_planted_pipeline.py` checks the shipped files equal a fresh build.
+`tests/e2e/test_planted_pipeline.py` checks the shipped files equal a fresh build.
 """
 
 from __future__ import annotations

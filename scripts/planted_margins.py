@@ -8,8 +8,8 @@ counts, and print the margin table (criterion, value per run, smallest margin).
 Each run is the suite's own tests (the planted pipeline, EME, MIA, the erasure loop, reference
 unlearning, the NER model) with WIKIMEM_TEST_SEED and WIKIMEM_TEST_THREADS set: every model is
 trained for that seed and thread count (the planted models, their soft prompts and the NER
-model; cached beside the default ones, see tests/trained.py) and every threshold is recorded by
-`tests.criteria.criterion`. A thread count changes the order of float sums as another CPU does.
+model; cached beside the default ones, see tests/support/trained.py) and every threshold is recorded by
+`tests.support.criteria.criterion`. A thread count changes the order of float sums as another CPU does.
 A cold run trains three models (about 30 minutes of one core). The records are written to
 --out (JSONL), the table to stdout as Markdown.
 """
@@ -27,8 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TESTS = ["tests/test_planted_pipeline.py", "tests/test_eme_planted.py", "tests/test_mia_planted.py",
-         "tests/test_erasure_loop.py", "tests/test_unlearning_methods.py", "tests/test_ner_model.py"]
+TESTS = ["tests/e2e/test_planted_pipeline.py", "tests/unit/eme/test_eme_planted.py", "tests/unit/mia/test_mia_planted.py",
+         "tests/e2e/test_erasure_loop.py", "tests/unit/unlearning/test_methods.py", "tests/unit/ner/test_ner_model.py"]
 DEFAULT_RUNS = ["0:1", "1:1", "2:1", "0:2"]
 
 
@@ -67,7 +67,7 @@ def margin_table(records: list[dict]) -> str:
     for criterion, per_run in by_criterion.items():
         first = next(iter(per_run.values()))
         cells = [_cell(per_run[run]) if run in per_run else "—" for run in runs]
-        if first["op"] == "reported":  # tests.criteria.observe: measured, not asserted
+        if first["op"] == "reported":  # tests.support.criteria.observe: measured, not asserted
             lines.append(f"| {criterion} | reported, not asserted | " + " | ".join(cells) + " | — |")
             continue
         if all("spare" in r for r in per_run.values()):

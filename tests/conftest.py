@@ -1,7 +1,11 @@
-"""Shared fixtures: canary models/templates, the shipped LMs, the planted model and a throwaway
-PostgreSQL server, each built once per session."""
+"""The suite's layout: `unit/` mirrors `wikimem_platform/` (one folder per stage), `dagster/` holds
+the assets, sensors, checks and the code location, `e2e/` the slow end-to-end scenarios;
+`fixtures/` the session fixtures (canary models and templates, the shipped LMs, the planted model,
+a throwaway PostgreSQL server, each built once per session), `support/` the helpers tests import."""
 
-from tests.conftest_canaries import *  # noqa: F403
-from tests.conftest_models import *  # noqa: F403
-from tests.conftest_planted import *  # noqa: F403
-from tests.conftest_postgres import *  # noqa: F403
+pytest_plugins = [
+    "tests.fixtures.canaries",
+    "tests.fixtures.models",
+    "tests.fixtures.planted",
+    "tests.fixtures.postgres",
+]
