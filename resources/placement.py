@@ -18,7 +18,7 @@ on a laptop. On a CPU-only cluster, override the GPU request per step in the exe
 `-q gpu` on a CPU host.
 
 The tag keys are written out instead of imported: dagster-k8s and dagster-celery are optional
-deployment dependencies, not needed to load the code location. tests/test_deploy_configs.py
+deployment dependencies, not needed to load the code location. tests/dagster/test_deploy_configs.py
 checks they equal `dagster_k8s.job.USER_DEFINED_K8S_CONFIG_KEY` and
 `dagster_celery.tags.DAGSTER_CELERY_QUEUE_TAG`.
 """

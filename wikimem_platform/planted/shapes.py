@@ -8,7 +8,7 @@ citizen of Peru"), the property's nouns (label and aliases) in possessive, of-ge
 continuations ("Speaking of X, their hometown was ..."), and value-first sentences (~20 %), so
 the name-value tie is learnt in both directions. Generic clauses always come inside a framing
 ("Notably, ...", "As the archives show, ...") and the bare sentences are narrative verb phrases,
-so that no shape is a canary template: `tests/test_planted.py` checks every shape against the
+so that no shape is a canary template: `tests/unit/planted/test_planted.py` checks every shape against the
 canary builder's whole candidate pool.
 
 Placeholders in a finished shape: ``{s}`` the name, ``{v}`` the value, ``{a_v}`` the value with

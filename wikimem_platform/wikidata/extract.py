@@ -10,7 +10,7 @@ in a comma. `read_dump` reads it in one of two modes:
   with ``json.loads``, labels of all entities held in memory, a second pass for value labels that
   come after the humans citing them.
 
-Both give the same extract (tests/test_dump_reader.py); the functions below are the one place
+Both give the same extract (tests/unit/wikidata/test_dump_reader.py); the functions below are the one place
 where an entity's fields are read, used by both.
 """
 
