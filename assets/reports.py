@@ -29,15 +29,10 @@ from assets.partitions import models_partitions
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform.registry import Status
 from wikimem_platform.reports import compliance as reports
-from wikimem_platform.subject_requests.inquiry import (
-    DEFAULT_CRITERION,
-    DEFAULT_CUE_TAU,
-    fact_cues,
-    ModelRef,
-    report_dir,
-)
+from wikimem_platform.storage import report_dir
+from wikimem_platform.subject_requests.inquiry import fact_cues, ModelRef
 from wikimem_platform.versions import source_version
-from wikimem_platform.vocabulary import CRITERIA, M_THRESHOLD
+from wikimem_platform.vocabulary import CRITERIA, DEFAULT_CRITERION, DEFAULT_CUE_TAU, M_THRESHOLD
 
 GROUP = "reports"
 REPO = Path(__file__).resolve().parent.parent

@@ -22,7 +22,7 @@ from tqdm import tqdm
 from wikimem_platform.lm.loading import ModelLoadError, SHIPPED_MODELS
 from wikimem_platform.registry import Registry, RegistryError, RELEASE_FIELDS, Task
 from wikimem_platform.reports import across_models, compliance as reports
-from wikimem_platform.storage import path_safe_key
+from wikimem_platform.storage import StoredResults, json_scalar, report_dir, to_json, path_safe_key
 from wikimem_platform.subject_requests import answer, answer_files, inquiry as inq, intake, reference
 from wikimem_platform.subject_requests.controller import ControllerError, load_controller, save_controller
 from wikimem_platform.unlearning import (
@@ -60,12 +60,12 @@ def _registry(args) -> Registry:
     return Registry(args.registry_url)
 
 
-def _stored(args) -> inq.StoredResults:
-    return inq.StoredResults(args.storage)
+def _stored(args) -> StoredResults:
+    return StoredResults(args.storage)
 
 
 def _print_json(obj) -> None:
-    print(inq.to_json(obj))
+    print(to_json(obj))
 
 
 # --------------------------------------------------------------------------- models
@@ -364,7 +364,7 @@ def cmd_forget_set(args) -> int:
             print(f"{len(frame)} facts for {key} ({args.criterion}) written to {args.out}", file=sys.stderr)
         else:
             for row in frame.to_dict("records"):
-                print(json.dumps({k: (None if v is pd.NA else inq.json_scalar(v)) for k, v in row.items()}, ensure_ascii=False))
+                print(json.dumps({k: (None if v is pd.NA else json_scalar(v)) for k, v in row.items()}, ensure_ascii=False))
         return 0
     fmt = args.format or "jsonl"
     out = Path(args.out or f"forget-{path_safe_key(key or '+'.join(args.request))}-{fmt}")
@@ -506,12 +506,12 @@ def cmd_demo(args) -> int:
             raise SystemExit(f"{label} failed (run {outcome.run_id}; its event log is in the Dagster UI on {home}):\n"
                              + "\n".join(outcome.failures))
         if partition_key:
-            folder = inq.report_dir(storage, partition_key)
+            folder = report_dir(storage, partition_key)
             print(f"{partition_key}: report {folder / 'report.html'}; forget set {folder / 'forget_set.jsonl'}")
     cross_model = across_models.report_dir(storage) / "report.html"
     print(f"across models: report {cross_model}")
     print(f"demo finished in {time.monotonic() - started:.0f} s")
-    return check_reports([*(inq.report_dir(storage, key) / "report.html" for key in keys), cross_model])
+    return check_reports([*(report_dir(storage, key) / "report.html" for key in keys), cross_model])
 
 
 def check_reports(paths: list[Path]) -> int:

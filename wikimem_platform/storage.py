@@ -1,16 +1,19 @@
-"""How results are laid out on disk: the partition-key-to-file-name rule and atomic writes, shared
-by the domain library and the Dagster layer so both find the same files and never leave a
-half-written one behind.
+"""How results are laid out on disk: the partition-key-to-file-name rule, atomic writes and read
+access to the stored tables (`StoredResults`), shared by the domain library and the Dagster layer
+so both find the same files and never leave a half-written one behind; JSON as results are written.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+
+import pandas as pd
 
 MANIFEST_NAME = "manifest.json"  # every model directory the project trains describes itself here
 
@@ -63,3 +66,54 @@ def write_model_dir(out_dir: str | Path, write_files: Callable[[Path], object], 
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return out_dir
+
+
+def default_storage_dir() -> Path:
+    """Where the Dagster instance keeps its storage: $DAGSTER_HOME/storage (or ./.dagster_home)."""
+    home = Path(os.environ.get("DAGSTER_HOME") or ".dagster_home").resolve()
+    return home / "storage"
+
+
+def report_dir(storage_dir: str | os.PathLike, model_key: str) -> Path:
+    """The compliance report's folder for one model release (report.html, forget_set.jsonl, ...)."""
+    return Path(storage_dir) / "reports" / path_safe_key(model_key)
+
+
+class StoredResults:
+    """Read access to the Parquet tables the platform's assets wrote."""
+
+    def __init__(self, storage_dir: str | os.PathLike | None = None, parquet_dir: str | os.PathLike | None = None):
+        self.storage_dir = Path(storage_dir) if storage_dir else default_storage_dir()
+        self.parquet_dir = Path(parquet_dir) if parquet_dir else self.storage_dir / "parquet"
+
+    def table(self, asset: str) -> pd.DataFrame | None:
+        """A shared (unpartitioned) table, or None if it was never materialized."""
+        path = self.parquet_dir / f"{asset}.parquet"
+        return pd.read_parquet(path) if path.exists() else None
+
+    def partition(self, asset: str, key: str) -> pd.DataFrame | None:
+        """One model release's table, or None if it was never materialized."""
+        path = self.parquet_dir / asset / f"{path_safe_key(key)}.parquet"
+        return pd.read_parquet(path) if path.exists() else None
+
+    def partitions(self, asset: str) -> list[str]:
+        folder = self.parquet_dir / asset
+        return sorted(p.stem for p in folder.glob("*.parquet")) if folder.is_dir() else []
+
+    def memorization(self, key: str) -> pd.DataFrame | None:
+        return self.partition("memorization", key)
+
+
+def json_scalar(value):
+    """JSON-safe scalars: NaN -> None, numpy -> Python."""
+    if value is None:
+        return None
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def to_json(obj) -> str:
+    return json.dumps(obj, ensure_ascii=False, indent=2, default=json_scalar)

@@ -26,7 +26,7 @@ from wikimem_platform.registry import Registry
 from wikimem_platform.subject_requests import intake
 from wikimem_platform.subject_requests.answer import release_name
 from wikimem_platform.subject_requests.answer_files import read_answer
-from wikimem_platform.subject_requests.inquiry import StoredResults
+from wikimem_platform.storage import StoredResults
 from wikimem_platform.unlearning.export import read_export
 
 REQUEST_ASSETS = [request_assets.request_subject, request_assets.request_canaries, request_assets.request_scores,

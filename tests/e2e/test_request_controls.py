@@ -104,7 +104,7 @@ def test_controls_through_the_request_assets(planted_model, tmp_path):
     from tests.support.scoring_setup import UPSTREAM
     from tests.e2e.test_erasure_loop import MODEL_ASSETS, REQUEST_ASSETS, Loop
     from tests.e2e.test_planted_pipeline import planted_data_config
-    from wikimem_platform.subject_requests.inquiry import StoredResults
+    from wikimem_platform.storage import StoredResults
     from wikimem_platform.planted import registry_fields
     from wikimem_platform.subject_requests import intake
     from wikimem_platform.subject_requests.answer_files import answer_dir, read_answer

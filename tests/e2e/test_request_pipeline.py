@@ -20,7 +20,7 @@ from wikimem_platform.reports import compliance as reports
 from wikimem_platform.subject_requests import intake
 from wikimem_platform.subject_requests.answer_files import ANNEX, answer_dir, PDF, read_answer
 from wikimem_platform.subject_requests.controller import save_controller
-from wikimem_platform.subject_requests.inquiry import StoredResults
+from wikimem_platform.storage import StoredResults
 from wikimem_platform.subject_requests.letter import RIGHTS
 from wikimem_platform.subject_requests.reference import intake_reference
 from wikimem_platform.unlearning.export import read_export

@@ -12,6 +12,8 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Iterable
 
+from wikimem_platform.labels import normalize_label
+
 Cluster = str
 
 
@@ -90,7 +92,7 @@ def shift_letter(token: str, step: int = 1) -> str:
 
 
 def _same(a: str, b: str) -> bool:
-    return unicodedata.normalize("NFC", a).casefold() == unicodedata.normalize("NFC", b).casefold()
+    return normalize_label(a) == normalize_label(b)
 
 
 def similar_names(name: str, n: int = 2, avoid: Iterable[str] = ()) -> list[str]:

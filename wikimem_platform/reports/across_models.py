@@ -250,7 +250,7 @@ def render_html(report: AcrossModelsReport) -> str:
 
 
 def report_dir(storage_dir: str | Path) -> Path:
-    """The cross-model report's folder, beside the per-release ones (`inquiry.report_dir`): a release
+    """The cross-model report's folder, beside the per-release ones (`storage.report_dir`): a release
     key always holds an "@", so no release's folder can take this name."""
     return Path(storage_dir) / "reports" / "across_models"
 

@@ -27,7 +27,8 @@ from wikimem_platform.crm import metrics as crm_module
 from wikimem_platform.mia import auroc_figure, BLIND_SHIFT_AUROC, TARGET_FPRS, too_few_nonmembers, tpr_column
 from wikimem_platform.mia.evaluation import normalized_auroc
 from wikimem_platform.storage import write_atomically
-from wikimem_platform.subject_requests.inquiry import json_scalar, memorized
+from wikimem_platform.subject_requests.inquiry import memorized
+from wikimem_platform.storage import json_scalar
 from wikimem_platform.vocabulary import (
     AT_THRESHOLD,
     CONTEXTUALIZED_KINDS,

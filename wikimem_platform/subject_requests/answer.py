@@ -25,7 +25,8 @@ from wikimem_platform.subject_requests.audit import (
     ON_DEMAND,
     PersonPlan,
 )
-from wikimem_platform.subject_requests.inquiry import fact_cues, json_scalar
+from wikimem_platform.subject_requests.inquiry import fact_cues
+from wikimem_platform.storage import json_scalar
 from wikimem_platform.subject_requests.intake import RequestKind, SubjectRequest
 from wikimem_platform.subject_requests.phrasing import Addressee, addressee
 from wikimem_platform.unlearning.verify import privleak_auroc, retain_utility

@@ -10,10 +10,6 @@ answers in seconds and states exactly what was measured (and for which models no
 from __future__ import annotations
 
 import html
-import json
-import math
-import os
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,84 +18,10 @@ from pathlib import Path
 import pandas as pd
 
 from wikimem_platform.crm import metrics as crm
-from wikimem_platform.storage import path_safe_key
+from wikimem_platform.labels import find_subjects, normalize_label
+from wikimem_platform.storage import StoredResults, json_scalar
 from wikimem_platform.subject_requests.answer_files import stored_answers
 from wikimem_platform.vocabulary import AT_THRESHOLD, CRITERIA, DEFAULT_CRITERION, DEFAULT_CUE_TAU, LENIENT, STRICT
-
-
-def default_storage_dir() -> Path:
-    """Where the Dagster instance keeps its storage: $DAGSTER_HOME/storage (or ./.dagster_home)."""
-    home = Path(os.environ.get("DAGSTER_HOME") or ".dagster_home").resolve()
-    return home / "storage"
-
-
-def report_dir(storage_dir: str | os.PathLike, model_key: str) -> Path:
-    """The compliance report's folder for one model release (report.html, forget_set.jsonl, ...)."""
-    return Path(storage_dir) / "reports" / path_safe_key(model_key)
-
-
-class StoredResults:
-    """Read access to the Parquet tables the platform's assets wrote."""
-
-    def __init__(self, storage_dir: str | os.PathLike | None = None, parquet_dir: str | os.PathLike | None = None):
-        self.storage_dir = Path(storage_dir) if storage_dir else default_storage_dir()
-        self.parquet_dir = Path(parquet_dir) if parquet_dir else self.storage_dir / "parquet"
-
-    def table(self, asset: str) -> pd.DataFrame | None:
-        """A shared (unpartitioned) table, or None if it was never materialized."""
-        path = self.parquet_dir / f"{asset}.parquet"
-        return pd.read_parquet(path) if path.exists() else None
-
-    def partition(self, asset: str, key: str) -> pd.DataFrame | None:
-        """One model release's table, or None if it was never materialized."""
-        path = self.parquet_dir / asset / f"{path_safe_key(key)}.parquet"
-        return pd.read_parquet(path) if path.exists() else None
-
-    def partitions(self, asset: str) -> list[str]:
-        folder = self.parquet_dir / asset
-        return sorted(p.stem for p in folder.glob("*.parquet")) if folder.is_dir() else []
-
-    def memorization(self, key: str) -> pd.DataFrame | None:
-        return self.partition("memorization", key)
-
-
-# --------------------------------------------------------------------------- subjects
-
-def _fold(text: str) -> str:
-    """Case-, Unicode-form- and whitespace-insensitive form of a name, for matching."""
-    return " ".join(unicodedata.normalize("NFKC", str(text)).casefold().split())
-
-
-def find_subjects(query: str, people: pd.DataFrame) -> pd.DataFrame:
-    """Rows of `people` (qid, label[, aliases]) the query names: a QID exactly, else a label or alias."""
-    query = query.strip()
-    if not len(people):
-        return people
-    if query.upper().startswith("Q") and query[1:].isdigit():
-        return people[people["qid"] == query.upper()]
-    wanted = _fold(query)
-    by_label = people["label"].map(_fold) == wanted
-    if "aliases" in people.columns:
-        by_alias = people["aliases"].map(lambda names: any(_fold(n) == wanted for n in _as_list(names)))
-        by_label = by_label | by_alias
-    return people[by_label]
-
-
-def _as_list(value) -> list:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return []
-    return list(value)
-
-
-def json_scalar(value):
-    """JSON-safe scalars: NaN -> None, numpy -> Python."""
-    if value is None:
-        return None
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
 
 
 def memorized(pairs: pd.DataFrame, criterion: str = DEFAULT_CRITERION) -> pd.Series:
@@ -218,17 +140,17 @@ def person_inquiry(
     }
 
 
-def request_answers(query: str, storage_dir: str | os.PathLike) -> list[dict]:
+def request_answers(query: str, storage_dir: str | Path) -> list[dict]:
     """The stored answers of data-subject requests about the person the query names (newest
     first): their subject's QID, name or one of its aliases."""
     query = query.strip()
     is_qid = query.upper().startswith("Q") and query[1:].isdigit()
-    wanted = _fold(query)
+    wanted = normalize_label(query)
     found = []
     for answer in stored_answers(storage_dir):
         subject = answer["subject"]
         names = [subject["label"], *subject.get("aliases", [])]
-        if (is_qid and subject.get("qid") == query.upper()) or any(_fold(n) == wanted for n in names):
+        if (is_qid and subject.get("qid") == query.upper()) or any(normalize_label(n) == wanted for n in names):
             found.append(answer)
     return found
 
@@ -340,7 +262,3 @@ def diff_utility(diff: pd.DataFrame, keys: Iterable[tuple[str, str]] | None = No
 
 def diff_records(diff: pd.DataFrame) -> list[dict]:
     return [{k: json_scalar(v) for k, v in row.items()} for row in diff.to_dict("records")]
-
-
-def to_json(obj) -> str:
-    return json.dumps(obj, ensure_ascii=False, indent=2, default=json_scalar)

@@ -27,7 +27,7 @@ from sqlmodel import Field, Session, SQLModel, create_engine, select
 
 from wikimem_platform.labels import normalize_label
 from wikimem_platform.registry import default_registry_url
-from wikimem_platform.subject_requests.inquiry import find_subjects
+from wikimem_platform.labels import find_subjects
 from wikimem_platform.subject_requests.values import IntakeError, typed_value
 from wikimem_platform.wikidata.extract import ALLOWED_DATATYPES, QID_PATTERN
 

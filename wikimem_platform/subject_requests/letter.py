@@ -22,7 +22,7 @@ from wikimem_platform.reports import compliance as reports
 from wikimem_platform.storage import write_atomically
 from wikimem_platform.subject_requests.answer import FORGOTTEN, MEMORIZED, NEWLY, one_line, release_name, STILL
 from wikimem_platform.subject_requests.answer_files import ANNEX, DOCUMENT, LETTER, PDF
-from wikimem_platform.subject_requests.inquiry import json_scalar
+from wikimem_platform.storage import json_scalar
 from wikimem_platform.subject_requests.intake import RequestKind
 from wikimem_platform.subject_requests.phrasing import Addressee, from_document
 from wikimem_platform.vocabulary import N_SCORED_VARIANTS

@@ -13,7 +13,7 @@ import pandas as pd
 
 from wikimem_platform.reference import bundled
 from wikimem_platform.reference.properties import build_property_table, DEFAULT_MIN_HUMANS
-from wikimem_platform.subject_requests.inquiry import StoredResults
+from wikimem_platform.storage import StoredResults
 from wikimem_platform.wikidata.extract import load_property_metadata, read_dump
 
 

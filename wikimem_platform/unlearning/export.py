@@ -36,7 +36,7 @@ import pandas as pd
 from wikimem_platform.canaries.names import similar_names
 from wikimem_platform.canaries.text import render, SUBJECT, VALUE
 from wikimem_platform.labels import normalize_label
-from wikimem_platform.subject_requests.inquiry import json_scalar
+from wikimem_platform.storage import json_scalar
 from wikimem_platform.vocabulary import AT_THRESHOLD, CONTEXTUALIZED_KINDS, SCORED_KINDS
 from wikimem_platform.wikimem.memorization import calibrated_score
 

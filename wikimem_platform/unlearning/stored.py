@@ -6,6 +6,7 @@ import pandas as pd
 
 from wikimem_platform.reports import compliance as reports
 from wikimem_platform.subject_requests import inquiry as inq
+from wikimem_platform.storage import StoredResults
 from wikimem_platform.subject_requests.answer import verify_revisions
 from wikimem_platform.subject_requests.answer_files import read_answer
 from wikimem_platform.unlearning.export import export_sets, ExportSets, FACT_COLUMNS, known_facts
@@ -13,12 +14,12 @@ from wikimem_platform.unlearning.verify import RETAIN_CRITERION, unlearning_mani
 
 
 
-def _property_labels(stored: inq.StoredResults) -> dict[str, str]:
+def _property_labels(stored: StoredResults) -> dict[str, str]:
     table = stored.table("property_table")
     return dict(zip(table["property"], table["label"])) if table is not None else {}
 
 
-def release_forget_set(stored: inq.StoredResults, key: str, criterion: str, alpha: float = 1.0) -> pd.DataFrame:
+def release_forget_set(stored: StoredResults, key: str, criterion: str, alpha: float = 1.0) -> pd.DataFrame:
     """The forget set of a release (`reports.forget_set` rows) from its stored scores and memorization."""
     pairs, scores = stored.memorization(key), stored.partition("scores", key)
     if pairs is None or scores is None:
@@ -27,7 +28,7 @@ def release_forget_set(stored: inq.StoredResults, key: str, criterion: str, alph
     return reports.forget_set(key, pairs, reports.best_true_values(scores, alpha), cues, _property_labels(stored), criterion)
 
 
-def release_known_facts(stored: inq.StoredResults, key: str, alpha: float = 1.0) -> pd.DataFrame:
+def release_known_facts(stored: StoredResults, key: str, alpha: float = 1.0) -> pd.DataFrame:
     """What a release memorized at threshold in its cohort audit (empty if it was never audited)."""
     pairs, scores = stored.memorization(key), stored.partition("scores", key)
     if pairs is None or scores is None:
@@ -35,20 +36,20 @@ def release_known_facts(stored: inq.StoredResults, key: str, alpha: float = 1.0)
     return known_facts(pairs, reports.best_true_values(scores, alpha), _property_labels(stored), RETAIN_CRITERION)
 
 
-def _templates(stored: inq.StoredResults) -> pd.DataFrame:
+def _templates(stored: StoredResults) -> pd.DataFrame:
     templates = stored.table("canary_templates")
     if templates is None:
         raise FileNotFoundError("no stored canary templates: materialize the canaries group first")
     return templates
 
 
-def release_export(stored: inq.StoredResults, key: str, criterion: str, alpha: float = 1.0) -> ExportSets:
+def release_export(stored: StoredResults, key: str, criterion: str, alpha: float = 1.0) -> ExportSets:
     forget = release_forget_set(stored, key, criterion, alpha)
     return export_sets(forget, release_known_facts(stored, key, alpha), _templates(stored), stored.partition("scores", key),
                        source={"model": key, "criterion": criterion})
 
 
-def request_export(stored: inq.StoredResults, request_ids: str | list[str], model_key: str | None = None) -> ExportSets:
+def request_export(stored: StoredResults, request_ids: str | list[str], model_key: str | None = None) -> ExportSets:
     """The forget set of one or several answered erasure requests (one release, or every release
     they name), with the release's memorized cohort facts as retain candidates."""
     ids = [request_ids] if isinstance(request_ids, str) else list(request_ids)
@@ -75,7 +76,7 @@ def request_export(stored: inq.StoredResults, request_ids: str | list[str], mode
                        all_scores, source={"requests": ids, "models": models, "criterion": "/".join(sorted(criteria))})
 
 
-def request_verification(stored: inq.StoredResults, request_id: str, release_key: str,
+def request_verification(stored: StoredResults, request_id: str, release_key: str,
                          sources: dict[str, str] | None = None) -> dict:
     """The erasure verification of an answered request on `release_key` against the revision of the
     same model audited before it, from the stored answer, request scores and cohort audits.

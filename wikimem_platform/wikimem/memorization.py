@@ -53,6 +53,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from wikimem_platform.labels import normalize_label
 from wikimem_platform.vocabulary import (
     AT_THRESHOLD,
     CONTEXTUALIZED_KINDS,
@@ -111,10 +112,6 @@ def _similar_column(scores: pd.DataFrame) -> np.ndarray:
 
 # --------------------------------------------------------------------------- equivalence
 
-def _norm_label(label: str) -> str:
-    return " ".join(str(label).casefold().split())
-
-
 def _unit_rows(vectors: np.ndarray) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=float)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -123,8 +120,8 @@ def _unit_rows(vectors: np.ndarray) -> np.ndarray:
 
 def _equivalent_from_vectors(cand_labels, truth_labels, truth_aliases, cand_vecs, truth_vecs,
                              threshold: float) -> np.ndarray:
-    alias_set = {_norm_label(a) for a in list(truth_labels) + list(truth_aliases)}
-    by_alias = np.array([_norm_label(c) in alias_set for c in cand_labels], dtype=bool)
+    alias_set = {normalize_label(a) for a in list(truth_labels) + list(truth_aliases)}
+    by_alias = np.array([normalize_label(c) in alias_set for c in cand_labels], dtype=bool)
     if len(cand_labels) == 0 or len(truth_labels) == 0 or cand_vecs is None:
         return by_alias
     cosine = cand_vecs @ truth_vecs.T

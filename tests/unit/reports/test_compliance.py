@@ -269,6 +269,6 @@ def data_assets_all():
 
 
 def reports_dir(storage, key):
-    from wikimem_platform.subject_requests.inquiry import report_dir
+    from wikimem_platform.storage import report_dir
 
     return report_dir(storage, key)

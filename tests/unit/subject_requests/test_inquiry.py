@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from wikimem_platform.subject_requests import inquiry as inq
+from wikimem_platform.storage import StoredResults, to_json
 
 
 def pair(qid, subject, prop, n_memorized, z=np.nan, cohort="well-known"):
@@ -68,7 +69,7 @@ MODELS = [inq.ModelRef("a@1", "smollm2-135m-instruct", "instruct"), inq.ModelRef
 
 @pytest.mark.parametrize("query", ["Q1", "q1", "ada  LOVELACE", "Countess of Lovelace"])
 def test_inquiry_finds_the_person_by_qid_label_or_alias(storage, query):
-    answer = inq.person_inquiry(query, inq.StoredResults(storage), MODELS)
+    answer = inq.person_inquiry(query, StoredResults(storage), MODELS)
     assert [s["qid"] for s in answer["subjects"]] == ["Q1"]
     by_model = {m["model"]: m for m in answer["models"]}
     assert by_model["b@1"]["audited"] is False and by_model["b@1"]["facts"] == []
@@ -84,15 +85,15 @@ def test_inquiry_finds_the_person_by_qid_label_or_alias(storage, query):
     new = {f["property"]: f for f in by_model["a@2"]["facts"]}
     assert new["P27"]["memorized"] is True and new["P106"]["memorized"] is False
     assert by_model["a@1"]["n_memorized"] == 1 and by_model["a@2"]["n_memorized"] == 1
-    json.loads(inq.to_json(answer))  # serializable (NaN -> null)
+    json.loads(to_json(answer))  # serializable (NaN -> null)
 
 
 def test_inquiry_flags_cued_facts_and_people_never_audited(storage):
-    answer = inq.person_inquiry("Bob Example", inq.StoredResults(storage), MODELS, criterion="lenient")
+    answer = inq.person_inquiry("Bob Example", StoredResults(storage), MODELS, criterion="lenient")
     fact = {f["property"]: f for f in answer["models"][0]["facts"]}["P27"]
     assert fact["cue"] == 1.0 and fact["cue_flag"] is True  # the name "Bob Example" shows the value "Example"
     assert fact["memorized"] is True  # 2/11 > 0 under lenient
-    nobody = inq.person_inquiry("Babbage", inq.StoredResults(storage), MODELS)
+    nobody = inq.person_inquiry("Babbage", StoredResults(storage), MODELS)
     assert nobody["subjects"] == [] and nobody["known_but_not_audited"] == [{"qid": "Q4", "label": "Charles Babbage"}]
     assert all(m["facts"] == [] for m in nobody["models"])
     page = inq.inquiry_html(nobody)

@@ -10,7 +10,7 @@ import yaml
 from expectations.requests import deadline_result
 from wikimem_platform.cli import main
 from wikimem_platform.subject_requests import intake
-from wikimem_platform.subject_requests.inquiry import StoredResults
+from wikimem_platform.storage import StoredResults
 from wikimem_platform.subject_requests.intake import add_one_month, deadline_state, IntakeError, RequestStore
 from wikimem_platform.subject_requests.reference import intake_reference
 
