@@ -25,7 +25,9 @@ def write_package(root: Path, modules: dict[str, str]) -> Path:
 
 
 def test_the_project_has_no_import_cycle():
-    assert cycles(project_imports(PROJECT_ROOT)) == []
+    """Function-local imports count: a circle hidden inside a function is still a circle."""
+    found = cycles(project_imports(PROJECT_ROOT))
+    assert not found, "modules that import each other: " + "; ".join(" <-> ".join(group) for group in found)
 
 
 def test_no_module_imports_its_own_package():
