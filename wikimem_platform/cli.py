@@ -56,6 +56,22 @@ def repo_root() -> Path | None:
     return None
 
 
+class CliError(Exception):
+    """A user error (a bad argument, an unknown key, a refused file): `main` prints `error: <message>`, then
+    each extra line, to stderr and exits with status 2, without a traceback."""
+
+    status = 2
+
+    def __init__(self, message: str, *extra: str):
+        super().__init__(message)
+        self.message, self.extra = message, extra
+
+    @classmethod
+    def of(cls, error: Exception, *extra: str) -> CliError:
+        """A library's refusal as a user error (a KeyError's text is its argument: str() would quote it)."""
+        return cls(str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error), *extra)
+
+
 def _registry(args) -> Registry:
     return Registry(args.registry_url)
 
@@ -80,8 +96,7 @@ def cmd_models_register(args) -> int:
             **{field: getattr(args, field) for field in RELEASE_FIELDS},
         )
     except RegistryError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        raise CliError.of(error) from error
     print(f"registered {entry.key} ({entry.source_kind}: {entry.source}, {entry.task}, {entry.variant})")
     print("With `dagster dev` running on this DAGSTER_HOME, the registry sensor audits it within seconds.")
     return 0
@@ -106,17 +121,11 @@ def cmd_models_edit(args) -> int:
     """Change what letters tell a person about a release."""
     fields = {field: getattr(args, field) for field in RELEASE_FIELDS if getattr(args, field) is not None}
     if not fields:
-        print(f"error: nothing to change: give at least one of {', '.join('--' + f.replace('_', '-') for f in RELEASE_FIELDS)}",
-              file=sys.stderr)
-        return 2
+        raise CliError(f"nothing to change: give at least one of {', '.join('--' + f.replace('_', '-') for f in RELEASE_FIELDS)}")
     try:
         entry = _registry(args).update(args.key, **fields)
-    except KeyError as error:
-        print(f"error: {error.args[0]}", file=sys.stderr)
-        return 2
-    except RegistryError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    except (KeyError, RegistryError) as error:
+        raise CliError.of(error) from error
     print(f"{entry.key}: {', '.join(fields)} changed; letters written from now on use them")
     return 0
 
@@ -126,8 +135,7 @@ def cmd_controller_set(args) -> int:
     try:
         controller = save_controller(_stored(args).storage_dir, **fields)
     except ControllerError as error:
-        print(f"error: {error}; nothing was stored", file=sys.stderr)
-        return 2
+        raise CliError(f"{error}; nothing was stored") from error
     print(f"controller: {controller.name}; every answer written from now on names it")
     return 0
 
@@ -136,8 +144,7 @@ def cmd_controller_show(args) -> int:
     try:
         controller = load_controller(_stored(args).storage_dir)
     except ControllerError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        raise CliError.of(error) from error
     if controller is None:
         print("no controller configured: letters say so until `wikimem controller set` is run")
         return 0
@@ -150,8 +157,7 @@ def cmd_models_remove(args) -> int:
     try:
         entry = _registry(args).remove(args.key)
     except KeyError as error:
-        print(f"error: {error.args[0]}", file=sys.stderr)
-        return 2
+        raise CliError.of(error) from error
     print(f"removed {entry.key}: no further re-audits; its partition, results and reports are kept")
     return 0
 
@@ -215,9 +221,7 @@ def cmd_request_add(args) -> int:
             subject = intake.resolve_person(intake.load_facts_file(args.facts, ref.metadata, ref.covered))
         request = _requests(args).add(subject, args.kind, args.reference)
     except intake.IntakeError as error:
-        print(f"error: {error}", file=sys.stderr)
-        print("nothing was stored", file=sys.stderr)
-        return 2
+        raise CliError.of(error, "nothing was stored") from error
     where = f"Wikidata {subject.qid}" if subject.qid else "not in Wikidata: facts supplied"
     print(f"received {request.id}: {request.kind} request about {request.subject_label} ({where}), "
           f"due {request.due_at:%Y-%m-%d}")
@@ -268,8 +272,7 @@ def cmd_request_show(args) -> int:
     try:
         request = _requests(args).get(args.id)
     except KeyError as error:
-        print(f"error: {error.args[0]}", file=sys.stderr)
-        return 2
+        raise CliError.of(error) from error
     stored = _stored(args)
     document = answer_files.read_answer(stored.storage_dir, request.id)
     folder = answer_files.answer_dir(stored.storage_dir, request.id)
@@ -301,8 +304,7 @@ def cmd_request_verify(args) -> int:
     try:
         check = unlearning_stored.request_verification(_stored(args), args.id, key, sources)
     except (FileNotFoundError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        raise CliError.of(error) from error
     if args.json:
         _print_json(check)
         return 0 if check["erased"] else 1
@@ -327,8 +329,7 @@ def cmd_request_remove(args) -> int:
     try:
         request = _requests(args).remove(args.id)
     except KeyError as error:
-        print(f"error: {error.args[0]}", file=sys.stderr)
-        return 2
+        raise CliError.of(error) from error
     folder = answer_files.answer_dir(_stored(args).storage_dir, request.id)
     if args.purge and folder.exists():
         shutil.rmtree(folder)
@@ -341,8 +342,7 @@ def cmd_request_remove(args) -> int:
 def cmd_forget_set(args) -> int:
     stored = _stored(args)
     if (args.model is None) == (args.request is None):
-        print("error: give a release (name@revision) or --request ID", file=sys.stderr)
-        return 2
+        raise CliError("give a release (name@revision) or --request ID")
     key = None
     if args.model:
         try:
@@ -356,8 +356,7 @@ def cmd_forget_set(args) -> int:
             sets = (unlearning_stored.release_export(stored, key, args.criterion) if key
                     else unlearning_stored.request_export(stored, args.request, args.release))
     except (FileNotFoundError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        raise CliError.of(error) from error
     if args.format is None and key:
         if args.out:
             reports.write_jsonl(frame, Path(args.out))
@@ -379,8 +378,7 @@ def cmd_unlearn(args) -> int:
 
     stored, registry = _stored(args), _registry(args)
     if (args.model is None) == (args.request is None):
-        print("error: give a release (name@revision) or --request ID", file=sys.stderr)
-        return 2
+        raise CliError("give a release (name@revision) or --request ID")
     try:
         if args.request:
             sets = unlearning_stored.request_export(stored, args.request, args.release)
@@ -395,8 +393,7 @@ def cmd_unlearn(args) -> int:
             raise ValueError(f"{base.key} is a {base.source_kind} release: reference unlearning runs on a Hugging Face model "
                              "directory; export the sets with `wikimem forget-set --format ...` for your own tooling")
     except (FileNotFoundError, ValueError, KeyError) as error:
-        print(f"error: {error.args[0] if isinstance(error, KeyError) else error}", file=sys.stderr)
-        return 2
+        raise CliError.of(error) from error
     forget_texts, retain_texts = unlearning_export.texts_for_training(sets)
     ranking_texts = unlearning_export.ranking_texts(sets) if args.retain_loss == "nll+kl" else []
     revision = methods.unlearned_revision(base.revision, sets.forget_hash(), args.method)
@@ -415,8 +412,7 @@ def cmd_unlearn(args) -> int:
                                      progress=lambda done, total: bar.update(done - bar.n), ranking_texts=ranking_texts,
                                      device=args.device, dtype=args.dtype)
     except (ModelLoadError, methods.UnlearningDoesNotFit, ValueError) as error:  # no GPU, it does not fit, a bad setting
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        raise CliError.of(error) from error
     print(f"written to {result.model_dir} in {result.manifest['seconds']} s")
     if args.no_register:
         return 0
@@ -425,8 +421,7 @@ def cmd_unlearn(args) -> int:
                                   family=base.family, parameter_count=base.parameter_count, variant=base.variant,
                                   **{field: getattr(base, field) for field in RELEASE_FIELDS})  # what letters say of it
     except RegistryError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        raise CliError.of(error) from error
     print(f"registered {entry.key}: the registry sensor audits it; answered erasure requests are verified on it")
     return 0
 
@@ -436,12 +431,10 @@ def cmd_diff(args) -> int:
     frames = {}
     for key in (args.old, args.new):
         if "@" not in key:
-            print(f"error: {key!r}: give releases as name@revision", file=sys.stderr)
-            return 2
+            raise CliError(f"{key!r}: give releases as name@revision")
         frames[key] = stored.memorization(key)
         if frames[key] is None:
-            print(f"error: no stored memorization for {key}", file=sys.stderr)
-            return 2
+            raise CliError(f"no stored memorization for {key}")
     diff = inq.release_diff(frames[args.old], frames[args.new], args.criterion)
     summary = inq.diff_summary(diff)
     try:  # an unlearned revision names its retain set: utility is measured on it
@@ -711,7 +704,11 @@ def main(argv: list[str] | None = None) -> int:
         home.mkdir(parents=True, exist_ok=True)
         os.environ["DAGSTER_HOME"] = str(home)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    return args.func(args)
+    try:
+        return args.func(args)
+    except CliError as error:
+        print(f"error: {error.message}", *error.extra, sep="\n", file=sys.stderr)
+        return error.status
 
 
 if __name__ == "__main__":

@@ -11,9 +11,11 @@ import pytest
 
 from tests.unit.subject_requests.test_inquiry import storage  # noqa: F401  (fixture: hand-made stored results)
 from tests.unit.reports.test_compliance import SCORES
-from wikimem_platform.cli import main
+from wikimem_platform.cli import CliError, main
 from wikimem_platform.registry import Registry
 from wikimem_platform.reports import compliance as reports
+from wikimem_platform.subject_requests.controller import CONTROLLER_FILE
+from wikimem_platform.subject_requests.intake import RequestStore
 
 
 def test_cli_inquiry_diff_and_models(storage, tmp_path, capsys):
@@ -67,6 +69,75 @@ def test_cli_forget_set(storage, tmp_path, capsys):  # noqa: F811
     lines = capsys.readouterr().out.splitlines()
     assert [json.loads(line)["subject_label"] for line in lines] == ["Ada Lovelace"]
     assert main([*base, "forget-set", "a@2"]) == 2  # no stored scores for a@2
+
+
+# Every user error goes through one type (CliError) handled in `main`: exit 2, `error: <message>` (and
+# any extra line) on stderr, nothing on stdout, no traceback, and nothing written.
+USER_ERRORS = [
+    (["models", "remove", "nobody@1"], "error: no registered model 'nobody@1'\n"),
+    (["models", "edit", "nobody@1", "--purposes", "x"], "error: no registered model 'nobody@1'\n"),
+    (["models", "edit", "a@1"], "error: nothing to change: give at least one of --display-name, --purposes, "
+                                "--recipients, --retention, --training-data, --transfers\n"),
+    (["models", "edit", "a@1", "--purposes", " "], "error: purposes: must be text of 1 to 2000 characters (or left out)\n"),
+    (["models", "register", "gpt-5"], "error: source: 'gpt-5' is neither a shipped model (gemma-3-270m, "
+                                      "smollm2-135m-instruct), a path, nor a hub id 'org/name'\n"),
+    (["request", "show", "dsr-nope"], "error: no request 'dsr-nope'\n"),
+    (["request", "remove", "dsr-nope"], "error: no request 'dsr-nope'\n"),
+    (["request", "verify", "dsr-nope", "--release", "a@1"], "error: no stored answer for dsr-nope: the request is not answered yet\n"),
+    (["request", "add", "--facts", "{tmp}/missing.yaml"], "error: facts: file {tmp}/missing.yaml does not exist\nnothing was stored\n"),
+    (["controller", "set", "--name", "Musterfirma KI GmbH"],
+     "error: address, contact, dpo, supervisory_authority: missing (required: name, address, contact, dpo, "
+     "supervisory_authority); nothing was stored\n"),
+    (["forget-set"], "error: give a release (name@revision) or --request ID\n"),
+    (["forget-set", "a@2"], "error: no stored scores/memorization for a@2: audit it first\n"),
+    (["unlearn", "a", "--request", "dsr-1"], "error: give a release (name@revision) or --request ID\n"),
+    (["unlearn", "nobody@1"], "error: no registered model 'nobody@1'\n"),
+    (["diff", "a", "a@1"], "error: 'a': give releases as name@revision\n"),
+    (["diff", "a@1", "a@9"], "error: no stored memorization for a@1\n"),
+]
+
+
+@pytest.mark.parametrize("argv, expected", USER_ERRORS, ids=[" ".join(argv) for argv, _ in USER_ERRORS])
+def test_user_errors_exit_2_with_one_error_line(argv, expected, tmp_path, capsys):
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    results = tmp_path / "storage"
+    results.mkdir()
+    base = ["--registry-url", url, "--storage", str(results)]
+    assert main([*base, "models", "register", "smollm2-135m-instruct", "--name", "a"]) == 0
+    before = Registry(url).list()
+    capsys.readouterr()
+    assert main([*base, *[a.format(tmp=tmp_path) for a in argv]]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == expected.format(tmp=tmp_path) and captured.out == ""
+    assert Registry(url).list() == before  # the registry is as it was
+    assert RequestStore(url).list() == [] and not (results / CONTROLLER_FILE).exists()
+
+
+def test_a_bad_facts_file_or_controller_file_is_reported_not_raised(tmp_path, capsys):
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    results = tmp_path / "storage"
+    results.mkdir()
+    base = ["--registry-url", url, "--storage", str(results)]
+    facts = tmp_path / "person.yaml"
+    facts.write_text("name: Ilse Marwitz\nfacts:\n  shoe size: ['42']\n", encoding="utf-8")
+    assert main([*base, "request", "add", "--facts", str(facts)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: facts.shoe size: unknown property 'shoe size'; supported: P106 (occupation)")
+    assert err.endswith("\nnothing was stored\n") and err.count("\n") == 2 and RequestStore(url).list() == []
+    (results / CONTROLLER_FILE).write_text("name: x\nmotto: y\n", encoding="utf-8")
+    assert main([*base, "controller", "show"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("error: ") and "motto: unknown field" in captured.err and captured.out == ""
+
+
+def test_main_prints_a_cli_error_with_its_extra_lines(monkeypatch, capsys):
+    def refuse(args):
+        raise CliError.of(KeyError("no request 'dsr-x'"), "first hint", "second hint")
+
+    monkeypatch.setattr("wikimem_platform.cli.cmd_request_list", refuse)
+    assert main(["--registry-url", "sqlite://", "request", "list"]) == 2
+    assert capsys.readouterr().err == "error: no request 'dsr-x'\nfirst hint\nsecond hint\n"
+    assert CliError.of(ValueError("bad")).message == "bad" and CliError("x").status == 2
 
 
 @pytest.mark.slow
