@@ -32,7 +32,8 @@ from wikimem_platform.unlearning import (
     verify as unlearning_verify,
 )
 from wikimem_platform.unlearning.methods import METHODS, RETAIN_LOSSES, TRAINING_DTYPES, UnlearnConfig
-from wikimem_platform.vocabulary import M_THRESHOLD
+from wikimem_platform.wikimem.release_diff import diff_records, diff_summary, diff_utility, release_diff
+from wikimem_platform.vocabulary import CRITERIA, DEFAULT_CRITERION, M_THRESHOLD
 
 # The demo: the bundled Wikidata sample with every data default (100 + 100 subjects, 100
 # counterfactuals per property), and a narrow audit so it ends within ~15 minutes on 2 CPU cores.
@@ -435,16 +436,16 @@ def cmd_diff(args) -> int:
         frames[key] = stored.memorization(key)
         if frames[key] is None:
             raise CliError(f"no stored memorization for {key}")
-    diff = inq.release_diff(frames[args.old], frames[args.new], args.criterion)
-    summary = inq.diff_summary(diff)
+    diff = release_diff(frames[args.old], frames[args.new], args.criterion)
+    summary = diff_summary(diff)
     try:  # an unlearned revision names its retain set: utility is measured on it
         manifest = unlearning_verify.unlearning_manifest(_registry(args).get(args.new).source)
     except KeyError:
         manifest = None
-    utility = inq.diff_utility(diff, manifest["retain_facts"] if manifest else None)
+    utility = diff_utility(diff, manifest["retain_facts"] if manifest else None)
     if args.json:
         _print_json({"old": args.old, "new": args.new, "criterion": args.criterion, "summary": summary,
-                     "utility": utility, "pairs": inq.diff_records(diff)})
+                     "utility": utility, "pairs": diff_records(diff)})
         return 0
     print(f"{args.old} -> {args.new} (memorized = {args.criterion})")
     print(", ".join(f"{k}: {v}" for k, v in summary.items()))
@@ -528,7 +529,7 @@ def _export_source_arguments(parser: argparse.ArgumentParser, release_help: str)
     parser.add_argument("model", nargs="?", help="name@revision, or name for its newest revision")
     parser.add_argument("--request", nargs="+", help="answered erasure requests (one or several ids) instead of a release")
     parser.add_argument("--release", help=release_help)
-    parser.add_argument("--criterion", choices=inq.CRITERIA, default=reports.DEFAULT_FORGET_CRITERION,
+    parser.add_argument("--criterion", choices=CRITERIA, default=reports.DEFAULT_FORGET_CRITERION,
                         help="which pairs of a release enter the forget set (default lenient: any wording memorized)")
 
 
@@ -594,7 +595,7 @@ def build_parser() -> argparse.ArgumentParser:
     setting.set_defaults(func=cmd_controller_set)
     controller.add_parser("show", help="the configured controller").set_defaults(func=cmd_controller_show)
 
-    criterion = dict(choices=inq.CRITERIA, default=inq.DEFAULT_CRITERION,
+    criterion = dict(choices=CRITERIA, default=DEFAULT_CRITERION,
                      help=f"memorized = at_threshold (M >= {M_THRESHOLD}, default), lenient (M > 0) or strict (M = 1)")
     person = commands.add_parser("inquiry", help="Art. 15: what every registered model associates with a person")
     person.add_argument("query", help="a QID (Q42) or a name / alias")

@@ -57,6 +57,8 @@ from wikimem_platform.labels import normalize_label
 from wikimem_platform.vocabulary import (
     AT_THRESHOLD,
     CONTEXTUALIZED_KINDS,
+    CRITERIA,
+    DEFAULT_CRITERION,
     LENIENT,
     M_THRESHOLD,
     STRICT,
@@ -501,3 +503,10 @@ def evaluate_wikimem(scores: pd.DataFrame, alpha: float = 1.0,
                          outer_keys=outer_keys)
     cohorts = cohort_table(pairs, variants, include_contextualized, outer_keys=outer_keys)
     return WikiMemResult(candidates, variants, summed, pairs, cohorts)
+
+
+def memorized(pairs: pd.DataFrame, criterion: str = DEFAULT_CRITERION) -> pd.Series:
+    """The boolean memorized flag of each pair under `criterion`."""
+    if criterion not in CRITERIA:
+        raise ValueError(f"criterion must be one of {', '.join(CRITERIA)}, got {criterion!r}")
+    return pairs[criterion].astype(bool)

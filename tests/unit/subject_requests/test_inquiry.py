@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from wikimem_platform.subject_requests import inquiry as inq
+from wikimem_platform.wikimem.release_diff import diff_summary, diff_utility, release_diff
 from wikimem_platform.storage import StoredResults, to_json
 
 
@@ -102,24 +103,23 @@ def test_inquiry_flags_cued_facts_and_people_never_audited(storage):
 
 def test_release_diff_under_both_criteria():
     old, new = pd.DataFrame(OLD), pd.DataFrame(NEW)
-    diff = inq.release_diff(old, new)
+    diff = release_diff(old, new)
     change = {(r["subject_qid"], r["property"]): r["change"] for r in diff.to_dict("records")}
     assert change == {("Q1", "P106"): "forgotten", ("Q1", "P27"): "newly memorized", ("Q2", "P27"): "not memorized",
                       ("Q2", "P106"): "only in old", ("Q3", "P19"): "only in new"}
-    assert inq.diff_summary(diff) == {"newly memorized": 1, "forgotten": 1, "still memorized": 0, "not memorized": 1,
+    assert diff_summary(diff) == {"newly memorized": 1, "forgotten": 1, "still memorized": 0, "not memorized": 1,
                                       "only in old": 1, "only in new": 1}
     row = diff[diff["property"] == "P19"].iloc[0]
     assert row["subject"] == "Cleo Third" and np.isnan(row["M_old"]) and math.isclose(row["M_new"], 10 / 11)
-    lenient = inq.release_diff(old, new, "lenient")
+    lenient = release_diff(old, new, "lenient")
     assert lenient.set_index(["subject_qid", "property"]).loc[("Q2", "P27"), "change"] == "still memorized"
     with pytest.raises(ValueError, match="criterion"):
-        inq.release_diff(old, new, "sometimes")
+        release_diff(old, new, "sometimes")
 
 
 def test_diff_utility_hand_computed():
     """Q1/P1 forgotten, Q1/P2 and Q2/P1 kept, Q3/P1 newly memorized: 2 of the 3 facts memorized
     before still are; on a retain set of Q1/P1 and Q2/P1, 1 of 2."""
-    from wikimem_platform.subject_requests.inquiry import diff_utility, release_diff
 
     old = pd.DataFrame({"subject_qid": ["Q1", "Q1", "Q2", "Q3"], "property": ["P1", "P2", "P1", "P1"],
                         "M": [1.0, 0.9, 0.8, 0.1], "z_star": 1.0, "at_threshold": [True, True, True, False],
