@@ -76,6 +76,14 @@ def upstream_lineage(context: AssetExecutionContext) -> list[dict]:
     return rows
 
 
+def run_lineage(context: AssetExecutionContext, subject: dict, settings: dict, **run) -> dict:
+    """`compliance.lineage` with what only Dagster knows: the upstream materializations, the run
+    id and job (and `run`'s other fields), the Dagster version."""
+    return reports.lineage(subject, repo_dir=REPO, data_assets=upstream_lineage(context),
+                           run={"run_id": context.run_id, "job": context.job_name, **run}, config=settings,
+                           tools={"dagster_version": dagster.__version__})
+
+
 def scores_fingerprint(context: AssetExecutionContext) -> str | None:
     """The model fingerprint the scores of this release were computed with (scores' metadata)."""
     records = context.instance.fetch_materializations(
@@ -143,15 +151,7 @@ def compliance_report(
         **entry.model_dump(exclude={"id"}), "key": key, "fingerprint": scores_fingerprint(context),
         "registered_at": entry.registered_at.isoformat(timespec="seconds"),
     }
-    lineage = {
-        "model": model,
-        "code": {**reports.code_version(REPO), "dagster_version": dagster.__version__},
-        "data_assets": upstream_lineage(context),
-        "run": {"run_id": context.run_id, "job": context.job_name,
-                "started_at": datetime.now(UTC).isoformat(timespec="seconds")},
-        "config": settings,
-        "config_hash": reports.config_hash(settings),
-    }
+    lineage = run_lineage(context, {"model": model}, settings, started_at=datetime.now(UTC).isoformat(timespec="seconds"))
     files = reports.write_report(
         reports.ReportInputs(
             model=model, pairs=pairs, forget=forget, property_labels=property_labels, others=others,

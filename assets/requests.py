@@ -5,13 +5,9 @@ wikimem_platform.subject_requests. Logs carry the request id and counts, never t
 name or facts; those stay in the instance's storage (Parquet, the answer files).
 """
 
-import gc
-import time
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Literal
 
-import dagster
 import pandas as pd
 from dagster import (
     AllPartitionMapping,
@@ -27,19 +23,17 @@ from dagster import (
 )
 from pydantic import Field
 
+from assets.metadata import by_release
 from assets.partitions import requests_partitions
-from assets.reports import upstream_lineage
+from assets.reports import run_lineage
 from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform.canaries.encoders import load_encoder
-from wikimem_platform.progress import throttled
-from wikimem_platform.registry import RELEASE_FIELDS
 from wikimem_platform.reports import compliance as reports
-from wikimem_platform.subject_requests.answer import compose_answer, ModelOutcome
+from wikimem_platform.subject_requests.answer import compose_answer, models_lineage, release_outcomes, retain_by_release
 from wikimem_platform.subject_requests.answer_files import answer_dir
 from wikimem_platform.subject_requests.audit import (
-    audit_person_on_model,
-    ModelAudit,
+    audit_person_on_releases,
     person_subject,
     PersonPlan,
     plan_person_audit,
@@ -48,15 +42,14 @@ from wikimem_platform.subject_requests.controller import ControllerError, load_c
 from wikimem_platform.subject_requests.intake import RequestStatus
 from wikimem_platform.subject_requests.letter import write_answer
 from wikimem_platform.subject_requests.reference import property_metadata
-from wikimem_platform.unlearning.verify import unlearning_manifest
 from wikimem_platform.versions import source_version
 from wikimem_platform.vocabulary import CRITERIA, M_THRESHOLD, MAX_NEW_TOKENS
 from wikimem_platform.wikimem import controls
 from wikimem_platform.wikimem.memorization import aliases_by_value
-from wikimem_platform.wikimem.scoring import ShardStore
 
 GROUP = "requests"
-REPO = Path(__file__).resolve().parent.parent
+
+
 class RequestPlanConfig(Config):
     properties: list[str] = Field(default=[], description="Audit only these properties (Wikidata ids); empty = every fact of the person.")
     on_demand: bool = Field(default=True, description="Build templates and counterfactual pools for properties the reference data lacks.")
@@ -173,59 +166,20 @@ def request_scores(
     score is recorded as not audited and the others go on."""
     plan = PersonPlan(request_subject, request_facts, request_canaries, request_candidates, request_coverage,
                       request_control_canaries, request_control_candidates)
-    request_id = context.partition_key
-    scores, completions, audits, control_scores = [], [], [], []
-    # which facts need controls is read as the answer reads it (equivalent values included)
-    embed, aliases = (load_encoder(), aliases_by_value(value_aliases)) if plan.n_controls else (None, None)
-    for entry in model_registry.registry().list():
-        started, lm = time.monotonic(), None
-        try:
-            lm = scoring.load(entry)
-            audit: ModelAudit = audit_person_on_model(
-                lm, plan, ShardStore(scoring.shards_for(entry.key)), scoring.sentence_cache(lm), scoring.settings(),
-                log=lambda message, key=entry.key: context.log.info(f"{request_id} on {key}: {message}"),
-                max_new_tokens=config.max_new_tokens,
-                progress=throttled(context.log.info, f"{request_id} on {entry.key}"),
-                embed=embed, value_aliases=aliases,
-            )
-        except Exception as error:  # noqa: BLE001 - one release's failure must not sink the others
-            context.log.warning(f"{request_id}: {entry.key} could not be audited: {type(error).__name__}: {error}")
-            audits.append({"model": entry.key, "audited": False, "error": f"{type(error).__name__}: {error}",
-                           "fingerprint": None, "sentences_computed": 0, "shards_reused": 0, "facts_compared": 0,
-                           "control_sentences_computed": 0, "precision": None, "sentences_rescored": 0, "share_rescored": 0.0,
-                           "seconds": time.monotonic() - started})
-            continue
-        finally:
-            del lm  # one model in memory at a time
-            gc.collect()
-        scores.append(audit.scores.assign(model=entry.key))
-        completions.append(audit.completions.assign(model=entry.key))
-        if audit.control_scores is not None and len(audit.control_scores):
-            control_scores.append(audit.control_scores.assign(model=entry.key))
-        audits.append({"model": entry.key, "audited": True, "error": None, "fingerprint": audit.fingerprint,
-                       "sentences_computed": audit.report.sentences_computed, "shards_reused": audit.report.shards_reused,
-                       "facts_compared": len(audit.compared), "control_sentences_computed": audit.control_sentences_computed,
-                       # the person's scores: the precision scored in, and the sentences brought back to float32
-                       "precision": audit.report.precision or None, "sentences_rescored": audit.report.sentences_rescored,
-                       "share_rescored": audit.report.share_rescored,
-                       "seconds": time.monotonic() - started})
-        context.log.info(f"{request_id} on {entry.key}: {audit.report.sentences_computed:,} sentences through the model "
-                         f"({audit.report.shards_reused} shards reused); {len(audit.compared)} facts compared with controls, "
-                         f"{audit.control_sentences_computed:,} sentences for them; {time.monotonic() - started:.1f}s")
-    audits_frame = pd.DataFrame(audits, columns=["model", "audited", "error", "fingerprint", "sentences_computed", "shards_reused",
-                                                 "facts_compared", "control_sentences_computed", "precision",
-                                                 "sentences_rescored", "share_rescored", "seconds"])
-    score_frame = pd.concat(scores, ignore_index=True) if scores else pd.DataFrame()
-    completion_frame = pd.concat(completions, ignore_index=True) if completions else pd.DataFrame()
-    yield Output(score_frame, "request_scores", metadata={"rows": len(score_frame), "models_audited": int(audits_frame["audited"].sum())})
-    yield Output(completion_frame, "request_completions", metadata={"rows": len(completion_frame)})
-    control_frame = pd.concat(control_scores, ignore_index=True) if control_scores else pd.DataFrame()
-    yield Output(control_frame, "request_control_scores", metadata={"rows": len(control_frame)})
-    yield Output(audits_frame, "request_model_audits", metadata={
-        "models": len(audits_frame), "models_failed": int((~audits_frame["audited"]).sum()),
-        "sentences_computed": int(audits_frame["sentences_computed"].sum()),
-        "control_sentences_computed": int(audits_frame["control_sentences_computed"].sum()),
-        "audits": MetadataValue.md(audits_frame.drop(columns=["fingerprint"]).round(1).to_markdown(index=False)),
+    result = audit_person_on_releases(
+        model_registry.registry().list(), scoring.load, plan, shards_for=scoring.shards_for,
+        sentence_cache=scoring.sentence_cache, settings=scoring.settings(), label=context.partition_key,
+        log=context.log.info, warn=context.log.warning, max_new_tokens=config.max_new_tokens, value_aliases=value_aliases,
+    )
+    audits = result.audits
+    yield Output(result.scores, "request_scores", metadata={"rows": len(result.scores), "models_audited": int(audits["audited"].sum())})
+    yield Output(result.completions, "request_completions", metadata={"rows": len(result.completions)})
+    yield Output(result.control_scores, "request_control_scores", metadata={"rows": len(result.control_scores)})
+    yield Output(audits, "request_model_audits", metadata={
+        "models": len(audits), "models_failed": int((~audits["audited"]).sum()),
+        "sentences_computed": int(audits["sentences_computed"].sum()),
+        "control_sentences_computed": int(audits["control_sentences_computed"].sum()),
+        "audits": MetadataValue.md(audits.drop(columns=["fingerprint"]).round(1).to_markdown(index=False)),
     })
 
 
@@ -263,35 +217,11 @@ def request_answer(
     plan = PersonPlan(request_subject, request_facts, request_canaries, request_candidates, request_coverage,
                       control_canaries=request_control_canaries)
     entries = {e.key: e for e in model_registry.registry().list()}
-    outcomes = []
-    for row in request_model_audits.to_dict("records"):
-        entry = entries.get(row["model"])
-        fields = {name: getattr(entry, name, None) for name in ("source", "variant", "family", "revision", *RELEASE_FIELDS)}
-        if not row["audited"]:
-            outcomes.append(ModelOutcome(row["model"], fields, error=row["error"]))
-            continue
-        mine = lambda frame: frame[frame["model"] == row["model"]].drop(columns="model").reset_index(drop=True)  # noqa: E731
-        audit = ModelAudit(row["model"], mine(request_scores), mine(request_completions), None, row["fingerprint"],
-                           control_scores=mine(request_control_scores) if len(request_control_scores) else None)
-        scoring_facts = {name: row.get(name) for name in ("precision", "sentences_rescored", "share_rescored")}
-        outcomes.append(ModelOutcome(row["model"], fields, audit=audit, scoring=scoring_facts))
+    outcomes = release_outcomes(request_model_audits, request_scores, request_completions, request_control_scores, entries)
     labels = dict(zip(property_table["property"], property_table["label"]))
     labels.update(dict(zip(request_coverage["property"], request_coverage["property_label"])))
     settings = {"run_config": context.run.run_config or {}, "answer": config.model_dump(), "scoring": scoring.settings()}
-    lineage = {
-        "models": [{"key": o.key, **o.entry, "fingerprint": o.audit.fingerprint if o.audit else None,
-                    "registered_at": entries[o.key].registered_at.isoformat(timespec="seconds") if o.key in entries else None}
-                   for o in outcomes],
-        "code": {**reports.code_version(REPO), "dagster_version": dagster.__version__},
-        "data_assets": upstream_lineage(context),
-        "run": {"run_id": context.run_id, "job": context.job_name},
-        "config": settings,
-        "config_hash": reports.config_hash(settings),
-    }
-    if memorization is not None and not isinstance(memorization, dict):
-        memorization = {context.asset_partition_keys_for_input("memorization")[0]: memorization}
-    retain_by_model = {key: manifest["retain_facts"] for key, entry in entries.items()
-                       if (manifest := unlearning_manifest(entry.source if entry.source_kind == "hf-dir" else None))}
+    lineage = run_lineage(context, {"models": models_lineage(outcomes, entries)}, settings)
     storage = context.instance.storage_directory()
     try:
         controller = load_controller(storage)
@@ -303,7 +233,7 @@ def request_answer(
     document, table = compose_answer(request, plan, outcomes, labels, lineage, embed=load_encoder(),
                                      controller=controller.model_dump() if controller else None,
                                      m_threshold=config.m_threshold, alpha=config.alpha, forget_criterion=config.forget_criterion,
-                                     release_pairs=memorization or {}, retain_by_model=retain_by_model,
+                                     release_pairs=by_release(context, "memorization", memorization), retain_by_model=retain_by_release(entries),
                                      value_aliases=aliases_by_value(value_aliases))
     folder = answer_dir(storage, request.id)
     write_answer(document, folder)

@@ -131,6 +131,30 @@ def code_version(repo_dir: str | Path | None = None) -> dict:
     return info
 
 
+def lineage(
+    subject: Mapping,
+    *,
+    repo_dir: str | Path | None,
+    data_assets: list,
+    run: Mapping,
+    config: Mapping,
+    tools: Mapping | None = None,
+) -> dict:
+    """What a report or an answer was made from, in one shape: `subject` (what it is about, e.g.
+    {"model": ...} or {"models": [...]}) first, then the code (`code_version` of `repo_dir`, with
+    the orchestrator's versions in `tools`), the upstream data (`data_assets`: one dict per
+    materialization, as the orchestrator records them), the run (id, job, ...), the settings and
+    their hash."""
+    return {
+        **subject,
+        "code": {**code_version(repo_dir), **(tools or {})},
+        "data_assets": data_assets,
+        "run": dict(run),
+        "config": config,
+        "config_hash": config_hash(config),
+    }
+
+
 # --------------------------------------------------------------------------- figures
 
 def _empty_figure(title: str, message: str):

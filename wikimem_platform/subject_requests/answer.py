@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 import numpy as np
 import pandas as pd
 
+from wikimem_platform.registry import RELEASE_FIELDS
 from wikimem_platform.reports import compliance as reports
 from wikimem_platform.subject_requests.audit import (
     AUDITED,
@@ -29,7 +30,7 @@ from wikimem_platform.subject_requests.inquiry import fact_cues
 from wikimem_platform.storage import json_scalar
 from wikimem_platform.subject_requests.intake import RequestKind, SubjectRequest
 from wikimem_platform.subject_requests.phrasing import Addressee, addressee
-from wikimem_platform.unlearning.verify import privleak_auroc, retain_utility
+from wikimem_platform.unlearning.verify import privleak_auroc, retain_utility, unlearning_manifest
 from wikimem_platform.vocabulary import DEFAULT_CUE_TAU, M_THRESHOLD
 from wikimem_platform.wikimem import controls
 from wikimem_platform.wikimem.memorization import evaluate_wikimem
@@ -65,6 +66,52 @@ class ModelOutcome:
     audit: ModelAudit | None = None
     error: str | None = None
     scoring: dict = field(default_factory=dict)  # precision, sentences_rescored, share_rescored of the person's scores
+
+
+# What the answer says of each release, from the registry (None where the release is gone).
+ENTRY_FIELDS = ("source", "variant", "family", "revision", *RELEASE_FIELDS)
+SCORING_FIELDS = ("precision", "sentences_rescored", "share_rescored")
+
+
+def release_outcomes(
+    audits: pd.DataFrame,
+    scores: pd.DataFrame,
+    completions: pd.DataFrame,
+    control_scores: pd.DataFrame,
+    entries: Mapping[str, object],
+) -> list[ModelOutcome]:
+    """Each release's outcome back from what `audit.audit_person_on_releases` returned (its
+    frames, as stored: every row of scores, completions and control scores names its release in
+    `model`), in the order of `audits`; `entries` (registry entries by key) give the release's
+    fields."""
+    outcomes = []
+    for row in audits.to_dict("records"):
+        entry = entries.get(row["model"])
+        fields = {name: getattr(entry, name, None) for name in ENTRY_FIELDS}
+        if not row["audited"]:
+            outcomes.append(ModelOutcome(row["model"], fields, error=row["error"]))
+            continue
+        mine = lambda frame: frame[frame["model"] == row["model"]].drop(columns="model").reset_index(drop=True)  # noqa: E731
+        audit = ModelAudit(row["model"], mine(scores), mine(completions), None, row["fingerprint"],
+                           control_scores=mine(control_scores) if len(control_scores) else None)
+        scoring_facts = {name: row.get(name) for name in SCORING_FIELDS}
+        outcomes.append(ModelOutcome(row["model"], fields, audit=audit, scoring=scoring_facts))
+    return outcomes
+
+
+def models_lineage(outcomes: Sequence[ModelOutcome], entries: Mapping[str, object]) -> list[dict]:
+    """The lineage's releases: key, registry fields, the model's fingerprint (None where not
+    audited) and when the release was registered (None where it is no longer registered)."""
+    return [{"key": o.key, **o.entry, "fingerprint": o.audit.fingerprint if o.audit else None,
+             "registered_at": entries[o.key].registered_at.isoformat(timespec="seconds") if o.key in entries else None}
+            for o in outcomes]
+
+
+def retain_by_release(entries: Mapping[str, object]) -> dict[str, list]:
+    """The retain facts of every release that is an unlearned revision (a model directory with an
+    unlearning manifest): what the erasure verification measures utility on."""
+    return {key: manifest["retain_facts"] for key, entry in entries.items()
+            if (manifest := unlearning_manifest(entry.source if entry.source_kind == "hf-dir" else None))}
 
 
 def model_verdicts(

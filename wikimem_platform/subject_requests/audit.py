@@ -8,37 +8,49 @@ requester's value that is not in the pool enters as the truth, and pool values e
 dropped (`counterfactuals.build_candidates`). A property the reference data does not cover gets
 its templates and a counterfactual pool built on demand from the extract, or a "not covered"
 line saying why.
+
+`audit_person_on_releases` runs that audit on every registered release, one model in memory at a
+time; a release that fails to load or score is recorded as not audited and the others go on.
 """
 
 from __future__ import annotations
 
 import functools
+import gc
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from wikimem_platform import eme
 from wikimem_platform.canaries.build import build_canaries, build_templates
+from wikimem_platform.canaries.encoders import load_encoder
 from wikimem_platform.crm import metrics as crm
 from wikimem_platform.crm.examples import canary_examples
 from wikimem_platform.eme.soft_prompts import SoftPromptStore
 from wikimem_platform.lm.generation import greedy_generate, MAX_NEW_TOKENS, substring_hit
 from wikimem_platform.lm.loading import LoadedModel
+from wikimem_platform.progress import throttled
 from wikimem_platform.reference import bundled
 from wikimem_platform.reference.counterfactuals import build_candidates, draw_counterfactuals
 from wikimem_platform.subject_requests.intake import SubjectRequest
 from wikimem_platform.vocabulary import N_SCORED_VARIANTS
 from wikimem_platform.wikidata.extract import ALLOWED_DATATYPES, read_dump
 from wikimem_platform.wikimem import controls
-from wikimem_platform.wikimem.memorization import evaluate_wikimem
+from wikimem_platform.wikimem.memorization import aliases_by_value, evaluate_wikimem
 from wikimem_platform.wikimem.scoring import score_canaries, ScoringReport, SentenceNllCache, ShardStore
 
 # A property built on demand needs at least this many other values to rank the truth against.
 MIN_ON_DEMAND_POOL = 10
 DEFAULT_COUNTERFACTUALS_PER_PROPERTY = 100  # the counterfactuals asset's default (~100 + truths)
 COVERAGE_COLUMNS = ["property", "property_label", "coverage", "reason"]
+# One row per registered release in `audit_person_on_releases`: audited or why not, cache use, time.
+RELEASE_AUDIT_COLUMNS = ["model", "audited", "error", "fingerprint", "sentences_computed", "shards_reused",
+                         "facts_compared", "control_sentences_computed", "precision", "sentences_rescored",
+                         "share_rescored", "seconds"]
 COMPLETION_COLUMNS = ["subject_qid", "property", "variant_id", "prompt", "completion", "targets", "hit", "cue", "probe"]
 # `probe` of a canary completion; entity-level extractions name their prompt ("record", "prefix 5").
 CANARY_PROBE = "canary"
@@ -407,3 +419,88 @@ def _score_controls(lm, plan: PersonPlan, scores: pd.DataFrame, store: ShardStor
         done = upto
     control_scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*scores.columns, "shortlisted"])
     return control_scores, total, to_compare
+
+
+# --------------------------------------------------------------------------- every release
+
+@dataclass
+class ReleaseAudits:
+    """The person on every registered release: each audited release's rows carry its key (`model`)."""
+
+    scores: pd.DataFrame  # the person's scores, every audited release (empty frame: none audited)
+    completions: pd.DataFrame  # the completions likewise
+    control_scores: pd.DataFrame  # the invented controls' scores (empty without controls)
+    audits: pd.DataFrame  # RELEASE_AUDIT_COLUMNS, one row per release in the order given
+
+
+def _not_audited(key: str, error: Exception, seconds: float) -> dict:
+    return {"model": key, "audited": False, "error": f"{type(error).__name__}: {error}",
+            "fingerprint": None, "sentences_computed": 0, "shards_reused": 0, "facts_compared": 0,
+            "control_sentences_computed": 0, "precision": None, "sentences_rescored": 0, "share_rescored": 0.0,
+            "seconds": seconds}
+
+
+def _audited(key: str, audit: ModelAudit, seconds: float) -> dict:
+    return {"model": key, "audited": True, "error": None, "fingerprint": audit.fingerprint,
+            "sentences_computed": audit.report.sentences_computed, "shards_reused": audit.report.shards_reused,
+            "facts_compared": len(audit.compared), "control_sentences_computed": audit.control_sentences_computed,
+            # the person's scores: the precision scored in, and the sentences brought back to float32
+            "precision": audit.report.precision or None, "sentences_rescored": audit.report.sentences_rescored,
+            "share_rescored": audit.report.share_rescored,
+            "seconds": seconds}
+
+
+def audit_person_on_releases(
+    releases: Sequence,
+    load: Callable[[object], LoadedModel],
+    plan: PersonPlan,
+    shards_for: Callable[[str], str | Path],
+    sentence_cache: Callable[[LoadedModel], SentenceNllCache | None],
+    settings: dict | None = None,
+    label: str = "request",
+    log: Callable[[str], None] = print,
+    warn: Callable[[str], None] | None = None,
+    max_new_tokens: int = MAX_NEW_TOKENS,
+    value_aliases: pd.DataFrame | None = None,
+) -> ReleaseAudits:
+    """`audit_person_on_model` on every release (objects with a `key`, e.g. registry entries),
+    one at a time: `load(release)` gives its model, `shards_for(key)` its shard folder and
+    `sentence_cache(lm)` its sentence cache. A release that fails to load or score is logged
+    through `warn` and recorded as not audited (`error` says why); the others go on. Each model
+    is let go before the next is loaded. Messages start with `label` (the request id), never the
+    person's name.
+
+    With controls (plan.n_controls), which facts need them is read as the answer reads it: the
+    sentence encoder and the `value_aliases` table (equivalent values)."""
+    warn = warn or log
+    scores, completions, audits, control_scores = [], [], [], []
+    embed, aliases = (load_encoder(), aliases_by_value(value_aliases)) if plan.n_controls else (None, None)
+    for release in releases:
+        key = release.key
+        started, lm = time.monotonic(), None
+        try:
+            lm = load(release)
+            audit = audit_person_on_model(
+                lm, plan, ShardStore(shards_for(key)), sentence_cache(lm), None if settings is None else dict(settings),
+                log=lambda message, key=key: log(f"{label} on {key}: {message}"),
+                max_new_tokens=max_new_tokens, progress=throttled(log, f"{label} on {key}"),
+                embed=embed, value_aliases=aliases,
+            )
+        except Exception as error:  # noqa: BLE001 - one release's failure must not sink the others
+            warn(f"{label}: {key} could not be audited: {type(error).__name__}: {error}")
+            audits.append(_not_audited(key, error, time.monotonic() - started))
+            continue
+        finally:
+            del lm  # one model in memory at a time
+            gc.collect()
+        scores.append(audit.scores.assign(model=key))
+        completions.append(audit.completions.assign(model=key))
+        if audit.control_scores is not None and len(audit.control_scores):
+            control_scores.append(audit.control_scores.assign(model=key))
+        audits.append(_audited(key, audit, time.monotonic() - started))
+        log(f"{label} on {key}: {audit.report.sentences_computed:,} sentences through the model "
+            f"({audit.report.shards_reused} shards reused); {len(audit.compared)} facts compared with controls, "
+            f"{audit.control_sentences_computed:,} sentences for them; {time.monotonic() - started:.1f}s")
+    concat = lambda frames: pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()  # noqa: E731
+    return ReleaseAudits(concat(scores), concat(completions), concat(control_scores),
+                         pd.DataFrame(audits, columns=RELEASE_AUDIT_COLUMNS))
