@@ -31,7 +31,7 @@ from assets.wording import ACROSS_MODELS_GROUP
 from resources.scoring import RegistryResource
 from wikimem_platform.reports import across_models
 from wikimem_platform.versions import source_version
-from wikimem_platform.wikimem import prompt_sensitivity, wording
+from wikimem_platform.wikimem import wording
 
 CODE_VERSION = source_version("wikimem_platform.reports.across_models", "wikimem_platform.wikimem.wording")
 
@@ -91,13 +91,9 @@ def across_models_report(
     wording_sensitivity_across_models: Optional[pd.DataFrame],
 ) -> Output[pd.DataFrame]:
     """The cross-model HTML report; the table is Table 1 in the paper's layout (what it shows first)."""
-    kendall = None
-    if wording_sensitivity_across_models is not None and len(wording_sensitivity_across_models):
-        scores = wording_sensitivity_across_models.set_index(wording.WORDING_KEYS)
-        releases = [c for c in scores.columns if c not in ("kind", "template")]
-        kendall = prompt_sensitivity.kendall_matrix(scores[releases]) if len(releases) > 1 else None
     report = across_models.AcrossModelsReport(
-        memorization_across_models, memorization_by_property_across_models, kendall,
+        memorization_across_models, memorization_by_property_across_models,
+        wording.kendall_between_releases(wording_sensitivity_across_models),
         generated_at=datetime.now(UTC).isoformat(timespec="seconds"))
     path = across_models.write_report(report, across_models.report_dir(context.instance.storage_directory()))
     context.log.info(f"Cross-model report: {path}")

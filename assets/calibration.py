@@ -16,8 +16,7 @@ from assets.partitions import models_partitions
 from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform.canaries.encoders import load_encoder
-from wikimem_platform.mia import membership
-from wikimem_platform.planted.training import load_manifest
+from wikimem_platform.planted.validation import ground_truth
 from wikimem_platform.progress import LOG_EVERY_SECONDS, throttled
 from wikimem_platform.reference.cohorts import LESSER_KNOWN, WELL_KNOWN
 from wikimem_platform.versions import source_version
@@ -41,9 +40,9 @@ class CalibrationStudyConfig(Config):
 def study_groups(source: str, subjects: pd.DataFrame) -> tuple[pd.Series, str]:
     """subject_qid -> group and the positive group: members vs non-members where the model is a
     planted one audited on its planted people, else well-known vs lesser-known."""
-    if membership.is_planted_model(source):
-
-        member = {p["qid"]: bool(p["member"]) for p in load_manifest(source)["people"]}
+    manifest = ground_truth(source)
+    if manifest is not None:
+        member = {p["qid"]: bool(p["member"]) for p in manifest["people"]}
         if subjects["qid"].isin(member).all():
             return subjects["qid"].map(member).map({True: MEMBER, False: NON_MEMBER}).set_axis(subjects["qid"]), MEMBER
     cohorts = subjects.set_index("qid")["cohort"]

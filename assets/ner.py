@@ -12,6 +12,7 @@ import pandas as pd
 from dagster import AllPartitionMapping, AssetExecutionContext, AssetIn, Config, MetadataValue, Output, asset
 from pydantic import Field
 
+from assets.config import to_library
 from assets.metadata import by_release, plot_path, preview
 from assets.partitions import models_partitions
 from assets.wording import ACROSS_MODELS_GROUP
@@ -47,10 +48,7 @@ def ner_memorization(context: AssetExecutionContext, config: NerMemorizationConf
     entry = model_registry.registry().get(context.partition_key)
     if entry.task != Task.TOKEN_CLASSIFICATION:
         raise ValueError(f"task: {entry.key} is a {entry.task} model; ner_memorization audits {Task.TOKEN_CLASSIFICATION.value} models")
-    audit_config = ner.NerAuditConfig(
-        prompts_per_type=config.prompts_per_type, names_per_class=config.names_per_class,
-        pte_names_per_class=config.pte_names_per_class, seed=config.seed, entity_types=tuple(config.entity_types),
-    )
+    audit_config = to_library(config, ner.NerAuditConfig)
     names = ner.read_names(config.names_path) if config.names_path else None
     audit = ner.ner_audit(entry.source, names=names, config=audit_config)
     numbers = {f"{row['entity_type']}_{name}": float(row[name])
@@ -83,18 +81,15 @@ def ner_memorization_across_models(context: AssetExecutionContext, ner_memorizat
     per_model = by_release(context, "ner_memorization", ner_memorization)
     if not per_model:  # no NER release audited yet
         return Output(pd.DataFrame(columns=["entity_type", "prompt_id"]), metadata={"releases": 0})
-    columns = {f"{key} {split}": frame.set_index(["entity_type", "prompt_id"])[f"m_mem_{split}"]
-               for key, frame in per_model.items() for split in ("dev", "test")}
-    table = pd.DataFrame(columns)
-    matrices = {entity_type: prompt_sensitivity.kendall_matrix(block) for entity_type, block in table.groupby(level="entity_type")}
+    across = ner.across_models(per_model)
     heatmaps = {t: plot_path(context, ACROSS_MODELS_GROUP, f"ner_kendall_{t}",
                              prompt_sensitivity.kendall_heatmap(m, f"Kendall τ of prompt M-MEM, {t}"))
-                for t, m in matrices.items()}
+                for t, m in across.kendall.items()}
     return Output(
-        table.reset_index(),
+        across.table.reset_index(),
         metadata={
             "releases": len(per_model),
-            **{f"kendall_tau_{t}": MetadataValue.md(m.round(3).to_markdown()) for t, m in matrices.items()},
+            **{f"kendall_tau_{t}": MetadataValue.md(m.round(3).to_markdown()) for t, m in across.kendall.items()},
             **{f"plot_{t}": MetadataValue.path(path) for t, path in heatmaps.items()},
         },
     )

@@ -12,6 +12,7 @@ import pandas as pd
 from dagster import AssetExecutionContext, Config, MetadataValue, Output, asset
 from pydantic import Field
 
+from assets.config import to_library
 from assets.metadata import plot_path, preview
 from assets.partitions import models_partitions
 from resources.placement import LM_OP_TAGS, LM_POOL
@@ -19,7 +20,6 @@ from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform import eme
 from wikimem_platform.eme.audit import TRAINING_DATA
 from wikimem_platform.eme.records import TEXT_PROMPTS
-from wikimem_platform.mia.membership import is_planted_model
 from wikimem_platform.versions import source_version
 
 GROUP = "probes"
@@ -48,13 +48,7 @@ class EmeProbeConfig(Config):
     seed: int = 0
 
     def eme_config(self) -> eme.EmeConfig:
-        return eme.EmeConfig(
-            n_identifiers=self.n_identifiers, train_share=self.train_share, split_seed=self.split_seed,
-            text_prompts=tuple(self.text_prompts), methods=tuple(self.methods),
-            prefix_lengths=tuple(self.prefix_lengths), training_data=tuple(self.training_data),
-            volumes=tuple(self.volumes), epochs=self.epochs, batch_size=self.batch_size,
-            learning_rate=self.learning_rate, control=self.control, max_eval_people=self.max_eval_people,
-            max_training_people=self.max_training_people, seed=self.seed)
+        return to_library(self, eme.EmeConfig)
 
 
 def soft_prompt_store(context: AssetExecutionContext) -> eme.SoftPromptStore:
@@ -77,33 +71,25 @@ def eme_probe(
     whether it names the true value, and the prompt's CRM cue. Arms: text prompts, soft prompts
     by method / length / real or fabricated records / volume, the ensemble, the control."""
     entry = model_registry.registry().get(context.partition_key)
-    planted_people = eme.planted_inputs(entry.source) if is_planted_model(entry.source) else None
-    planted = planted_people is not None and subjects["qid"].isin(planted_people[1]["subject_qid"]).any()
-    if planted:  # ground truth: members (by repetitions) and non-members, never trained on
-        facts, cohorts = planted_people
-        never_train, evaluate_only, group = cohorts.loc[~cohorts["member"], "subject_qid"].tolist(), None, "repetitions"
-    else:  # the audited cohorts are evaluated; other people of the extract train the prompts
-        labels = dict(zip(property_table["property"], property_table["label"]))
-        facts = eme.facts_from_claims(claims, humans, labels)
-        cohorts = subjects[["qid", "cohort"]].rename(columns={"qid": "subject_qid"})
-        never_train, evaluate_only, group = subjects["qid"].tolist(), subjects["qid"].tolist(), "cohort"
+    people = eme.audit_people(entry.source, subjects, claims, humans, property_table)
     lm = scoring.load(entry)
-    audit = eme.eme_audit(lm, facts, soft_prompt_store(context), config.eme_config(), never_train=never_train,
-                          evaluate_only=evaluate_only, cohorts=cohorts, group_by=[group], log=context.log.info)
+    audit = eme.eme_audit(lm, people.facts, soft_prompt_store(context), config.eme_config(),
+                          never_train=people.never_train, evaluate_only=people.evaluate_only, cohorts=people.cohorts,
+                          group_by=[people.group], log=context.log.info)
     table = eme.rate_table(audit.rates)
-    figure = eme.rates_figure(audit.rates, group, title=f"{entry.key}: facts emitted by prompt")
+    figure = eme.rates_figure(audit.rates, people.group, title=f"{entry.key}: facts emitted by prompt")
     emitted = audit.examples[(audit.examples["model_role"] == eme.AUDITED) & audit.examples["hit"]]
     return Output(
         audit.examples,
         metadata={
             "rows": len(audit.examples),
             "model": entry.key,
-            "ground_truth": "planted" if planted else "none (real people)",
+            "ground_truth": "planted" if people.planted else "none (real people)",
             "training_people": len(audit.split["training_people"]),
             "evaluated_people": len(audit.split["evaluated_people"]),
             "excluded_prompts": audit.split["excluded_prompts"],
             **{f"hit_rate_{arm.replace(' ', '_')}": float(rate) for arm, rate in table["hit_rate"].items()},
-            "rates": MetadataValue.md(eme.rate_table(audit.rates, group).round(3).to_markdown()),
+            "rates": MetadataValue.md(eme.rate_table(audit.rates, people.group).round(3).to_markdown()),
             "soft_prompts": preview(audit.prompts.drop(columns=["path"]), rows=50) if len(audit.prompts) else "none",
             "plot": MetadataValue.path(plot_path(context, GROUP, "eme_rates", figure)),
             "emitted_facts": preview(emitted[["prompt_method", "prefix_length", "prompt", "output"]]),

@@ -17,6 +17,7 @@ from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform.crm import metrics as crm
 from wikimem_platform.lm.loading import other_shipped_model
 from wikimem_platform.mia import auroc_figure, membership
+from wikimem_platform.planted.validation import ground_truth
 from wikimem_platform.versions import source_version
 from wikimem_platform.vocabulary import (
     BASELINE,
@@ -65,7 +66,7 @@ def crm_summary(
     for cue < tau; WikiMem's memorized share likewise (paradigm "wikimem")."""
     entry = model_registry.registry().get(context.partition_key)
     lm = scoring.load(entry)
-    verbatim = (membership.planted_verbatim_texts(entry.source) if membership.is_planted_model(entry.source)
+    verbatim = (membership.planted_verbatim_texts(entry.source) if ground_truth(entry.source) is not None
                 else membership.verbatim_texts_from_jsonl(config.verbatim_jsonl) if config.verbatim_jsonl else None)
     if "verbatim" in config.paradigms:
         context.log.info(f"verbatim paradigm: {0 if verbatim is None else len(verbatim)} texts of known wording")

@@ -16,13 +16,13 @@ from assets.partitions import models_partitions
 from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform.mia import mean_nlls
-from wikimem_platform.mia.membership import is_planted_model, planted_membership
-from wikimem_platform.planted.training import load_manifest
+from wikimem_platform.mia.membership import planted_membership
 from wikimem_platform.planted.validation import (
     audits_planted_people,
     by_repetitions,
     FLAG_COLUMNS,
     flag_rates,
+    ground_truth,
     join_ground_truth,
     loss_membership,
     threshold_sweep,
@@ -50,10 +50,10 @@ def planted_validation(
     """Precision, recall and false-positive rate of each memorization flag against the planted
     manifest, by repetition count, and the loss attack's AUROC (members vs non-members)."""
     entry = model_registry.registry().get(context.partition_key)
-    if not is_planted_model(entry.source):
+    manifest = ground_truth(entry.source)
+    if manifest is None:
         context.log.info(f"{entry.key} is not a planted model (no manifest in {entry.source}): nothing to validate")
         return
-    manifest = load_manifest(entry.source)
     if not audits_planted_people(memorization, manifest):
         context.log.warning(
             f"{entry.key} was audited on subjects none of whom is planted (a real data source?): no ground truth "

@@ -19,9 +19,8 @@ from pydantic import Field
 from assets.metadata import by_release, plot_path, preview
 from assets.partitions import models_partitions
 from resources.scoring import RegistryResource
-from wikimem_platform import eme
 from wikimem_platform.canaries.encoders import load_encoder
-from wikimem_platform.mia import membership
+from wikimem_platform.planted.validation import ground_truth, manifest_people
 from wikimem_platform.versions import source_version
 from wikimem_platform.wikimem import prompt_sensitivity, wording
 from wikimem_platform.wikimem.memorization import aliases_by_value
@@ -54,7 +53,8 @@ def wording_sensitivity(
     """One row per canary wording: its detection scores (all subjects, dev and test halves) and
     its rank-1 rate, overall and per cohort."""
     entry = model_registry.registry().get(context.partition_key)
-    members = eme.planted_inputs(entry.source)[1] if membership.is_planted_model(entry.source) else None
+    manifest = ground_truth(entry.source)
+    members = manifest_people(manifest) if manifest is not None else None
     result = wording.wording_sensitivity(
         scores, canary_templates, members, seed=config.seed,
         include_contextualized=config.include_contextualized, embed=load_encoder(),

@@ -7,8 +7,10 @@ merges the methods' answers, `audit` runs every arm of one model's audit.
 
 from wikimem_platform.eme.audit import (
     arm_label,
+    audit_people,
     audit_rates,
     AUDITED,
+    AuditPeople,
     CONTROL,
     eme_audit,
     EmeAudit,
@@ -36,8 +38,8 @@ from wikimem_platform.eme.soft_prompts import METHODS, PREFIX_LENGTHS, SoftPromp
 
 __all__ = [
     "AUDITED", "CONTROL", "ENSEMBLE", "FACT_COLUMNS", "METHODS", "PREFIX_LENGTHS",
-    "EmeAudit", "EmeConfig", "SoftPromptConfig", "SoftPromptStore",
-    "arm_label", "audit_rates", "eme_audit", "ground_truth_group", "ensemble_choice", "entity_examples", "extracted_entity", "fabricate",
+    "AuditPeople", "EmeAudit", "EmeConfig", "SoftPromptConfig", "SoftPromptStore",
+    "arm_label", "audit_people", "audit_rates", "eme_audit", "ground_truth_group", "ensemble_choice", "entity_examples", "extracted_entity", "fabricate",
     "facts_from_claims", "facts_from_people", "person_extractions", "planted_inputs", "record_prompt",
     "rate_table", "rates_figure", "sentence_prompt", "split_people", "untrained_copy",
 ]

@@ -28,6 +28,8 @@ from wikimem_platform.eme.records import (
     DEFAULT_N_IDENTIFIERS,
     entity_examples,
     fabricate,
+    facts_from_claims,
+    planted_inputs,
     properties_by_usage,
     split_people,
     TEXT_PROMPTS,
@@ -43,6 +45,7 @@ from wikimem_platform.eme.soft_prompts import (
 from wikimem_platform.lm.generation import greedy_generate, substring_hit
 from wikimem_platform.lm.loading import LoadedModel
 from wikimem_platform.lm.nll import score_sentences
+from wikimem_platform.planted.validation import ground_truth
 from wikimem_platform.progress import throttled
 from wikimem_platform.vocabulary import MAX_NEW_TOKENS
 
@@ -107,6 +110,36 @@ class EmeAudit:
     rates: pd.DataFrame  # crm_rates per arm (and `group_by` columns)
     prompts: pd.DataFrame  # every soft prompt used: arm, path, training people, loss, seconds
     split: dict = field(default_factory=dict)  # training / evaluated people, excluded prompts
+
+
+@dataclass
+class AuditPeople:
+    """Whom one release's audit evaluates and whose records may train its soft prompts."""
+
+    facts: pd.DataFrame  # FACT_COLUMNS of every person the audit may use
+    cohorts: pd.DataFrame  # subject_qid and the `group` column the rates are split by
+    never_train: list[str]  # people no soft prompt may be trained on
+    evaluate_only: list[str] | None  # the people evaluated (None: the split decides)
+    group: str  # "repetitions" (planted ground truth) or "cohort"
+    planted: bool  # ground truth known: a planted model audited on its planted people
+
+
+def audit_people(source, subjects: pd.DataFrame, claims: pd.DataFrame, humans: pd.DataFrame,
+                 property_table: pd.DataFrame) -> AuditPeople:
+    """On a planted model audited on its planted people (`planted.ground_truth`): the planted
+    facts, members by repetitions and non-members, the non-members never trained on. Otherwise
+    the audited cohorts (`subjects`: qid, cohort) are evaluated and the extract's other people
+    (`claims`, `humans`) train the prompts."""
+    planted_people = planted_inputs(source) if ground_truth(source) is not None else None
+    planted = bool(planted_people is not None and subjects["qid"].isin(planted_people[1]["subject_qid"]).any())
+    if planted:  # ground truth: members (by repetitions) and non-members, never trained on
+        facts, cohorts = planted_people
+        return AuditPeople(facts, cohorts, cohorts.loc[~cohorts["member"], "subject_qid"].tolist(), None,
+                           "repetitions", True)
+    labels = dict(zip(property_table["property"], property_table["label"]))
+    facts = facts_from_claims(claims, humans, labels)
+    cohorts = subjects[["qid", "cohort"]].rename(columns={"qid": "subject_qid"})
+    return AuditPeople(facts, cohorts, subjects["qid"].tolist(), subjects["qid"].tolist(), "cohort", False)
 
 
 def untrained_copy(lm: LoadedModel, seed: int = 0) -> LoadedModel:

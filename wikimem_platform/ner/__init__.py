@@ -9,6 +9,7 @@ prompt-sensitivity math (M-MEM, Δ, σ, Kendall τ, ensembles) is `wikimem_platf
 """
 
 from wikimem_platform.ner.audit import (
+    across_models,
     BEST_MODIFIED_PT,
     BEST_PT,
     detection_names,
@@ -16,6 +17,7 @@ from wikimem_platform.ner.audit import (
     ENSEMBLE_NAMES,
     MIX_PT,
     ner_audit,
+    NerAcrossModels,
     NerAudit,
     NerAuditConfig,
     ONE_PT,
@@ -65,8 +67,8 @@ __all__ = [
     "BEST_MODIFIED_PT", "BEST_PT", "EMPTY_PROMPT", "EMPTY_PT", "ENSEMBLE_NAMES", "ENTITY_TYPES", "LABELS", "MASK",
     "MIX_PROMPTS", "MIX_PT", "NER_MODEL_NAME", "ONE_PROMPT", "ONE_PT", "PROMPTS_PER_TYPE", "SCORE_BATCH_SIZE",
     "SENTENCE_TYPES", "STRATEGY_GROUPS", "TRAINING_TEMPLATES", "WORST_MODIFIED_PT", "WORST_PT",
-    "NerAudit", "NerAuditConfig", "NerModel", "NerTrainConfig", "TrainingSentence",
-    "assert_never_trained", "build_corpus", "candidate_names", "default_ner_dir", "detection_names",
+    "NerAcrossModels", "NerAudit", "NerAuditConfig", "NerModel", "NerTrainConfig", "TrainingSentence",
+    "across_models", "assert_never_trained", "build_corpus", "candidate_names", "default_ner_dir", "detection_names",
     "entity_confidence", "entity_confidences", "fill", "generate_prompts", "is_trained", "iterative_removal",
     "leaked_names", "load_manifest", "load_ner_model", "manifest_names", "mix_prompt", "ner_audit",
     "ner_config_hash", "prompt_scores_figure", "prompt_tokens", "read_names", "read_training_sentences", "removals",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -239,6 +239,28 @@ def ner_audit(model: NerModel | str | Path, prompts: pd.DataFrame | None = None,
         names=audited,
         confidences=pd.concat([p["confidences"] for p in parts], ignore_index=True),
     )
+
+
+@dataclass
+class NerAcrossModels:
+    """Is a good prompt good on another model, and on other names?
+
+    table: index (entity_type, prompt_id), one column "<release> <split>" per release and split
+    (dev, test): the prompt's M-MEM. kendall: per entity type, Kendall τ-b between every two columns.
+    """
+
+    table: pd.DataFrame
+    kendall: dict[str, pd.DataFrame]
+
+
+def across_models(per_model: Mapping[str, pd.DataFrame]) -> NerAcrossModels:
+    """The releases' `NerAudit.prompt_scores` (by release key) side by side, and τ between every
+    two (release, split) columns per entity type."""
+    columns = {f"{key} {split}": frame.set_index(["entity_type", "prompt_id"])[f"m_mem_{split}"]
+               for key, frame in per_model.items() for split in (DEV, TEST)}
+    table = pd.DataFrame(columns)
+    kendall = {entity_type: ps.kendall_matrix(block) for entity_type, block in table.groupby(level="entity_type")}
+    return NerAcrossModels(table, kendall)
 
 
 def strategy_table(strategies: pd.DataFrame) -> pd.DataFrame:

@@ -19,13 +19,31 @@ epoch, a non-member's never. Definitions used here (stated, because they decide 
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 
 from wikimem_platform import mia
+from wikimem_platform.mia.membership import is_planted_model
+from wikimem_platform.planted.training import load_manifest
 from wikimem_platform.vocabulary import CRITERIA
 
 FLAG_COLUMNS = CRITERIA
+
+
+def ground_truth(source: str | os.PathLike | None) -> dict | None:
+    """The planted manifest of a registered model's source, or None for a model without known
+    ground truth: a source that is not a planted-model directory (with its manifest, training
+    corpus and held-out biographies), e.g. a Hub id, a GGUF file or any other model directory.
+    The one place that decides whether a model is a planted one."""
+    return load_manifest(source) if is_planted_model(source) else None
+
+
+def manifest_people(manifest: dict) -> pd.DataFrame:
+    """One row per planted person: subject_qid, member, repetitions (manifest order)."""
+    return pd.DataFrame([{"subject_qid": p["qid"], "member": bool(p["member"]), "repetitions": int(p["repetitions"])}
+                         for p in manifest["people"]], columns=["subject_qid", "member", "repetitions"])
 
 
 def manifest_facts(manifest: dict) -> pd.DataFrame:

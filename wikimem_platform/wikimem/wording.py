@@ -475,6 +475,27 @@ class AcrossModels:
     revealing: pd.DataFrame
 
 
+WORDING_TEXT = ("kind", "template")  # the columns of the across-models table that are not a release
+
+
+def release_kendall(scores: pd.DataFrame) -> pd.DataFrame:
+    """Kendall τ-b of the wordings' scores between every two releases (release × release): the one
+    place τ between releases is computed. `scores`: one row per wording and one column per release
+    (`AcrossModels.scores`), or the stored across-models table (WORDING_KEYS, kind, template and one
+    column per release)."""
+    if set(WORDING_KEYS) <= set(scores.columns):
+        scores = scores.set_index(WORDING_KEYS)
+    return kendall_matrix(scores.drop(columns=[c for c in WORDING_TEXT if c in scores.columns]))
+
+
+def kendall_between_releases(table: pd.DataFrame | None) -> pd.DataFrame | None:
+    """`release_kendall` of a stored across-models table; None without two releases to compare."""
+    if table is None or not len(table):
+        return None
+    matrix = release_kendall(table)
+    return matrix if len(matrix) > 1 else None
+
+
 def across_models(per_model_wordings: Mapping[str, pd.DataFrame], score: str = TRUTH_AUC) -> AcrossModels:
     """Wording × model table of `score` (a `WordingSensitivity.wordings` column, e.g. truth_auc or
     member_auc), Kendall τ between models overall and per property, and per property the wordings
@@ -505,7 +526,7 @@ def across_models(per_model_wordings: Mapping[str, pd.DataFrame], score: str = T
         row["mean_tau"] = by_property.loc[by_property["property"] == prop, "tau"].mean()
         row["n_models"] = int(table.loc[prop].notna().any().sum())
         revealing.append(row)
-    return AcrossModels(table, text, kendall_matrix(table), by_property, pd.DataFrame(revealing))
+    return AcrossModels(table, text, release_kendall(table), by_property, pd.DataFrame(revealing))
 
 
 # --------------------------------------------------------------------------- figures
