@@ -31,7 +31,7 @@ from wikimem_platform.unlearning import (
     stored as unlearning_stored,
     verify as unlearning_verify,
 )
-from wikimem_platform.unlearning.methods import METHODS, RETAIN_LOSSES, TRAINING_DTYPES, UnlearnConfig
+from wikimem_platform.unlearning.methods import ADAPTERS, METHODS, RETAIN_LOSSES, TRAINING_DTYPES, UnlearnConfig
 from wikimem_platform.wikimem.release_diff import diff_records, diff_summary, diff_utility, release_diff
 from wikimem_platform.vocabulary import CRITERIA, DEFAULT_CRITERION, M_THRESHOLD
 
@@ -401,8 +401,11 @@ def cmd_unlearn(args) -> int:
     out = Path(args.out) if args.out else Path(base.source).parent / f"{base.name}-{revision}"
     config = UnlearnConfig(method=args.method, steps=args.steps, learning_rate=args.learning_rate, batch_size=args.batch_size,
                            beta=args.beta, retain_weight=args.retain_weight, retain_loss=args.retain_loss,
-                           kl_weight=args.kl_weight, seed=args.seed)
-    print(f"{base.key}: {args.method}, {args.steps} steps ({args.device}, {args.dtype}) on {len(forget_texts)} forget and "
+                           kl_weight=args.kl_weight, seed=args.seed, adapter=args.adapter, lora_rank=args.lora_rank,
+                           lora_alpha=args.lora_alpha, lora_target_modules=tuple(args.lora_target_modules or ()),
+                           lora_learning_rate=args.lora_learning_rate)
+    adapter = f", LoRA rank {args.lora_rank}" if args.adapter == "lora" else ""
+    print(f"{base.key}: {args.method}, {args.steps} steps ({args.device}, {args.dtype}{adapter}) on {len(forget_texts)} forget and "
           f"{len(retain_texts)} retain texts"
           + (f" ({len(ranking_texts)} ranking texts for the KL)" if ranking_texts else ""))
     try:
@@ -661,6 +664,15 @@ def build_parser() -> argparse.ArgumentParser:
                          help="nll+kl: the retain NLL plus KL to the original model on the sentences an audit ranks for "
                               "each retain fact (competing values, look-alike names); nll: the retain NLL alone")
     unlearn.add_argument("--kl-weight", type=float, default=UnlearnConfig.kl_weight, help="weight of the ranking KL")
+    unlearn.add_argument("--adapter", choices=list(ADAPTERS), default=UnlearnConfig.adapter,
+                         help="none: fine-tune every weight (default); lora: LoRA adapters (peft), the NPO reference is "
+                              "the model with its adapters disabled (no copy), merged into the new revision on output")
+    unlearn.add_argument("--lora-rank", type=int, default=UnlearnConfig.lora_rank)
+    unlearn.add_argument("--lora-alpha", type=float, default=UnlearnConfig.lora_alpha)
+    unlearn.add_argument("--lora-target-modules", nargs="+", default=None,
+                         help="module names to adapt (default: every linear projection but the output head)")
+    unlearn.add_argument("--lora-learning-rate", type=float, default=UnlearnConfig.lora_learning_rate,
+                         help="the learning rate with --adapter lora (--learning-rate is full fine-tuning's)")
     unlearn.add_argument("--seed", type=int, default=0)
     unlearn.add_argument("--device", default="cpu",
                          help="cpu, cuda, cuda:N or auto (as the scoring resource's device); a model whose full "

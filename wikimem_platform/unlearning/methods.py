@@ -62,6 +62,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
 from wikimem_platform.lm.loading import resolve_device, resolve_dtype
 
 if TYPE_CHECKING:
