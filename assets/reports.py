@@ -32,6 +32,7 @@ from wikimem_platform.reports import compliance as reports
 from wikimem_platform.storage import report_dir
 from wikimem_platform.subject_requests.inquiry import fact_cues, ModelRef
 from wikimem_platform.versions import source_version
+from wikimem_platform.unlearning.forget_sets import DEFAULT_FORGET_CRITERION, best_true_values, forget_set
 from wikimem_platform.vocabulary import CRITERIA, DEFAULT_CRITERION, DEFAULT_CUE_TAU, M_THRESHOLD
 
 GROUP = "reports"
@@ -44,7 +45,7 @@ class ReportConfig(Config):
     criterion: Literal[CRITERIA] = Field(
         default=DEFAULT_CRITERION, description=f"Memorized = at_threshold (M >= {M_THRESHOLD}), lenient (any wording) or strict (all).")
     forget_criterion: Literal[CRITERIA] = Field(
-        default=reports.DEFAULT_FORGET_CRITERION, description="Which pairs enter the forget set.")
+        default=DEFAULT_FORGET_CRITERION, description="Which pairs enter the forget set.")
     alpha: float = Field(default=1.0, description="The memorization asset's alpha: picks the value the model prefers.")
     cue_tau: float = Field(default=DEFAULT_CUE_TAU, description="A fact is flagged as cued when the CRM cue of its canaries >= cue_tau.")
 
@@ -141,8 +142,8 @@ def compliance_report(
             others[other.key] = ({"key": ref.key, "variant": ref.variant, "family": ref.family}, memorization[other.key])
     property_labels = dict(zip(property_table["property"], property_table["label"]))
     cues = fact_cues(canaries, pairs["subject_qid"].unique())
-    forget = reports.forget_set(
-        key, pairs, reports.best_true_values(scores, config.alpha), cues, property_labels,
+    forget = forget_set(
+        key, pairs, best_true_values(scores, config.alpha), cues, property_labels,
         config.forget_criterion, config.cue_tau,
     )
     run_config = context.run.run_config or {}

@@ -29,7 +29,6 @@ from assets.reports import run_lineage
 from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform.canaries.encoders import load_encoder
-from wikimem_platform.reports import compliance as reports
 from wikimem_platform.subject_requests.answer import compose_answer, models_lineage, release_outcomes, retain_by_release
 from wikimem_platform.subject_requests.answer_files import answer_dir
 from wikimem_platform.subject_requests.audit import (
@@ -43,6 +42,7 @@ from wikimem_platform.subject_requests.intake import RequestStatus
 from wikimem_platform.subject_requests.letter import write_answer
 from wikimem_platform.subject_requests.reference import property_metadata
 from wikimem_platform.versions import source_version
+from wikimem_platform.unlearning.forget_sets import DEFAULT_FORGET_CRITERION
 from wikimem_platform.vocabulary import CRITERIA, M_THRESHOLD, MAX_NEW_TOKENS
 from wikimem_platform.wikimem import controls
 from wikimem_platform.wikimem.memorization import aliases_by_value
@@ -70,7 +70,7 @@ class RequestScoresConfig(Config):
 class RequestAnswerConfig(Config):
     m_threshold: float = Field(default=M_THRESHOLD, description="Memorized at threshold: M >= m_threshold.")
     alpha: float = Field(default=1.0, description="Weight of the value the model prefers when a fact has several true values.")
-    forget_criterion: Literal[CRITERIA] = Field(default=reports.DEFAULT_FORGET_CRITERION, description="Which facts enter the forget set.")
+    forget_criterion: Literal[CRITERIA] = Field(default=DEFAULT_FORGET_CRITERION, description="Which facts enter the forget set.")
 
 
 @multi_asset(

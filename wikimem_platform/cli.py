@@ -33,6 +33,7 @@ from wikimem_platform.unlearning import (
 )
 from wikimem_platform.unlearning.methods import ADAPTERS, METHODS, RETAIN_LOSSES, TRAINING_DTYPES, UnlearnConfig
 from wikimem_platform.wikimem.release_diff import diff_records, diff_summary, diff_utility, release_diff
+from wikimem_platform.unlearning.forget_sets import DEFAULT_FORGET_CRITERION, write_jsonl
 from wikimem_platform.vocabulary import CRITERIA, DEFAULT_CRITERION, M_THRESHOLD
 
 # The demo: the bundled Wikidata sample with every data default (100 + 100 subjects, 100
@@ -360,7 +361,7 @@ def cmd_forget_set(args) -> int:
         raise CliError.of(error) from error
     if args.format is None and key:
         if args.out:
-            reports.write_jsonl(frame, Path(args.out))
+            write_jsonl(frame, Path(args.out))
             print(f"{len(frame)} facts for {key} ({args.criterion}) written to {args.out}", file=sys.stderr)
         else:
             for row in frame.to_dict("records"):
@@ -532,7 +533,7 @@ def _export_source_arguments(parser: argparse.ArgumentParser, release_help: str)
     parser.add_argument("model", nargs="?", help="name@revision, or name for its newest revision")
     parser.add_argument("--request", nargs="+", help="answered erasure requests (one or several ids) instead of a release")
     parser.add_argument("--release", help=release_help)
-    parser.add_argument("--criterion", choices=CRITERIA, default=reports.DEFAULT_FORGET_CRITERION,
+    parser.add_argument("--criterion", choices=CRITERIA, default=DEFAULT_FORGET_CRITERION,
                         help="which pairs of a release enter the forget set (default lenient: any wording memorized)")
 
 

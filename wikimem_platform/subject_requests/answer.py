@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 
 from wikimem_platform.registry import RELEASE_FIELDS
-from wikimem_platform.reports import compliance as reports
 from wikimem_platform.subject_requests.audit import (
     AUDITED,
     CANARY_PROBE,
@@ -31,6 +30,7 @@ from wikimem_platform.storage import json_scalar
 from wikimem_platform.subject_requests.intake import RequestKind, SubjectRequest
 from wikimem_platform.subject_requests.phrasing import Addressee, addressee
 from wikimem_platform.unlearning.verify import privleak_auroc, retain_utility, unlearning_manifest
+from wikimem_platform.unlearning.forget_sets import DEFAULT_FORGET_CRITERION, best_true_values, forget_set
 from wikimem_platform.vocabulary import DEFAULT_CUE_TAU, M_THRESHOLD
 from wikimem_platform.wikimem import controls
 from wikimem_platform.wikimem.memorization import evaluate_wikimem
@@ -263,7 +263,7 @@ def compose_answer(
     m_threshold: float = M_THRESHOLD,
     alpha: float = 1.0,
     cue_tau: float = DEFAULT_CUE_TAU,
-    forget_criterion: str = reports.DEFAULT_FORGET_CRITERION,
+    forget_criterion: str = DEFAULT_FORGET_CRITERION,
     now: datetime | None = None,
     controller: Mapping | None = None,
     release_pairs: Mapping[str, pd.DataFrame] | None = None,
@@ -298,7 +298,7 @@ def compose_answer(
                        "n_weak": sum(f["verdict"] == WEAK for f in facts), "facts": facts})
         if request.kind == RequestKind.ERASURE and len(pairs):
             cues = fact_cues(plan.canaries)
-            entries = reports.forget_set(outcome.key, pairs, reports.best_true_values(outcome.audit.scores, alpha),
+            entries = forget_set(outcome.key, pairs, best_true_values(outcome.audit.scores, alpha),
                                          cues, property_labels, forget_criterion, cue_tau)
             forget += [{k: (None if v is pd.NA else json_scalar(v)) for k, v in r.items()} for r in entries.to_dict("records")]
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=ANSWER_COLUMNS)

@@ -21,7 +21,7 @@ from wikimem_platform.crm import metrics as crm
 from wikimem_platform.labels import find_subjects, normalize_label
 from wikimem_platform.storage import StoredResults, json_scalar
 from wikimem_platform.subject_requests.answer_files import stored_answers
-from wikimem_platform.wikimem.memorization import memorized  # noqa: F401  (reports.compliance reads it from here until it moves)
+from wikimem_platform.wikimem.memorization import memorized
 from wikimem_platform.vocabulary import AT_THRESHOLD, DEFAULT_CRITERION, DEFAULT_CUE_TAU, LENIENT, STRICT
 
 

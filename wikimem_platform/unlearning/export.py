@@ -5,7 +5,7 @@ retain set beside it names facts of *other* people the same model knows — same
 the same values, look-alike names first — because every unlearning method needs data whose
 knowledge it must keep, and utility is measured on it. Formats:
 
-- ``jsonl``: one fact per line (the forget-set columns of `reports.forget_set`), forget.jsonl and
+- ``jsonl``: one fact per line (the forget-set columns of `forget_sets.forget_set`), forget.jsonl and
   retain.jsonl;
 - ``tofu``: TOFU-style QA rows: ``question``, ``answer``, ``paraphrased_question`` (one per canary
   paraphrase whose value closes the sentence), ``perturbed_answer`` (the counterfactual values

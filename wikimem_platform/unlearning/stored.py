@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from wikimem_platform.reports import compliance as reports
 from wikimem_platform.subject_requests import inquiry as inq
 from wikimem_platform.storage import StoredResults
 from wikimem_platform.subject_requests.answer import verify_revisions
 from wikimem_platform.subject_requests.answer_files import read_answer
 from wikimem_platform.unlearning.export import export_sets, ExportSets, FACT_COLUMNS, known_facts
+from wikimem_platform.unlearning.forget_sets import FORGET_COLUMNS, best_true_values, forget_set
 from wikimem_platform.unlearning.verify import RETAIN_CRITERION, unlearning_manifest
 
 
@@ -20,12 +20,12 @@ def _property_labels(stored: StoredResults) -> dict[str, str]:
 
 
 def release_forget_set(stored: StoredResults, key: str, criterion: str, alpha: float = 1.0) -> pd.DataFrame:
-    """The forget set of a release (`reports.forget_set` rows) from its stored scores and memorization."""
+    """The forget set of a release (`forget_sets.forget_set` rows) from its stored scores and memorization."""
     pairs, scores = stored.memorization(key), stored.partition("scores", key)
     if pairs is None or scores is None:
         raise FileNotFoundError(f"no stored scores/memorization for {key}: audit it first")
     cues = inq.fact_cues(stored.table("canaries"), pairs["subject_qid"].unique())
-    return reports.forget_set(key, pairs, reports.best_true_values(scores, alpha), cues, _property_labels(stored), criterion)
+    return forget_set(key, pairs, best_true_values(scores, alpha), cues, _property_labels(stored), criterion)
 
 
 def release_known_facts(stored: StoredResults, key: str, alpha: float = 1.0) -> pd.DataFrame:
@@ -33,7 +33,7 @@ def release_known_facts(stored: StoredResults, key: str, alpha: float = 1.0) -> 
     pairs, scores = stored.memorization(key), stored.partition("scores", key)
     if pairs is None or scores is None:
         return pd.DataFrame(columns=FACT_COLUMNS)
-    return known_facts(pairs, reports.best_true_values(scores, alpha), _property_labels(stored), RETAIN_CRITERION)
+    return known_facts(pairs, best_true_values(scores, alpha), _property_labels(stored), RETAIN_CRITERION)
 
 
 def _templates(stored: StoredResults) -> pd.DataFrame:
@@ -60,7 +60,7 @@ def request_export(stored: StoredResults, request_ids: str | list[str], model_ke
             raise FileNotFoundError(f"no stored answer for {request_id}: the request is not answered yet")
         if answer.get("forget_set") is None:
             raise ValueError(f"{request_id} is an {answer['request']['kind']} request: only erasure requests have a forget set")
-        frames.append(pd.DataFrame(answer["forget_set"], columns=[*reports.FORGET_COLUMNS]))
+        frames.append(pd.DataFrame(answer["forget_set"], columns=[*FORGET_COLUMNS]))
         criteria.add(answer["forget_criterion"])
         request_scores = stored.partition("request_scores", request_id)
         if request_scores is not None and len(request_scores):

@@ -21,6 +21,7 @@ from assets import wording as wording_assets
 from resources import ParquetIOManager, RegistryResource, ScoringResource
 from tests.unit.subject_requests.test_inquiry import NEW, OLD
 from wikimem_platform.registry import Registry
+from wikimem_platform.unlearning.forget_sets import FORGET_COLUMNS, best_true_values, forget_set, write_jsonl
 from wikimem_platform.reports import compliance as reports
 
 
@@ -45,23 +46,23 @@ SCORES = pd.DataFrame([
 
 
 def test_best_true_value_and_forget_set():
-    best = reports.best_true_values(SCORES)
+    best = best_true_values(SCORES)
     assert dict(zip(zip(best["subject_qid"], best["property"]), best["value_label"])) == {
         ("Q1", "P106"): "mathematician", ("Q1", "P27"): "United Kingdom", ("Q2", "P27"): "Example", ("Q2", "P106"): "mathematician"}
     cues = pd.DataFrame({"subject_qid": ["Q1", "Q2"], "property": ["P106", "P27"], "cue": [0.2, 1.0]})
     pairs = pd.DataFrame(OLD)  # M: Q1 P106 10/11, Q1 P27 0, Q2 P27 2/11, Q2 P106 1/11
-    lenient = reports.forget_set("a@1", pairs, best, cues, {"P106": "occupation"})
-    assert list(lenient.columns) == reports.FORGET_COLUMNS
+    lenient = forget_set("a@1", pairs, best, cues, {"P106": "occupation"})
+    assert list(lenient.columns) == FORGET_COLUMNS
     assert list(zip(lenient["subject_qid"], lenient["property"])) == [("Q1", "P106"), ("Q2", "P27"), ("Q2", "P106")]  # by M
     assert lenient["cue_flag"].tolist()[:2] == [False, True] and pd.isna(lenient["cue_flag"].iloc[2])
     assert lenient["property_label"].tolist() == ["occupation", "P27", "occupation"]
-    strictish = reports.forget_set("a@1", pairs, best, cues, criterion="at_threshold")
+    strictish = forget_set("a@1", pairs, best, cues, criterion="at_threshold")
     assert strictish[["subject_label", "value_label"]].values.tolist() == [["Ada Lovelace", "mathematician"]]
 
 
 def test_jsonl_and_config_hash(tmp_path):
-    frame = reports.forget_set("a@1", pd.DataFrame(OLD), reports.best_true_values(SCORES))
-    reports.write_jsonl(frame, tmp_path / "f.jsonl")
+    frame = forget_set("a@1", pd.DataFrame(OLD), best_true_values(SCORES))
+    write_jsonl(frame, tmp_path / "f.jsonl")
     lines = [json.loads(line) for line in (tmp_path / "f.jsonl").read_text().splitlines()]
     assert len(lines) == 3 and lines[0]["value"] == "Q11" and lines[0]["cue"] is None and lines[0]["cue_flag"] is None
     assert math.isclose(lines[0]["M"], 10 / 11) and lines[0]["z_star"] == 2.5
@@ -111,7 +112,7 @@ def write_sample_report(tmp_path, crm=None, mia=None, others=None, eme=None, wor
     pairs = pd.DataFrame(NEW)
     inputs = reports.ReportInputs(
         model={"key": "a@2", "source_kind": "shipped", "source": "smollm2-135m-instruct", "variant": "instruct", "family": "smollm2"},
-        pairs=pairs, forget=reports.forget_set("a@2", pairs, reports.best_true_values(SCORES)),
+        pairs=pairs, forget=forget_set("a@2", pairs, best_true_values(SCORES)),
         property_labels={"P106": "occupation"}, others=others or {}, crm=crm, mia=mia, eme=eme, wordings=wordings or {},
         lineage={"model": {"key": "a@2"}, "code": {"git_commit": "abc"}, "config_hash": "f00",
                  "data_assets": [{"asset": "canaries", "materialization_id": 7, "run_id": "r1", "data_version": "dv1"}]},
