@@ -211,6 +211,16 @@ def _requests(args) -> intake.RequestStore:
     return intake.RequestStore(args.registry_url)
 
 
+def _existing_requests(args, request_ids: list[str]) -> None:
+    """A request id that names no request is said so, not reported as "not answered yet"."""
+    store = _requests(args)
+    for request_id in request_ids:
+        try:
+            store.get(request_id)
+        except KeyError as error:
+            raise CliError.of(error) from error
+
+
 def cmd_request_add(args) -> int:
     stored = _stored(args)
     try:
@@ -297,6 +307,7 @@ def cmd_request_show(args) -> int:
 
 
 def cmd_request_verify(args) -> int:
+    _existing_requests(args, [args.id])
     registry = _registry(args)
     sources = {e.key: e.source for e in registry.list() if e.source_kind == "hf-dir"}
     try:
@@ -345,6 +356,8 @@ def cmd_forget_set(args) -> int:
     stored = _stored(args)
     if (args.model is None) == (args.request is None):
         raise CliError("give a release (name@revision) or --request ID")
+    if args.request:
+        _existing_requests(args, args.request)
     key = None
     if args.model:
         try:

@@ -83,7 +83,8 @@ USER_ERRORS = [
                                       "smollm2-135m-instruct), a path, nor a hub id 'org/name'\n"),
     (["request", "show", "dsr-nope"], "error: no request 'dsr-nope'\n"),
     (["request", "remove", "dsr-nope"], "error: no request 'dsr-nope'\n"),
-    (["request", "verify", "dsr-nope", "--release", "a@1"], "error: no stored answer for dsr-nope: the request is not answered yet\n"),
+    (["request", "verify", "dsr-nope", "--release", "a@1"], "error: no request 'dsr-nope'\n"),
+    (["forget-set", "--request", "dsr-nope"], "error: no request 'dsr-nope'\n"),
     (["request", "add", "--facts", "{tmp}/missing.yaml"], "error: facts: file {tmp}/missing.yaml does not exist\nnothing was stored\n"),
     (["controller", "set", "--name", "Musterfirma KI GmbH"],
      "error: address, contact, dpo, supervisory_authority: missing (required: name, address, contact, dpo, "
