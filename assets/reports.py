@@ -27,7 +27,7 @@ from pydantic import Field
 from assets.metadata import by_release, preview
 from assets.partitions import models_partitions
 from resources.scoring import RegistryResource, ScoringResource
-from wikimem_platform.registry import Status
+from wikimem_platform.registry import record_fields, Status
 from wikimem_platform.reports import compliance as reports
 from wikimem_platform.storage import report_dir
 from wikimem_platform.subject_requests.inquiry import fact_cues, ModelRef
@@ -149,7 +149,7 @@ def compliance_report(
     run_config = context.run.run_config or {}
     settings = {"run_config": run_config, "report": config.model_dump(), "scoring": scoring.settings()}
     model = {
-        **entry.model_dump(exclude={"id"}), "key": key, "fingerprint": scores_fingerprint(context),
+        **record_fields(entry, exclude={"id"}), "key": key, "fingerprint": scores_fingerprint(context),
         "registered_at": entry.registered_at.isoformat(timespec="seconds"),
     }
     lineage = run_lineage(context, {"model": model}, settings, started_at=datetime.now(UTC).isoformat(timespec="seconds"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -64,6 +64,14 @@ def release_text(field: str, value) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > 2000:
         raise RegistryError(field, "must be text of 1 to 2000 characters (or left out)")
     return value.strip()
+
+
+def record_fields(record: SQLModel, exclude: Iterable[str] = ()) -> dict:
+    """A table row's columns in the order the model declares them. `model_dump` follows the order
+    in which SQLAlchemy happened to load the attributes, which differs from one session to the
+    next, so JSON written from it (lineage, answers) would change with nothing changed."""
+    skip = set(exclude)
+    return {name: getattr(record, name) for name in type(record).model_fields if name not in skip}
 
 
 class ModelEntry(SQLModel, table=True):

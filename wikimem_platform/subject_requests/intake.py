@@ -25,9 +25,8 @@ import pandas as pd
 import yaml
 from sqlmodel import Field, Session, SQLModel, create_engine, select
 
-from wikimem_platform.labels import normalize_label
-from wikimem_platform.registry import default_registry_url
-from wikimem_platform.labels import find_subjects
+from wikimem_platform.labels import find_subjects, normalize_label
+from wikimem_platform.registry import default_registry_url, record_fields
 from wikimem_platform.subject_requests.values import IntakeError, typed_value
 from wikimem_platform.wikidata.extract import ALLOWED_DATATYPES, QID_PATTERN
 
@@ -89,7 +88,7 @@ class SubjectRequest(SQLModel, table=True):
 
     def summary(self) -> dict:
         """A JSON-able view (the facts stay out: `person()` has them)."""
-        out = self.model_dump(exclude={"person_json"})
+        out = record_fields(self, exclude={"person_json"})
         for name in ("received_at", "due_at", "answered_at"):
             if out[name] is not None:
                 out[name] = _aware(out[name]).isoformat(timespec="seconds")
