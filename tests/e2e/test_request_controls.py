@@ -3,38 +3,30 @@ ground truth): a member's facts read 16 times beat all 19 controls and are memor
 non-member's and an invented person's facts (the latter copied from a member) are not; the
 letter says for each fact how many invented people got a result at least as strong."""
 
+from types import SimpleNamespace
+
 import pandas as pd
 import pytest
 
-from wikimem_platform.canaries.build import build_template_tables
 from wikimem_platform.lm.loading import load_model
 from wikimem_platform.planted import load_manifest
-from wikimem_platform.planted.training import DUMP_NAME
-from wikimem_platform.reference.counterfactuals import draw_counterfactuals
-from wikimem_platform.reference.properties import build_property_table
 from wikimem_platform.subject_requests.answer import MEMORIZED, model_verdicts, NOT_MEMORIZED, plain_sentence
 from wikimem_platform.subject_requests.audit import audit_person_on_model, plan_person_audit
-from wikimem_platform.subject_requests.reference import property_metadata
-from wikimem_platform.wikidata.extract import read_dump
 from wikimem_platform.wikimem import controls
 from wikimem_platform.wikimem.scoring import SentenceNllCache, ShardStore
 
 
 @pytest.fixture(scope="module")
-def planted_world(planted_model):
-    extract = read_dump(planted_model / DUMP_NAME)
-    metadata = property_metadata()
-    table = build_property_table(extract.claims, metadata, min_humans=50)
-    templates, _ = build_template_tables(table)
-    pool = draw_counterfactuals(extract.claims, extract.humans, list(table["property"]), per_property=20, seed=0)
+def planted_world(planted_model, planted_reference):
     people = {p["qid"]: p for p in load_manifest(planted_model)["people"]}
-    return extract, metadata, table, templates, pool, people, load_model(str(planted_model), device="cpu")
+    return SimpleNamespace(ref=planted_reference, people=people, lm=load_model(str(planted_model), device="cpu"))
 
 
 def audit(world, subject, facts, tmp_path, **options):
-    extract, metadata, table, templates, pool, _, lm = world
-    plan = plan_person_audit(subject, facts, property_table=table, templates=templates, counterfactuals=pool,
-                             claims=extract.claims, humans=extract.humans, metadata=metadata,
+    ref, lm = world.ref, world.lm
+    table = ref.table
+    plan = plan_person_audit(subject, facts, property_table=table, templates=ref.templates, counterfactuals=ref.pool,
+                             claims=ref.extract.claims, humans=ref.extract.humans, metadata=ref.metadata,
                              n_controls=controls.DEFAULT_N_CONTROLS)
     result = audit_person_on_model(lm, plan, ShardStore(tmp_path / "shards"), SentenceNllCache(tmp_path / "cache.sqlite"),
                                    {"dtype": "float32"}, log=lambda m: None, **options)
@@ -44,13 +36,11 @@ def audit(world, subject, facts, tmp_path, **options):
 
 
 def person(world, qid):
-    extract = world[0]
-    subject = extract.humans[extract.humans["qid"] == qid][["qid", "label", "aliases", "description"]]
-    return subject.assign(in_wikidata=True).reset_index(drop=True), extract.claims[extract.claims["qid"] == qid]
+    return world.ref.person(qid)
 
 
 def test_member_read_16_times_beats_every_control(planted_world, tmp_path):
-    people = planted_world[5]
+    people = planted_world.people
     qid = next(q for q, p in people.items() if p["member"] and p["repetitions"] == 16)
     plan, result, verdicts = audit(planted_world, *person(planted_world, qid), tmp_path)
     assert plan.n_controls == controls.DEFAULT_N_CONTROLS
@@ -64,7 +54,7 @@ def test_member_read_16_times_beats_every_control(planted_world, tmp_path):
 
 
 def test_non_member_and_invented_person_get_no_verdict(planted_world, tmp_path):
-    extract, people = planted_world[0], planted_world[5]
+    extract, people = planted_world.ref.extract, planted_world.people
     non_member = next(q for q, p in people.items() if not p["member"])
     _, _, verdicts = audit(planted_world, *person(planted_world, non_member), tmp_path)
     assert not (verdicts["verdict"] == MEMORIZED).any(), verdicts[["property", "M", "p_value"]]
@@ -142,7 +132,7 @@ def test_rounds_and_shortlist_change_no_verdict(planted_world, tmp_path):
     from wikimem_platform.wikimem.memorization import evaluate_wikimem
     from wikimem_platform.wikimem.scoring import score_canaries
 
-    extract, people, lm = planted_world[0], planted_world[5], planted_world[6]
+    extract, people, lm = planted_world.ref.extract, planted_world.people, planted_world.lm
     member = next(q for q, p in people.items() if p["member"] and p["repetitions"] == 4)
     facts = extract.claims[extract.claims["qid"] == member].assign(qid="dsr-invented")
     invented = pd.DataFrame([{"qid": "dsr-invented", "label": "Orla Quennell", "aliases": [], "description": None,

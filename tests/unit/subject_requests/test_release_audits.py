@@ -8,12 +8,8 @@ from datetime import datetime, UTC
 import pandas as pd
 import pytest
 
-from wikimem_platform.canaries.build import build_template_tables
 from wikimem_platform.lm.loading import load_model
 from wikimem_platform.planted import load_manifest
-from wikimem_platform.planted.training import DUMP_NAME
-from wikimem_platform.reference.counterfactuals import draw_counterfactuals
-from wikimem_platform.reference.properties import build_property_table
 from wikimem_platform.subject_requests.answer import ENTRY_FIELDS, models_lineage, release_outcomes
 from wikimem_platform.subject_requests.audit import (
     audit_person_on_model,
@@ -21,8 +17,6 @@ from wikimem_platform.subject_requests.audit import (
     plan_person_audit,
     RELEASE_AUDIT_COLUMNS,
 )
-from wikimem_platform.subject_requests.reference import property_metadata
-from wikimem_platform.wikidata.extract import read_dump
 from wikimem_platform.wikimem.scoring import SentenceNllCache, ShardStore
 
 SETTINGS = {"dtype": "float32"}
@@ -39,20 +33,15 @@ class Release:
 
 
 @pytest.fixture(scope="module")
-def member_plan(planted_model):
+def member_plan(planted_model, planted_reference):
     """A member read 16 times, two of their properties, no controls."""
-    extract = read_dump(planted_model / DUMP_NAME)
-    metadata = property_metadata()
-    table = build_property_table(extract.claims, metadata, min_humans=50)
-    templates, _ = build_template_tables(table)
-    pool = draw_counterfactuals(extract.claims, extract.humans, list(table["property"]), per_property=20, seed=0)
+    ref = planted_reference
     qid = next(p["qid"] for p in load_manifest(planted_model)["people"] if p["member"] and p["repetitions"] == 16)
-    subject = extract.humans[extract.humans["qid"] == qid][["qid", "label", "aliases", "description"]]
-    facts = extract.claims[extract.claims["qid"] == qid]
-    properties = sorted(set(facts["property"]) & set(table["property"]))[:2]
-    return plan_person_audit(subject.assign(in_wikidata=True).reset_index(drop=True), facts, property_table=table,
-                             templates=templates, counterfactuals=pool, claims=extract.claims, humans=extract.humans,
-                             metadata=metadata, properties=properties, n_controls=0)
+    subject, facts = ref.person(qid)
+    properties = sorted(set(facts["property"]) & set(ref.table["property"]))[:2]
+    return plan_person_audit(subject, facts, property_table=ref.table, templates=ref.templates, counterfactuals=ref.pool,
+                             claims=ref.extract.claims, humans=ref.extract.humans, metadata=ref.metadata,
+                             properties=properties, n_controls=0)
 
 
 def test_a_release_that_fails_is_recorded_and_the_others_go_on(planted_model, member_plan, tmp_path):
