@@ -16,13 +16,19 @@ def normalize_label(text: str) -> str:
     return " ".join(re.findall(r"\w+", text))
 
 
+def query_qid(query: str) -> str | None:
+    """The Wikidata id a query is ("q42 " -> "Q42"), or None when it is a name."""
+    query = query.strip().upper()
+    return query if query.startswith("Q") and query[1:].isdigit() else None
+
+
 def find_subjects(query: str, people: pd.DataFrame) -> pd.DataFrame:
     """Rows of `people` (qid, label[, aliases]) the query names: a QID exactly, else a label or alias."""
     query = query.strip()
     if not len(people):
         return people
-    if query.upper().startswith("Q") and query[1:].isdigit():
-        return people[people["qid"] == query.upper()]
+    if qid := query_qid(query):
+        return people[people["qid"] == qid]
     wanted = normalize_label(query)
     by_label = people["label"].map(normalize_label) == wanted
     if "aliases" in people.columns:
