@@ -6,4 +6,6 @@
 - `batching`: padded, length-sorted batches for whole-sequence model calls;
 - `precision`: verdicts equal to float32's when scoring in bf16, fp16 or NF4 (re-scoring close calls);
 - `generation`: greedy and sampled generation, continuation log-likelihoods.
+- `endpoint`: models served behind an OpenAI-compatible server (vLLM, ...): prompt log-probability
+  NLLs equal to the engine's from token-id prompts, greedy completions, the registration probe.
 """

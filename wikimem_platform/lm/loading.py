@@ -89,12 +89,7 @@ class LoadedModel:
 
     def encode(self, texts: Sequence[str]) -> list[list[int]]:
         """Full token ids of each text, start token first (the one place the rule is applied)."""
-        if isinstance(texts, str):
-            raise TypeError("encode() takes a sequence of strings, not one string")
-        if len(texts) == 0:
-            return []
-        encoded = self.tokenizer(list(texts), add_special_tokens=True)["input_ids"]
-        return [self.start_token_ids + list(ids) for ids in encoded]
+        return encode_texts(self.tokenizer, self.start_token_ids, texts)
 
     def float32_twin(self) -> LoadedModel:
         """The same weights in float32 on the same device: itself for a float32 model, else loaded
@@ -114,6 +109,18 @@ class LoadedModel:
                 attn_implementation=self.details.get("attn_implementation", "sdpa"),
             )
         return self._float32_twin
+
+
+def encode_texts(tokenizer: Any, start_token_ids: Sequence[int], texts: Sequence[str]) -> list[list[int]]:
+    """The start-token rule itself: each text's tokens (with the tokenizer's own special tokens),
+    after `start_token_ids`. `LoadedModel.encode` and a served model's prompts
+    (`wikimem_platform.lm.endpoint`) both go through it."""
+    if isinstance(texts, str):
+        raise TypeError("encode() takes a sequence of strings, not one string")
+    if len(texts) == 0:
+        return []
+    encoded = tokenizer(list(texts), add_special_tokens=True)["input_ids"]
+    return [list(start_token_ids) + list(ids) for ids in encoded]
 
 
 def default_cache_dir() -> Path:

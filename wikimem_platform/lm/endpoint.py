@@ -1,0 +1,559 @@
+"""Models audited where they are served: an OpenAI-compatible server (vLLM, SGLang, TGI, a
+provider's API) instead of weights on the auditor's disk.
+
+Access levels (`ACCESS_LEVELS`), each probed at registration:
+- *prompt-logprobs*: `/v1/completions` with ``echo: true, logprobs: 0, max_tokens: 1`` returns
+  log p(token | earlier tokens) for every prompt token, so a sentence's NLL is exactly the local
+  engine's (`nll.score_token_ids`: every token after the first, in nats) and the full WikiMem
+  method runs through the endpoint. Prompts are sent as TOKEN IDS made by the local tokenizer
+  with the project's start-token rule (`loading.encode_texts`, what `LoadedModel.encode` does):
+  a text prompt lets the server tokenize, and vLLM does not prepend SmolLM2's document-start
+  token (NLLs shift by ~4.6 nats). `EndpointModel.probe` measures that on a known sentence and
+  refuses what does not align, with the numbers.
+- *generation*: greedy completions only (`EndpointModel.complete_greedy`, temperature 0).
+
+Requests go out batched (`prompts_per_request` prompts each) on a thread pool (`concurrency`),
+are retried with exponential backoff on 429, 5xx, time-outs and refused connections, and every
+failure ends in an `EndpointError` naming the URL and what the server refused or returned. The
+API key is read from the environment variable whose NAME the registry stores; the key itself is
+never stored or printed. Never imports dagster or torch (a tokenizer is loaded from a local
+directory through transformers, lazily).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import requests
+
+from wikimem_platform.lm.loading import encode_texts, start_token_ids_for
+
+PROMPT_LOGPROBS = "prompt-logprobs"
+GENERATION = "generation"
+ACCESS_LEVELS = (PROMPT_LOGPROBS, GENERATION)
+PROMPT_MODES = ("token-ids", "text")
+ENV_NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+# The registration probe's sentence (the notes' sanity figure: SmolLM2 24.5 nats, Gemma 3 19.5).
+PROBE_SENTENCE = "Paris is the capital of France."
+PROBE_NLL_TOLERANCE = 0.05  # nats: text and token-id prompts that agree closer than this are aligned
+RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+
+Progress = Callable[[int, int], None]
+
+
+class EndpointError(RuntimeError):
+    """A served model could not be used: down, refusing, malformed answer, misaligned tokenizer.
+    The message names the URL and what went wrong; ``status`` is the HTTP status when there was one."""
+
+    def __init__(self, url: str, message: str, status: int | None = None):
+        super().__init__(f"endpoint {url}: {message}")
+        self.url, self.status = url, status
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff: attempt k (from 1) waits min(max_seconds, base_seconds * 2**(k-1)),
+    or the server's Retry-After when it gives one (capped the same way)."""
+
+    attempts: int = 6  # tries in all, the first included
+    base_seconds: float = 0.5
+    max_seconds: float = 30.0
+
+    def delay(self, attempt: int, retry_after: str | None = None) -> float:
+        if retry_after is not None:
+            try:
+                return min(self.max_seconds, max(0.0, float(retry_after)))
+            except ValueError:
+                pass  # an HTTP date: fall back to our own schedule
+        return min(self.max_seconds, self.base_seconds * 2 ** (attempt - 1))
+
+
+@dataclass(frozen=True)
+class EndpointConfig:
+    """Where a model is served and how it may be used; what the registry stores (never the key)."""
+
+    url: str  # the server's base URL, e.g. http://127.0.0.1:8000 (a trailing /v1 is accepted)
+    served_model: str  # the model id the server serves it under ("model" in each request)
+    access: str = PROMPT_LOGPROBS
+    api_key_env: str | None = None  # the NAME of the environment variable holding the key
+    tokenizer: str | None = None  # local tokenizer directory: token-id prompts, start-token rule
+    concurrency: int = 8  # requests in flight
+    prompts_per_request: int = 16  # prompts batched into one /v1/completions request
+    timeout_seconds: float = 120.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    max_prompt_tokens: int | None = None  # token budget per client: refused before it is exceeded
+
+    def __post_init__(self):
+        if not re.match(r"^https?://[^\s/]+", self.url or ""):
+            raise EndpointError(str(self.url), "the URL must start with http:// or https:// and name a host")
+        if not self.served_model:
+            raise EndpointError(self.url, "no served model id given (--served-model)")
+        if self.access not in ACCESS_LEVELS:
+            raise EndpointError(self.url, f"unknown access level {self.access!r} (one of {', '.join(ACCESS_LEVELS)})")
+        if self.api_key_env is not None and not ENV_NAME_PATTERN.match(self.api_key_env):
+            raise EndpointError(self.url, "api_key_env must be the NAME of an environment variable "
+                                          "(letters, digits, '_'), never the key itself")
+        if self.concurrency < 1 or self.prompts_per_request < 1 or self.timeout_seconds <= 0:
+            raise EndpointError(self.url, "concurrency and prompts_per_request must be >= 1, timeout_seconds > 0")
+
+    @property
+    def base_url(self) -> str:
+        return self.url.rstrip("/").removesuffix("/v1")
+
+    def stored(self) -> dict[str, Any]:
+        """What the registry keeps besides the URL (its `endpoint` column): no key, only its name."""
+        return {"served_model": self.served_model, "access": self.access, "api_key_env": self.api_key_env,
+                "tokenizer": self.tokenizer}
+
+    @classmethod
+    def from_stored(cls, url: str, stored: str | dict, **overrides) -> EndpointConfig:
+        """Back from the registry's URL and `endpoint` column (a JSON object); `overrides` set the
+        run-time settings (concurrency, time-out, retry)."""
+        data = json.loads(stored) if isinstance(stored, str) else dict(stored)
+        known = {f.name for f in fields(cls)} - {"url"}
+        return cls(url=url, **{k: v for k, v in data.items() if k in known}, **overrides)
+
+
+# --------------------------------------------------------------------------- responses
+
+def prompt_nll(choice: dict, n_prompt_tokens: int, url: str = "?") -> float:
+    """The NLL of a prompt from one echoed completion choice: minus the sum of the prompt's token
+    log-probabilities after its first token (the first has none), in nats. The echoed list also
+    holds the generated token(s) after the prompt; they are not counted."""
+    logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
+    if not isinstance(logprobs, dict) or not isinstance(logprobs.get("token_logprobs"), list):
+        raise EndpointError(url, "the response carries no prompt log-probabilities (choices[].logprobs.token_logprobs "
+                                 "is missing): the server does not support echo with logprobs")
+    values = logprobs["token_logprobs"]
+    if len(values) < n_prompt_tokens:
+        raise EndpointError(url, f"the server echoed {len(values)} token log-probabilities for a prompt of "
+                                 f"{n_prompt_tokens} tokens: the echo is not the prompt it was sent")
+    scored = values[1:n_prompt_tokens]
+    if any(not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) for v in scored):
+        raise EndpointError(url, "the response has missing or non-numeric prompt log-probabilities "
+                                 f"({sum(not isinstance(v, (int, float)) for v in scored)} of {len(scored)})")
+    return -float(sum(scored))
+
+
+def ordered_choices(body: Any, n_prompts: int, url: str) -> list[dict]:
+    """The choices of a completions response in prompt order (by their ``index``), one per prompt."""
+    choices = body.get("choices") if isinstance(body, dict) else None
+    if not isinstance(choices, list) or len(choices) != n_prompts:
+        got = len(choices) if isinstance(choices, list) else "no"
+        raise EndpointError(url, f"malformed completions response: {got} choices for {n_prompts} prompts")
+    try:
+        by_index = {int(c["index"]): c for c in choices}
+    except (KeyError, TypeError, ValueError) as error:
+        raise EndpointError(url, f"malformed completions response: a choice without an index ({error})") from error
+    if sorted(by_index) != list(range(n_prompts)):
+        raise EndpointError(url, f"malformed completions response: choice indices {sorted(by_index)[:5]}...")
+    return [by_index[i] for i in range(n_prompts)]
+
+
+def _server_message(response: requests.Response) -> str:
+    """The error text a server sent (OpenAI shape {"error": {"message"}}, vLLM's, or raw)."""
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:300].strip() or response.reason or ""
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict):
+            return str(error.get("message") or error.get("detail") or error)[:300]
+        return str(error)[:300]
+    return str(body)[:300]
+
+
+# --------------------------------------------------------------------------- client
+
+@dataclass
+class Usage:
+    """What was sent, for the run metadata and an answer's annex."""
+
+    requests: int = 0
+    retries: int = 0
+    prompts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+class EndpointClient:
+    """POST/GET against one server with retries; counts what it sent. Thread-safe."""
+
+    def __init__(self, config: EndpointConfig, sleep: Callable[[float], None] = time.sleep):
+        self.config = config
+        self.usage = Usage()
+        self._sleep = sleep
+        self._lock = threading.Lock()
+        self._local = threading.local()
+
+    def _session(self) -> requests.Session:
+        session = getattr(self._local, "session", None)
+        if session is None:
+            session = self._local.session = requests.Session()
+        return session
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json"}
+        name = self.config.api_key_env
+        if name:
+            key = os.environ.get(name)
+            if not key:
+                raise EndpointError(self.config.url, f"the API key variable {name} is not set in this environment")
+            headers["Authorization"] = f"Bearer {key}"
+        return headers
+
+    def request(self, method: str, path: str, payload: dict | None = None, *, retry: bool = True) -> Any:
+        """The decoded JSON of one call; retried on 429/5xx/time-out/refused connection."""
+        url = f"{self.config.base_url}{path}"
+        policy = self.config.retry
+        attempts = policy.attempts if retry else 1
+        headers = self._headers()
+        last = ""
+        for attempt in range(1, attempts + 1):
+            retry_after = None
+            try:
+                response = self._session().request(method, url, json=payload, headers=headers,
+                                                   timeout=self.config.timeout_seconds)
+            except requests.Timeout:
+                last = f"no answer within {self.config.timeout_seconds:g} s"
+            except requests.ConnectionError as error:
+                last = f"cannot connect ({type(error).__name__}: server down or unreachable)"
+            else:
+                with self._lock:
+                    self.usage.requests += 1
+                if response.status_code == 200:
+                    try:
+                        return response.json()
+                    except ValueError as error:
+                        raise EndpointError(url, f"malformed response: not JSON ({response.text[:80]!r})",
+                                            status=200) from error
+                message = _server_message(response)
+                if response.status_code not in RETRY_STATUSES:
+                    raise EndpointError(url, f"the server refused the request (HTTP {response.status_code}: {message})",
+                                        status=response.status_code)
+                last = f"HTTP {response.status_code}: {message}"
+                retry_after = response.headers.get("Retry-After")
+            if attempt < attempts:
+                with self._lock:
+                    self.usage.retries += 1
+                self._sleep(policy.delay(attempt, retry_after))
+        raise EndpointError(url, f"gave up after {attempts} attempt(s): {last}")
+
+    def completions(self, prompts: Sequence[Sequence[int] | str], **options) -> list[dict]:
+        """One /v1/completions call for several prompts (token-id lists or texts); choices in order."""
+        n_tokens = sum(len(p) for p in prompts if not isinstance(p, str))
+        with self._lock:
+            budget = self.config.max_prompt_tokens
+            if budget is not None and self.usage.prompt_tokens + n_tokens > budget:
+                raise EndpointError(self.config.url, f"token budget reached: {self.usage.prompt_tokens:,} prompt tokens "
+                                                     f"sent, {n_tokens:,} more would exceed max_prompt_tokens={budget:,}")
+        payload = {"model": self.config.served_model,
+                   "prompt": [list(map(int, p)) if not isinstance(p, str) else p for p in prompts], **options}
+        body = self.request("POST", "/v1/completions", payload)
+        choices = ordered_choices(body, len(prompts), f"{self.config.base_url}/v1/completions")
+        usage = body.get("usage") or {}
+        with self._lock:
+            self.usage.prompts += len(prompts)
+            self.usage.prompt_tokens += int(usage.get("prompt_tokens") or n_tokens)
+            self.usage.completion_tokens += int(usage.get("completion_tokens") or 0)
+        return choices
+
+    def tokenize(self, text: str, add_special_tokens: bool) -> list[int] | None:
+        """The server's own tokenization (vLLM's /tokenize), or None where the server has none."""
+        try:
+            body = self.request("POST", "/tokenize", {"model": self.config.served_model, "prompt": text,
+                                                      "add_special_tokens": add_special_tokens}, retry=False)
+        except EndpointError as error:
+            if error.status in (404, 405):
+                return None
+            raise
+        tokens = body.get("tokens") if isinstance(body, dict) else None
+        return [int(t) for t in tokens] if isinstance(tokens, list) else None
+
+    def served_models(self) -> list[str]:
+        body = self.request("GET", "/v1/models")
+        data = body.get("data") if isinstance(body, dict) else None
+        if not isinstance(data, list):
+            raise EndpointError(f"{self.config.base_url}/v1/models", "malformed response: no 'data' list")
+        return [str(m.get("id")) for m in data if isinstance(m, dict)]
+
+
+# --------------------------------------------------------------------------- the model
+
+@dataclass
+class ProbeReport:
+    """The registration probe's numbers: a known sentence scored three ways."""
+
+    url: str
+    served_model: str
+    sentence: str
+    prompt_mode: str  # what scoring will send: "token-ids" (or "text" where token ids are refused)
+    start_token_ids: list[int]
+    local_token_count: int  # the sentence's token ids by the local tokenizer + start-token rule
+    token_ids_echoed: int | None = None  # tokens the server echoed for that token-id prompt
+    nll_token_ids: float | None = None
+    text_token_count: int | None = None  # tokens the server made of the text prompt
+    nll_text: float | None = None
+    server_tokenizer_agrees: bool | None = None  # /tokenize == the local tokenizer (None: no /tokenize)
+    problems: list[str] = field(default_factory=list)  # each a reason to refuse the endpoint
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def text_nll_gap(self) -> float | None:
+        """NLL(text prompt) - NLL(token-id prompt), nats: what letting the server tokenize costs."""
+        if self.nll_text is None or self.nll_token_ids is None:
+            return None
+        return self.nll_text - self.nll_token_ids
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "text_nll_gap": self.text_nll_gap}
+
+
+class EndpointModel:
+    """A served model as the scoring code uses a `LoadedModel`: name, fingerprint, details, and
+    `score_sentences` with the NLL engine's meaning (the first token is never scored)."""
+
+    def __init__(self, config: EndpointConfig, name: str | None = None, revision: str = "1",
+                 tokenizer: Any = None):
+        self.config = config
+        self.name = name or config.served_model
+        self.access = config.access
+        self.client = EndpointClient(config)
+        self.tokenizer = tokenizer if tokenizer is not None else _load_tokenizer(config)
+        self.start_token_ids = start_token_ids_for(self.tokenizer) if self.tokenizer is not None else []
+        tokenizer_id = _tokenizer_fingerprint(config.tokenizer) if config.tokenizer else "server"
+        key = json.dumps({"url": config.base_url, "served_model": config.served_model, "revision": revision,
+                          "tokenizer": tokenizer_id, "access": config.access}, sort_keys=True)
+        self.fingerprint = "endpoint:" + hashlib.sha256(key.encode()).hexdigest()[:16]
+        self.source = "endpoint"
+        self.details: dict[str, Any] = {"endpoint": config.base_url, "served_model": config.served_model,
+                                        "access": config.access, "tokenizer": config.tokenizer}
+
+    def __repr__(self) -> str:
+        return f"EndpointModel({self.name!r}, {self.config.base_url}, {self.config.served_model!r}, {self.access})"
+
+    def encode(self, texts: Sequence[str]) -> list[list[int]]:
+        """Token ids with the start-token rule, as `LoadedModel.encode` makes them."""
+        if self.tokenizer is None:
+            raise EndpointError(self.config.url, "token-id prompts need a local tokenizer (--tokenizer DIR)")
+        return encode_texts(self.tokenizer, self.start_token_ids, texts)
+
+    # ---------------------------------------------------------------- prompt log-probabilities
+
+    def score_token_ids(self, token_ids: Sequence[Sequence[int]], progress: Progress | None = None) -> np.ndarray:
+        """NLL of each token-id sequence (start token included, never scored), through the server."""
+        self._require(PROMPT_LOGPROBS)
+        sequences = [list(map(int, ids)) for ids in token_ids]
+        return self._score(sequences, [len(s) for s in sequences], progress)
+
+    def score_sentences(self, sentences: Sequence[str], *, cache: dict[str, float] | None = None,
+                        progress: Progress | None = None, **_engine_options) -> np.ndarray:
+        """`nll.score_sentences` through the server: same cache semantics, same NLLs."""
+        sentences = list(sentences)
+        cache = {} if cache is None else cache
+        todo = list(dict.fromkeys(s for s in sentences if s not in cache))
+        if todo:
+            values = self.score_token_ids(self.encode(todo), progress=progress)
+            cache.update(zip(todo, values.tolist()))
+        return np.array([cache[s] for s in sentences], dtype=np.float64)
+
+    def score_texts(self, texts: Sequence[str]) -> tuple[np.ndarray, list[int]]:
+        """NLLs of TEXT prompts (the server tokenizes) and how many tokens it made of each: what
+        the probe compares; never used for scoring when token-id prompts are accepted."""
+        self._require(PROMPT_LOGPROBS)
+        counts: list[int] = []
+        nll = []
+        for choice in self._completion_batches(list(texts), echo=True, logprobs=0, max_tokens=1):
+            values = choice.get("logprobs", {}).get("token_logprobs") if isinstance(choice.get("logprobs"), dict) else None
+            n_prompt = len(values) - _generated_count(choice) if isinstance(values, list) else 0
+            counts.append(n_prompt)
+            nll.append(prompt_nll(choice, n_prompt, self.config.url))
+        return np.array(nll, dtype=np.float64), counts
+
+    def _score(self, prompts: list, lengths: list[int], progress: Progress | None) -> np.ndarray:
+        distinct = list(dict.fromkeys(map(tuple, prompts)))
+        index = {p: i for i, p in enumerate(distinct)}
+        nll = np.zeros(len(distinct), dtype=np.float64)
+        scorable = [i for i, p in enumerate(distinct) if len(p) > 1]  # one token: nothing to score
+        choices = self._completion_batches([list(distinct[i]) for i in scorable], progress=progress,
+                                           echo=True, logprobs=0, max_tokens=1, temperature=0)
+        url = f"{self.config.base_url}/v1/completions"
+        for i, choice in zip(scorable, choices):
+            echoed = len((choice.get("logprobs") or {}).get("token_logprobs") or []) if isinstance(choice, dict) else 0
+            if echoed and echoed - _generated_count(choice) != len(distinct[i]):
+                raise EndpointError(url, f"the server echoed {echoed - _generated_count(choice)} prompt tokens for a "
+                                         f"token-id prompt of {len(distinct[i])}: it altered the prompt")
+            nll[i] = prompt_nll(choice, len(distinct[i]), url)
+        return np.array([nll[index[tuple(p)]] for p in prompts], dtype=np.float64)
+
+    def _completion_batches(self, prompts: list, progress: Progress | None = None, **options) -> list[dict]:
+        """Choices for every prompt, `prompts_per_request` per request, `concurrency` requests in
+        flight; a failed batch fails the call (nothing partial is returned)."""
+        size = self.config.prompts_per_request
+        batches = [prompts[start:start + size] for start in range(0, len(prompts), size)]
+        done, lock = [0], threading.Lock()
+
+        def send(batch: list) -> list[dict]:
+            choices = self.client.completions(batch, **options)
+            if progress is not None:
+                with lock:
+                    done[0] += len(batch)
+                    progress(done[0], len(prompts))
+            return choices
+
+        if len(batches) <= 1 or self.config.concurrency == 1:
+            results = [send(b) for b in batches]
+        else:
+            with ThreadPoolExecutor(max_workers=self.config.concurrency) as pool:
+                results = list(pool.map(send, batches))
+        return [choice for batch in results for choice in batch]
+
+    # ---------------------------------------------------------------- generation
+
+    def complete_greedy(self, prompts: Sequence[str], max_new_tokens: int) -> list[str]:
+        """Greedy continuation (temperature 0) of each prompt, new text only; prompts as token ids
+        with the start-token rule when a local tokenizer is known, else as text."""
+        prompts = list(prompts)
+        sent = self.encode(prompts) if self.tokenizer is not None else prompts
+        choices = self._completion_batches(sent, max_tokens=int(max_new_tokens), temperature=0)
+        texts = [c.get("text") for c in choices]
+        if any(not isinstance(t, str) for t in texts):
+            raise EndpointError(self.config.url, "malformed completions response: a choice without text")
+        return texts
+
+    # ---------------------------------------------------------------- registration probe
+
+    def probe(self, sentence: str = PROBE_SENTENCE, prompt_mode: str = "token-ids",
+              tolerance: float = PROBE_NLL_TOLERANCE) -> ProbeReport:
+        """Score `sentence` as token ids and as text and compare with the local tokenizer; the
+        report's `problems` say, with the numbers, why the endpoint cannot be audited as asked
+        (`check_probe` raises on them). A server that is down, refuses or answers malformed
+        raises EndpointError at once."""
+        if prompt_mode not in PROMPT_MODES:
+            raise EndpointError(self.config.url, f"unknown prompt mode {prompt_mode!r} ({', '.join(PROMPT_MODES)})")
+        served = self.client.served_models()
+        if self.config.served_model not in served:
+            raise EndpointError(self.config.url, f"serves no model {self.config.served_model!r} (it serves: {', '.join(served) or 'none'})")
+        if self.access == GENERATION:
+            return self._probe_generation(sentence)
+        if self.tokenizer is None:
+            raise EndpointError(self.config.url, "prompt-logprobs access needs a local tokenizer (--tokenizer DIR) to "
+                                                 "build token-id prompts with the start-token rule")
+        ids = self.encode([sentence])[0]
+        report = ProbeReport(self.config.base_url, self.config.served_model, sentence, prompt_mode,
+                             list(self.start_token_ids), len(ids))
+        local_plain = self.tokenizer([sentence], add_special_tokens=False)["input_ids"][0]
+        server_plain = self.client.tokenize(sentence, add_special_tokens=False)
+        if server_plain is not None:
+            report.server_tokenizer_agrees = list(server_plain) == list(local_plain)
+            if not report.server_tokenizer_agrees:
+                first = next((i for i, (a, b) in enumerate(zip(server_plain, local_plain)) if a != b),
+                             min(len(server_plain), len(local_plain)))
+                report.problems.append(
+                    f"the local tokenizer ({self.config.tokenizer}) is not the server's: {len(local_plain)} vs "
+                    f"{len(server_plain)} tokens for {sentence!r}, first difference at token {first}")
+        else:
+            report.notes.append("the server has no /tokenize: tokenizers compared through the NLLs only")
+        try:
+            choice = self.client.completions([ids], echo=True, logprobs=0, max_tokens=1, temperature=0)[0]
+        except EndpointError as error:
+            if error.status is None or error.status >= 500:
+                raise
+            report.notes.append(f"token-id prompts refused ({error})")
+        else:
+            values = (choice.get("logprobs") or {}).get("token_logprobs") if isinstance(choice, dict) else None
+            report.token_ids_echoed = (len(values) - _generated_count(choice)) if isinstance(values, list) else None
+            report.nll_token_ids = prompt_nll(choice, len(ids), self.config.url)
+            if report.token_ids_echoed != len(ids):
+                report.problems.append(f"the server echoed {report.token_ids_echoed} tokens for a token-id prompt of "
+                                       f"{len(ids)}: it alters token-id prompts")
+        text_nll, text_counts = self.score_texts([sentence])
+        report.nll_text, report.text_token_count = float(text_nll[0]), text_counts[0]
+        if prompt_mode == "token-ids":
+            if report.nll_token_ids is None:
+                report.problems.append("the server refuses token-id prompts: register with prompt mode 'text' only if "
+                                       "its text tokenization aligns (the probe then checks it)")
+            elif report.text_nll_gap is not None and (abs(report.text_nll_gap) > tolerance
+                                                      or report.text_token_count != len(ids)):
+                report.notes.append(
+                    f"text prompts do not align ({report.text_token_count} tokens vs {len(ids)}, NLL "
+                    f"{report.nll_text:.3f} vs {report.nll_token_ids:.3f} nats, gap {report.text_nll_gap:+.3f}): "
+                    "scoring sends token ids")
+        else:  # text prompts: the server's tokenization must be the start-token rule's
+            if report.text_token_count != len(ids):
+                report.problems.append(
+                    f"text prompts are misaligned: the server makes {report.text_token_count} tokens of {sentence!r}, "
+                    f"the start-token rule {len(ids)} (start tokens {self.start_token_ids})")
+            if report.text_nll_gap is not None and abs(report.text_nll_gap) > tolerance:
+                report.problems.append(
+                    f"text prompts are misaligned: NLL {report.nll_text:.3f} nats as text vs {report.nll_token_ids:.3f} "
+                    f"as token ids (gap {report.text_nll_gap:+.3f}, tolerance {tolerance})")
+        return report
+
+    def _probe_generation(self, sentence: str) -> ProbeReport:
+        report = ProbeReport(self.config.base_url, self.config.served_model, sentence, "text",
+                             list(self.start_token_ids), 0)
+        words = sentence.split()
+        prompt = " ".join(words[:-1]) if len(words) > 1 else sentence
+        choice = self.client.completions([prompt], max_tokens=4, temperature=0)[0]
+        if not isinstance(choice.get("text"), str):
+            report.problems.append("the server returned no completion text")
+        else:
+            report.notes.append(f"greedy completion of {prompt!r}: {choice['text']!r}")
+        return report
+
+    def _require(self, access: str) -> None:
+        if self.access != access:
+            raise EndpointError(self.config.url, f"registered with access {self.access!r}: {access} is not available "
+                                                 "(the WikiMem scores need prompt-logprobs)")
+
+
+def check_probe(report: ProbeReport) -> ProbeReport:
+    """The report, or an EndpointError listing every problem with its numbers."""
+    if report.problems:
+        raise EndpointError(report.url, "refused at registration: " + "; ".join(report.problems))
+    return report
+
+
+def _generated_count(choice: dict) -> int:
+    """Generated tokens that follow the echoed prompt in a choice's log-probabilities: scoring
+    asks for max_tokens=1 (the API's minimum), and a completion of one token is one token, EOS
+    included."""
+    return 1
+
+
+def _load_tokenizer(config: EndpointConfig) -> Any:
+    if not config.tokenizer:
+        return None
+    path = Path(config.tokenizer).expanduser()
+    if not path.is_dir():
+        raise EndpointError(config.url, f"tokenizer directory {config.tokenizer!r} does not exist")
+    from transformers import AutoTokenizer  # lazy: transformers takes seconds to import
+
+    try:
+        return AutoTokenizer.from_pretrained(str(path))
+    except (OSError, ValueError) as error:
+        raise EndpointError(config.url, f"could not load the tokenizer from {path}: {error}") from error
+
+
+def _tokenizer_fingerprint(directory: str) -> str:
+    parts = []
+    for file in sorted(Path(directory).expanduser().glob("tokenizer*")):
+        parts.append(f"{file.name}|{hashlib.sha256(file.read_bytes()).hexdigest()[:16]}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
