@@ -7,6 +7,7 @@ from pathlib import Path
 from dagster import ConfigurableResource, InitResourceContext
 from pydantic import PrivateAttr
 
+from wikimem_platform.lm.endpoint import EndpointConfig, EndpointModel
 from wikimem_platform.lm.loading import load_model, LoadedModel, ModelLoadError, resolve_device, resolve_dtype
 from wikimem_platform.registry import ModelEntry, Registry
 from wikimem_platform.storage import path_safe_key
@@ -70,7 +71,10 @@ class ScoringResource(ConfigurableResource):
         in this process."""
         return self._load(source) if isinstance(source, ModelEntry) else self._load_source(source)
 
-    def _load(self, entry: ModelEntry) -> LoadedModel:
+    def _load(self, entry: ModelEntry) -> LoadedModel | EndpointModel:
+        if entry.source_kind == "endpoint":  # served elsewhere: a client, no weights in this process
+            return EndpointModel(EndpointConfig.from_stored(entry.source, entry.endpoint), name=entry.name,
+                                 revision=entry.revision)
         return self._load_source(entry.source, nf4=entry.quantization == "nf4", trust_remote_code=entry.trust_remote_code,
                                  revision=entry.revision if entry.source_kind == "hub" else None)
 

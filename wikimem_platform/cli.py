@@ -88,8 +88,37 @@ def _print_json(obj) -> None:
 
 # --------------------------------------------------------------------------- models
 
+def _register_endpoint(registry: Registry, args) -> int:
+    """`models register NAME --endpoint URL --served-model ID`: probed, then stored (or nothing)."""
+    if not args.served_model:
+        raise CliError("--endpoint needs --served-model (the model id the server serves it under)")
+    try:
+        entry = registry.register_endpoint(
+            args.name or args.source, args.endpoint, args.served_model, access=args.access or "prompt-logprobs",
+            api_key_env=args.api_key_env, tokenizer=args.tokenizer, revision=args.revision, family=args.family,
+            parameter_count=args.parameter_count, variant=args.variant,
+            **{field: getattr(args, field) for field in RELEASE_FIELDS},
+        )
+    except RegistryError as error:
+        raise CliError.of(error, "nothing was registered") from error
+    probe = json.loads(entry.endpoint).get("probe") or {}
+    print(f"registered {entry.key} (endpoint {entry.source}, served model {args.served_model}, "
+          f"access {args.access or 'prompt-logprobs'})")
+    if probe.get("nll_token_ids") is not None:
+        print(f"probe: {probe['sentence']!r} {probe['local_token_count']} tokens, NLL {probe['nll_token_ids']:.3f} nats "
+              f"as token ids (start tokens {probe['start_token_ids']}); as text {probe['text_token_count']} tokens, "
+              f"NLL {probe['nll_text']:.3f}")
+    for note in probe.get("notes", []):
+        print(f"note: {note}")
+    return 0
+
+
 def cmd_models_register(args) -> int:
     registry = _registry(args)
+    if args.endpoint:
+        return _register_endpoint(registry, args)
+    if args.served_model or args.api_key_env or args.access or args.tokenizer:
+        raise CliError("--served-model, --api-key-env, --access and --tokenizer go with --endpoint URL")
     try:
         entry = registry.register_source(
             args.source, name=args.name, revision=args.revision, source_kind=args.kind, family=args.family,
@@ -580,7 +609,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     models = commands.add_parser("models", help="register, list, remove model releases").add_subparsers(dest="action", required=True)
     register = models.add_parser("register", help="register a release (the sensor audits it)")
-    register.add_argument("source", help=f"shipped short name ({', '.join(SHIPPED_MODELS)}), HF directory, .gguf file or hub id")
+    register.add_argument("source", help=f"shipped short name ({', '.join(SHIPPED_MODELS)}), HF directory, .gguf file or hub "
+                                         "id; with --endpoint, the release's name")
+    register.add_argument("--endpoint", metavar="URL", help="the model is served there (OpenAI-compatible: vLLM, SGLang, "
+                                                             "...); probed before it is registered")
+    register.add_argument("--served-model", metavar="ID", help="with --endpoint: the model id the server serves")
+    register.add_argument("--api-key-env", metavar="VAR", help="with --endpoint: the environment variable holding the API "
+                                                                "key (its name is stored, never the key)")
+    register.add_argument("--access", choices=["prompt-logprobs", "generation"],
+                          help="with --endpoint: prompt log-probabilities (default; the full WikiMem scores) or greedy generations only")
+    register.add_argument("--tokenizer", metavar="DIR", help="with --endpoint: a local copy of the served model's tokenizer "
+                                                              "(token-id prompts with the start-token rule; required for prompt-logprobs)")
     register.add_argument("--name")
     register.add_argument("--revision")
     register.add_argument("--kind", choices=["shipped", "hf-dir", "gguf", "hub"])

@@ -19,6 +19,7 @@ from pathlib import Path
 from sqlalchemy import UniqueConstraint, inspect, text
 from sqlmodel import Field, Session, SQLModel, create_engine, select
 
+from wikimem_platform.lm.endpoint import check_probe, EndpointConfig, EndpointError, EndpointModel, RetryPolicy
 from wikimem_platform.lm.loading import SHIPPED_MODELS
 
 REGISTRY_URL_ENV = "WIKIMEM_REGISTRY_URL"
@@ -26,6 +27,7 @@ ALLOWED_ROOTS_ENV = "WIKIMEM_ALLOWED_MODEL_ROOTS"
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 REVISION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 HUB_ID_PATTERN = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+REGISTRATION_RETRY = RetryPolicy(attempts=2, base_seconds=1.0)  # a server down at registration fails in seconds
 
 
 class SourceKind(StrEnum):
@@ -33,6 +35,7 @@ class SourceKind(StrEnum):
     HF_DIR = "hf-dir"  # a local Hugging Face directory
     GGUF = "gguf"  # a local .gguf file
     HUB = "hub"  # a hub id (needs a machine that reaches the hub)
+    ENDPOINT = "endpoint"  # served behind an OpenAI-compatible server: source is its URL
 
 
 class Task(StrEnum):
@@ -99,6 +102,10 @@ class ModelEntry(SQLModel, table=True):
     retention: str | None = None  # how long the model (and so what it memorized) is kept
     training_data: str | None = None  # where its training data came from
     transfers: str | None = None  # transfers to third countries and their safeguards
+    # An endpoint release (source_kind "endpoint"): JSON of the served model id, the access level,
+    # the NAME of the API key's environment variable (never the key), the local tokenizer and
+    # the registration probe's numbers (`wikimem_platform.lm.endpoint`).
+    endpoint: str | None = None
 
     @property
     def key(self) -> str:
@@ -217,6 +224,15 @@ class Registry:
             raise RegistryError("source", f"{entry.source!r} is not a hub id of the form 'org/name'")
         if entry.source_kind in (SourceKind.HF_DIR, SourceKind.GGUF):
             entry.source = self._validate_path(entry.source_kind, entry.source)
+        if (entry.source_kind == SourceKind.ENDPOINT) != (entry.endpoint is not None):
+            raise RegistryError("endpoint", "an endpoint release has its endpoint settings, and only it")
+        if entry.source_kind == SourceKind.ENDPOINT:
+            if entry.task != Task.CAUSAL_LM:
+                raise RegistryError("task", f"an endpoint is audited as a causal language model, not {entry.task}")
+            try:
+                EndpointConfig.from_stored(entry.source, entry.endpoint)
+            except (EndpointError, ValueError, TypeError) as error:
+                raise RegistryError("endpoint", str(error)) from error
         with self.session() as session:
             clash = session.exec(
                 select(ModelEntry).where(ModelEntry.name == entry.name, ModelEntry.revision == entry.revision)
@@ -256,6 +272,37 @@ class Registry:
         if "task" not in given and kind == SourceKind.HF_DIR:
             given["task"] = infer_task(source)
         return self.register(**{"name": default_name(source, kind), **defaults, **given, "source": source, "source_kind": kind})
+
+    def register_endpoint(self, name: str, url: str, served_model: str, *, access: str = "prompt-logprobs",
+                          api_key_env: str | None = None, tokenizer: str | None = None,
+                          probe: bool = True, **fields) -> ModelEntry:
+        """Register a model served at `url` (an OpenAI-compatible server) after probing it: the
+        server must serve `served_model` at `access`, and for prompt-logprobs its token-id prompts
+        must align with `tokenizer` (`EndpointModel.probe`); any refusal is a RegistryError naming
+        the numbers, and nothing is stored. The probe's numbers are stored with the release."""
+        try:
+            config = EndpointConfig(url=url, served_model=served_model, access=access, api_key_env=api_key_env,
+                                    tokenizer=str(Path(tokenizer).expanduser().resolve()) if tokenizer else None,
+                                    retry=REGISTRATION_RETRY)
+        except EndpointError as error:
+            raise RegistryError("endpoint", str(error)) from error
+        given = {k: v for k, v in fields.items() if v is not None}
+        stored = config.stored()
+        entry = self.validate(ModelEntry(**{"name": name, **given, "source": url, "source_kind": SourceKind.ENDPOINT.value,
+                                            "endpoint": json.dumps(stored)}))
+        if probe:
+            try:
+                model = EndpointModel(config, name=entry.name, revision=entry.revision)
+                report = check_probe(model.probe())
+            except EndpointError as error:
+                raise RegistryError("endpoint", str(error)) from error
+            stored["probe"] = {k: v for k, v in report.as_dict().items() if k not in ("url", "served_model")}
+            entry.endpoint = json.dumps(stored)
+        with self.session() as session:
+            session.add(entry)
+            session.commit()
+            session.refresh(entry)
+        return entry
 
     def list(self) -> list[ModelEntry]:
         with self.session() as session:

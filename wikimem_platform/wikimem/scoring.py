@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from wikimem_platform.canaries.text import render
+from wikimem_platform.lm.endpoint import EndpointModel
 from wikimem_platform.lm.loading import LoadedModel
 from wikimem_platform.lm.nll import score_sentences
 from wikimem_platform.lm.precision import refine_to_float32, rescoring_plan
@@ -70,8 +71,22 @@ def expand_canaries(canaries: pd.DataFrame, candidates: pd.DataFrame) -> pd.Data
     return rows
 
 
+def sentence_nlls(
+    lm: LoadedModel | EndpointModel,
+    sentences: list[str],
+    cache: dict[str, float] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> np.ndarray:
+    """The one place a release's sentence NLLs are computed: the local prefix-tree engine, or, for
+    a release served behind an OpenAI-compatible endpoint, the server's prompt log-probabilities
+    of the same token ids (same NLL, same cache semantics)."""
+    if isinstance(lm, EndpointModel):
+        return lm.score_sentences(sentences, cache=cache, progress=progress)
+    return score_sentences(lm, sentences, cache=cache, progress=progress)
+
+
 def score_expanded(
-    lm: LoadedModel,
+    lm: LoadedModel | EndpointModel,
     rows: pd.DataFrame,
     cache: dict[str, float] | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -84,7 +99,7 @@ def score_expanded(
     similar_counts = rows["sentences_similar"].map(len).to_numpy()
     similar_flat = [s for group in rows["sentences_similar"] for s in group]
     sentences = [*rows["sentence_h"], *rows["sentence_h0"], *similar_flat]
-    nll = score_sentences(lm, sentences, cache=cache, progress=progress)
+    nll = sentence_nlls(lm, sentences, cache=cache, progress=progress)
     n = len(rows)
     out = rows[["subject_qid", "property", "variant_id", "kind", "value", "value_label", "is_true"]].copy()
     out["nll_h"] = nll[:n]
@@ -265,7 +280,7 @@ def _shard_sentences(rows: pd.DataFrame) -> list[str]:
 
 
 def score_canaries(
-    lm: LoadedModel,
+    lm: LoadedModel | EndpointModel,
     canaries: pd.DataFrame,
     candidates: pd.DataFrame,
     store: ShardStore,
@@ -288,7 +303,10 @@ def score_canaries(
     keeps the model's own-precision NLLs; the stored shard holds the refined ones. The report
     states the precision and how many sentences were re-scored."""
     shards = plan_shards(canaries, candidates, lm.fingerprint, settings)
-    precision, rescoring = rescoring_plan(lm, settings)
+    if isinstance(lm, EndpointModel):  # the server's precision is its own: stated, never re-scored here
+        precision, rescoring = f"endpoint:{lm.access}", None
+    else:
+        precision, rescoring = rescoring_plan(lm, settings)
     report = ScoringReport(shards_total=len(shards), precision=precision)
     cache: dict[str, float] = {}
     float32_cache: dict[str, float] = {}  # the re-scored sentences, across shards

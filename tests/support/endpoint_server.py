@@ -1,0 +1,98 @@
+"""A real HTTP server on 127.0.0.1 that answers like an OpenAI-compatible completions server,
+from a script (429, malformed JSON, no log-probabilities, ...) or as a toy language model whose
+log-probabilities are a known function of the token ids: the endpoint client's tests compute
+every NLL by hand. Text prompts are tokenized without any start token, as vLLM does for SmolLM2."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def toy_logprob(token_id: int) -> float:
+    """The toy server's log p(token | anything before it): a known function of the id."""
+    return -(0.5 + (token_id % 97) / 10)
+
+
+def toy_nll(ids) -> float:
+    return -sum(toy_logprob(t) for t in ids[1:])
+
+
+class ScriptedServer:
+    """A real HTTP server: answers `script` entries in order (status, body bytes, headers), then
+    behaves as a toy LM (echo + logprobs for token-id prompts; text prompts tokenized by
+    `tokenizer` without any start token, as vLLM does for SmolLM2)."""
+
+    def __init__(self, script=(), tokenizer=None, echo_extra_token: bool = False, reverse_choices: bool = False):
+        self.script = list(script)
+        self.tokenizer = tokenizer
+        self.echo_extra_token = echo_extra_token
+        self.reverse_choices = reverse_choices
+        self.requests: list[tuple[str, dict, dict]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _answer(self, status, body: bytes, headers=None):
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):
+                server.requests.append((self.path, {}, dict(self.headers)))
+                if self.path == "/v1/models":
+                    self._answer(200, json.dumps({"data": [{"id": "toy"}]}).encode())
+                else:
+                    self._answer(404, b'{"error": {"message": "not found"}}')
+
+            def do_POST(self):
+                payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests.append((self.path, payload, dict(self.headers)))
+                if server.script:
+                    status, body, headers = server.script.pop(0)
+                    return self._answer(status, body, headers)
+                if self.path == "/tokenize" and server.tokenizer is not None:
+                    ids = server.tokenizer(payload["prompt"], add_special_tokens=payload["add_special_tokens"])["input_ids"]
+                    return self._answer(200, json.dumps({"tokens": ids, "count": len(ids)}).encode())
+                if self.path != "/v1/completions":
+                    return self._answer(404, b'{"error": {"message": "not found"}}')
+                choices = []
+                for index, prompt in enumerate(payload["prompt"]):
+                    if isinstance(prompt, list):
+                        ids = prompt
+                    elif server.tokenizer is not None:
+                        ids = server.tokenizer(prompt)["input_ids"]
+                    else:
+                        ids = [ord(c) for c in prompt]  # a tokenizer of characters
+                    if server.echo_extra_token:
+                        ids = [1, *ids]
+                    generated = 5
+                    choice = {"index": index, "text": "x", "finish_reason": "length"}
+                    if payload.get("echo") and payload.get("logprobs") is not None:
+                        values = [None] + [toy_logprob(t) for t in ids[1:]] + [toy_logprob(generated)]
+                        choice["logprobs"] = {"token_logprobs": values, "tokens": [str(t) for t in [*ids, generated]]}
+                    choices.append(choice)
+                if server.reverse_choices:
+                    choices.reverse()
+                body = {"choices": choices, "usage": {"prompt_tokens": sum(len(p) for p in payload["prompt"]),
+                                                      "completion_tokens": len(choices)}}
+                self._answer(200, json.dumps(body).encode())
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()

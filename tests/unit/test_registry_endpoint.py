@@ -1,0 +1,106 @@
+"""Endpoint releases: `wikimem models register NAME --endpoint URL ...` probes the server and
+stores the release (the key's variable name, never the key) or refuses with the numbers and
+stores nothing; a stored endpoint release is scored through the server at the scoring seam, with
+the NLL engine's meaning. Against a real HTTP server on 127.0.0.1 that answers as a toy LM whose
+log-probabilities are known (`tests.support.endpoint_server`); vLLM itself is
+`tests/e2e/test_endpoint_audit.py`."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pandas as pd
+import pytest
+
+from resources.scoring import ScoringResource
+from tests.support.endpoint_server import ScriptedServer, toy_nll
+from wikimem_platform.cli import main
+from wikimem_platform.lm.endpoint import EndpointModel
+from wikimem_platform.registry import Registry, RegistryError
+from wikimem_platform.wikimem.scoring import expand_canaries, score_canaries, ShardStore
+
+
+@pytest.fixture
+def registry_url(tmp_path):
+    return f"sqlite:///{tmp_path / 'registry.db'}"
+
+
+def register_argv(registry_url, url, tokenizer_dir, *extra):
+    return ["--registry-url", registry_url, "models", "register", "toy-served", "--endpoint", url,
+            "--served-model", "toy", "--tokenizer", tokenizer_dir, *extra]
+
+
+def test_an_endpoint_is_probed_then_registered_with_the_key_variable_name_only(registry_url, smollm2, monkeypatch, capsys):
+    monkeypatch.setenv("TOY_SERVER_KEY", "k-secret-4711")
+    with ScriptedServer(tokenizer=smollm2.tokenizer) as server:
+        argv = register_argv(registry_url, f"{server.url}/v1", smollm2.details["load_dir"], "--api-key-env", "TOY_SERVER_KEY")
+        assert main(argv) == 0
+    assert {headers.get("Authorization") for _, _, headers in server.requests} == {"Bearer k-secret-4711"}
+    entry = Registry(registry_url).get("toy-served")
+    assert (entry.key, entry.source_kind, entry.source) == ("toy-served@1", "endpoint", f"{server.url}/v1")
+    assert "k-secret-4711" not in entry.model_dump_json()
+    stored = json.loads(entry.endpoint)
+    assert (stored["served_model"], stored["access"], stored["api_key_env"]) == ("toy", "prompt-logprobs", "TOY_SERVER_KEY")
+    ids = smollm2.encode(["Paris is the capital of France."])[0]
+    assert stored["probe"]["local_token_count"] == len(ids) and stored["probe"]["text_token_count"] == len(ids) - 1
+    assert stored["probe"]["nll_token_ids"] == pytest.approx(toy_nll(ids))
+    out = capsys.readouterr().out
+    assert "registered toy-served@1" in out and "note: text prompts do not align (7 tokens vs 8" in out
+
+
+def test_a_server_that_is_down_at_registration_is_refused_and_nothing_is_stored(registry_url, smollm2, capsys):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    assert main(register_argv(registry_url, f"http://127.0.0.1:{port}", smollm2.details["load_dir"])) == 2
+    err = capsys.readouterr().err
+    assert f"endpoint: endpoint http://127.0.0.1:{port}/v1/models: gave up after 2 attempt(s): cannot connect" in err
+    assert "nothing was registered" in err
+    assert Registry(registry_url).list() == []
+
+
+def test_a_tokenizer_that_is_not_the_servers_is_refused_with_the_numbers(registry_url, smollm2, gemma3, capsys):
+    with ScriptedServer(tokenizer=gemma3.tokenizer) as server:
+        assert main(register_argv(registry_url, server.url, smollm2.details["load_dir"])) == 2
+    assert "the local tokenizer" in capsys.readouterr().err
+    assert Registry(registry_url).list() == []
+    with ScriptedServer(tokenizer=gemma3.tokenizer) as server, pytest.raises(RegistryError, match="is not the server's") as refused:
+        Registry(registry_url).register_endpoint("toy-served", server.url, "toy", tokenizer=smollm2.details["load_dir"])
+    assert refused.value.field == "endpoint"
+    assert Registry(registry_url).list() == []
+
+
+def test_endpoint_options_without_an_endpoint_and_an_endpoint_without_a_served_model_are_user_errors(registry_url, capsys):
+    base = ["--registry-url", registry_url, "models", "register"]
+    assert main([*base, "smollm2-135m-instruct", "--served-model", "x"]) == 2
+    assert main([*base, "toy-served", "--endpoint", "http://127.0.0.1:9"]) == 2
+    assert main([*base, "toy-served", "--endpoint", "ftp://host", "--served-model", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "go with --endpoint URL" in err and "needs --served-model" in err and "must start with http://" in err
+    assert Registry(registry_url).list() == []
+
+
+CANARIES = pd.DataFrame([{"subject_qid": "Q1", "property": "P106", "variant_id": 0, "kind": "baseline",
+                          "template": "{subject}'s occupation is {value}.", "subject": "Ilse Marwitz",
+                          "subject_generic": "This person", "subject_similar": ["Esli Marwitz", "Ilse Ztiwram"]}])
+CANDIDATES = pd.DataFrame([{"subject_qid": "Q1", "property": "P106", "value": v, "value_label": v, "is_true": v == "journalist"}
+                           for v in ("journalist", "baker", "pilot")])
+
+
+def test_an_endpoint_release_is_scored_through_its_server_at_the_scoring_seam(registry_url, smollm2, tmp_path):
+    with ScriptedServer(tokenizer=smollm2.tokenizer) as server:
+        entry = Registry(registry_url).register_endpoint("toy-served", server.url, "toy", tokenizer=smollm2.details["load_dir"])
+        lm = ScoringResource()._load(entry)
+        assert isinstance(lm, EndpointModel) and lm.fingerprint.startswith("endpoint:")
+        scores, report = score_canaries(lm, CANARIES, CANDIDATES, ShardStore(tmp_path / "shards"), log=lambda m: None)
+        sent = len(server.requests)
+        again, reused = score_canaries(lm, CANARIES, CANDIDATES, ShardStore(tmp_path / "shards"), log=lambda m: None)
+    rows = expand_canaries(CANARIES, CANDIDATES)
+    by_hand = lambda sentences: [toy_nll(smollm2.encode([s])[0]) for s in sentences]  # noqa: E731
+    assert scores["nll_h"].tolist() == pytest.approx(by_hand(rows["sentence_h"]))
+    assert scores["nll_h0"].tolist() == pytest.approx(by_hand(rows["sentence_h0"]))
+    assert [list(x) for x in scores["nll_similar"]] == [pytest.approx(by_hand(s)) for s in rows["sentences_similar"]]
+    assert report.precision == "endpoint:prompt-logprobs" and report.sentences_distinct == 12
+    assert (reused.shards_reused, len(server.requests)) == (1, sent)  # a finished shard sends nothing again
+    assert again["nll_h"].tolist() == scores["nll_h"].tolist()
