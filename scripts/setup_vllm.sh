@@ -5,9 +5,12 @@
 # Idempotent: re-running only installs what is missing.
 #
 #   ./scripts/setup_vllm.sh
-#   .vllm-venv/bin/python -m vllm.entrypoints.openai.api_server --model DIR --host 127.0.0.1 --port 8000
+#   VLLM_CPU_KVCACHE_SPACE=1 .vllm-venv/bin/python -m vllm.entrypoints.openai.api_server \
+#       --model DIR --served-model-name NAME --host 127.0.0.1 --port 8000 --dtype float32 --max-model-len 512
 #
-# (`vllm serve` does not work: the distribution is named vllm-cpu, not vllm.)
+# (`vllm serve` does not work: the distribution is named vllm-cpu, not vllm. Without
+# VLLM_CPU_KVCACHE_SPACE (GiB) vLLM wants 92% of the memory for its KV cache and refuses to start
+# beside other processes. `wikimem_platform.lm.vllm_server.start_vllm` does all this.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"

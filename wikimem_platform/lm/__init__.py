@@ -8,4 +8,5 @@
 - `generation`: greedy and sampled generation, continuation log-likelihoods.
 - `endpoint`: models served behind an OpenAI-compatible server (vLLM, ...): prompt log-probability
   NLLs equal to the engine's from token-id prompts, greedy completions, the registration probe.
+- `vllm_server`: start vLLM (installed in `.vllm-venv` by `scripts/setup_vllm.sh`) on 127.0.0.1 for a local directory.
 """

