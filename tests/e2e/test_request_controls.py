@@ -51,6 +51,19 @@ def test_member_read_16_times_beats_every_control(planted_world, tmp_path):
     assert list(verdicts["p_value"]) == pytest.approx([1 / 20] * len(verdicts)) and (verdicts["n_controls"] == 19).all()
     sentence = plain_sentence(verdicts.iloc[0].to_dict(), "x")
     assert "Of 19 invented people given the same facts, 0 got a result at least as strong (p = 0.05" in sentence
+    # a completion that names the value is read against the same wording completed for the 19
+    # controls (kept apart from the person's completions)
+    hits = verdicts[verdicts["completion_hit"].astype(bool)]
+    assert len(hits), verdicts[["property", "completion"]]
+    assert set(result.control_completions["subject_qid"]) == set(plan.control_ids)
+    for row in hits.to_dict("records"):
+        theirs = result.control_completions[result.control_completions["property"] == row["property"]]
+        k = int(theirs["hit"].sum())
+        assert (row["completion_controls"], row["completion_control_hits"]) == (19, k)
+        assert row["completion_p_value"] == pytest.approx((1 + k) / 20)
+        assert row["completion_evidence"] == (k == 0)
+        assert f"Given the same facts under invented names, it named the value for {k} of 19 of them" \
+            in plain_sentence(row, "x")
 
 
 def test_non_member_and_invented_person_get_no_verdict(planted_world, tmp_path):

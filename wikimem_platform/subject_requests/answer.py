@@ -17,9 +17,11 @@ import numpy as np
 import pandas as pd
 
 from wikimem_platform.registry import RELEASE_FIELDS
+from wikimem_platform.crm.giveaways import find_giveaways
 from wikimem_platform.subject_requests.audit import (
     AUDITED,
     CANARY_PROBE,
+    CONTROL_PROBE_PREFIX,
     ModelAudit,
     NOT_PERSONAL,
     ON_DEMAND,
@@ -39,7 +41,15 @@ MEMORIZED, WEAK, NOT_MEMORIZED = "memorized", "weakly associated", "not memorize
 VERDICT_ORDER = (MEMORIZED, WEAK, NOT_MEMORIZED)
 ANSWER_COLUMNS = [
     "model", "property", "property_label", "values", "verdict", "M", "n_memorized", "n_variants", "z_star",
-    "truth_rank", "n_candidates", "completion", "completion_hit", "cue", "cue_flag", "extraction", "emitted",
+    "truth_rank", "n_candidates",
+    # wordings left out because their text shows or implies the value (`crm.giveaways`); untestable:
+    # every scored wording does (the name shows it), so the ranking cannot be evidence
+    "wordings_left_out", "untestable",
+    "completion", "completion_hit", "cue", "cue_flag",
+    # the invented people's completions of the same wording, where the person's named the value
+    # (p-value with the +1 correction; evidence: it names the value and p <= alpha, or no controls)
+    "completion_controls", "completion_control_hits", "completion_p_value", "completion_evidence",
+    "extraction", "emitted",
     "control_names",  # the invented people the fact was compared with, in the order scored (None: not compared)
     # against invented people with the same facts (None when the fact was not compared: no
     # controls asked for, or M = 0); n_controls < n_controls_planned: stopped once settled
@@ -92,8 +102,12 @@ def release_outcomes(
             outcomes.append(ModelOutcome(row["model"], fields, error=row["error"]))
             continue
         mine = lambda frame: frame[frame["model"] == row["model"]].drop(columns="model").reset_index(drop=True)  # noqa: E731
-        audit = ModelAudit(row["model"], mine(scores), mine(completions), None, row["fingerprint"],
-                           control_scores=mine(control_scores) if len(control_scores) else None)
+        said = mine(completions)
+        of_control = said["probe"].astype(str).str.startswith(CONTROL_PROBE_PREFIX) if "probe" in said \
+            else pd.Series(False, index=said.index)
+        audit = ModelAudit(row["model"], mine(scores), said[~of_control].reset_index(drop=True), None, row["fingerprint"],
+                           control_scores=mine(control_scores) if len(control_scores) else None,
+                           control_completions=said[of_control].reset_index(drop=True))
         scoring_facts = {name: row.get(name) for name in SCORING_FIELDS}
         outcomes.append(ModelOutcome(row["model"], fields, audit=audit, scoring=scoring_facts))
     return outcomes
@@ -133,45 +147,82 @@ def model_verdicts(
     control_alpha = plan.control_alpha
     if audit.scores.empty:
         return pd.DataFrame(columns=ANSWER_COLUMNS), pd.DataFrame()
-    result = evaluate_wikimem(audit.scores, alpha=alpha, embed=embed, value_aliases=value_aliases,
+    giveaways = find_giveaways(plan.canaries, value_aliases, property_labels=property_labels)
+    scores = giveaways.drop(audit.scores)
+    result = evaluate_wikimem(scores, alpha=alpha, embed=embed, value_aliases=value_aliases,
                               m_threshold=m_threshold)
     pairs = result.pairs
     against = pd.DataFrame()
     if audit.control_scores is not None and len(audit.control_scores):
-        person = controls.with_compared(pairs, controls.compared(audit.scores, embed, value_aliases).pairs)
-        against = controls.compare_with_controls(person, controls.compared(audit.control_scores, embed, value_aliases).pairs,
-                                                 alpha=control_alpha, m_threshold=m_threshold).set_index("property")
+        person = controls.with_compared(pairs, controls.compared(scores, embed, value_aliases).pairs)
+        against = controls.compare_with_controls(
+            person, controls.compared(giveaways.drop(audit.control_scores), embed, value_aliases).pairs,
+            alpha=control_alpha, m_threshold=m_threshold).set_index("property")
     n_candidates = audit.scores.groupby("property")["value"].nunique()
     truths = plan.candidates[plan.candidates["is_true"]].groupby("property")["value_label"].agg(list)
     probes = audit.completions["probe"] if "probe" in audit.completions else pd.Series(CANARY_PROBE, index=audit.completions.index)
     canary = audit.completions[probes == CANARY_PROBE]
     completions = canary.set_index("property") if len(canary) else pd.DataFrame()
     # entity-level extractions that named a true value, the record prompt before soft prompts
-    extracted = audit.completions[(probes != CANARY_PROBE) & audit.completions["hit"].astype(bool)] \
-        .drop_duplicates("property").set_index("property") if len(audit.completions) else pd.DataFrame()
+    extracted_all = audit.completions[(probes != CANARY_PROBE) & audit.completions["hit"].astype(bool)] \
+        .set_index("property") if len(audit.completions) else pd.DataFrame()
+    others_said = audit.control_completions if audit.control_completions is not None else pd.DataFrame()
+
+    def named_by_controls(prop: str, probe: str) -> tuple[int, int, float] | None:
+        """(controls, how many of their completions named the value, p) for one of the person's
+        prompts that named it; None without the controls' completions."""
+        if not len(others_said):
+            return None
+        theirs = others_said[(others_said["property"] == prop) & (others_said["probe"] == CONTROL_PROBE_PREFIX + probe)]
+        if not len(theirs):
+            return None
+        k = int(theirs["hit"].astype(bool).sum())
+        return len(theirs), k, controls.p_value(k, len(theirs))
+
+    def extraction(prop: str) -> dict | None:
+        """The person's extraction that named the value, one that beats the controls first."""
+        if prop not in extracted_all.index:
+            return None
+        found = []
+        for row in extracted_all.loc[[prop]].to_dict("records"):
+            vs = named_by_controls(prop, row["probe"])
+            found.append({"prompt": row["prompt"], "output": row["completion"], "probe": row["probe"], "cue": float(row["cue"]),
+                          "controls": vs and vs[0], "control_hits": vs and vs[1], "p_value": vs and vs[2],
+                          "evidence": vs is None or vs[2] <= control_alpha})
+        return next((f for f in found if f["evidence"]), found[0])
+
     rows = []
     for pair in pairs.to_dict("records"):
         prop = pair["property"]
         said = completions.loc[prop] if prop in completions.index else None
         cue = float(said["cue"]) if said is not None else None
         vs = against.loc[prop] if prop in against.index and against.loc[prop, "n_controls"] else None
-        if vs is None:
+        if prop in giveaways.untestable:
+            level = NOT_MEMORIZED  # the prompt itself shows the value: beating the controls proves nothing
+        elif vs is None:
             level = verdict(pair["M"], m_threshold)
         else:
             level = {controls.MEMORIZED: MEMORIZED, controls.WEAK: WEAK}.get(vs["verdict"], NOT_MEMORIZED)
+        hit = said is not None and bool(said["hit"])
+        # a completion naming the value is evidence only if invented people's completions do not
+        # name it as readily (at the plan's level; without controls, as before)
+        vs_said = named_by_controls(prop, CANARY_PROBE) if hit else None
+        beats_controls = hit and (vs_said is None or vs_said[2] <= control_alpha)
+        extracted = extraction(prop)
         rows.append({
             "model": audit.model, "property": prop, "property_label": property_labels.get(prop, prop),
             "values": list(truths.get(prop, [])), "verdict": level, "M": float(pair["M"]),
             "n_memorized": int(pair["n_memorized"]), "n_variants": int(pair["n_variants"]),
             "z_star": json_scalar(pair.get("z_star")), "truth_rank": _rank_value(pair.get("summed_truth_rank")),
             "n_candidates": int(n_candidates.get(prop, 0)),
+            "wordings_left_out": giveaways.removed(prop), "untestable": prop in giveaways.untestable,
             "completion": None if said is None else {"prompt": said["prompt"], "output": said["completion"]},
             "completion_hit": None if said is None else bool(said["hit"]),
             "cue": cue, "cue_flag": None if cue is None else bool(cue >= cue_tau),
-            "extraction": None if prop not in extracted.index else {
-                "prompt": extracted.at[prop, "prompt"], "output": extracted.at[prop, "completion"],
-                "probe": extracted.at[prop, "probe"], "cue": float(extracted.at[prop, "cue"])},
-            "emitted": bool(said is not None and said["hit"]) or prop in extracted.index,
+            "completion_controls": vs_said and vs_said[0], "completion_control_hits": vs_said and vs_said[1],
+            "completion_p_value": vs_said and vs_said[2], "completion_evidence": None if said is None else beats_controls,
+            "extraction": extracted,
+            "emitted": beats_controls or bool(extracted and extracted["evidence"]),
             "control_names": None if vs is None else _control_names(plan, audit.control_scores, prop),
             "n_controls": None if vs is None else int(vs["n_controls"]),
             "n_controls_planned": None if vs is None else plan.n_controls,
@@ -214,7 +265,12 @@ def plain_sentence(row: Mapping, who: Addressee | str) -> str:
            f"{row['n_variants']} ways of phrasing it")
     n_controls = row.get("n_controls")
     n_controls = int(n_controls) if isinstance(n_controls, (int, float)) and n_controls == n_controls else 0
-    if n_controls:
+    left_out = row.get("wordings_left_out") or []
+    why = "; ".join(dict.fromkeys(w["detail"] for w in left_out))
+    if row.get("untestable"):
+        text = (f"For {what} the model's answers cannot show what it knows: every way of asking already gives "
+                f"the value away ({why}), so it is not counted as memorized.")
+    elif n_controls:
         if not row["n_memorized"]:
             out = f"it ranks the true value first in none of {row['n_variants']} ways of phrasing it"
         planned = int(row.get("n_controls_planned") or n_controls)
@@ -234,11 +290,27 @@ def plain_sentence(row: Mapping, who: Addressee | str) -> str:
         text = f"The model weakly associates {what} with {who.who}: {out}."
     else:
         text = f"The model shows no memorization of {what}: in none of {row['n_variants']} phrasings does it rank it first."
+    if left_out and not row.get("untestable"):
+        n = len(left_out)
+        text += (f" {n} wording{'s were' if n > 1 else ' was'} left out of this count because "
+                 f"{'their' if n > 1 else 'its'} own text gives the value away ({why}).")
     completion = row.get("completion")
     if completion:
-        said = "naming the true value" if row.get("completion_hit") else "not naming it"
+        hit = bool(row.get("completion_hit"))
+        said = "naming the true value" if hit else "not naming it"
         text += f" Asked to complete \u201c{completion['prompt']}\u201d, it wrote \u201c{one_line(completion['output'])}\u201d ({said})."
-        if row.get("completion_hit") and row["verdict"] == NOT_MEMORIZED:
+        k, n = row.get("completion_control_hits"), row.get("completion_controls")
+        if hit and n:
+            if not row.get("completion_evidence"):
+                text += (f" Given the same facts under invented names, it named the value for {k} of {n} of them too "
+                         f"(p = {row['completion_p_value']:.2f}): this completion shows what the model would say of anyone "
+                         f"with these facts, not what it knows of {who.who}.")
+            else:
+                text += (f" Given the same facts under invented names, it named the value for {k} of {n} of them "
+                         f"(p = {row['completion_p_value']:.2f}), so this answer is particular to {who.who}"
+                         + (": one answer to one wording, which the ranking over every wording and value, the basis of "
+                            "the verdict, does not confirm." if row["verdict"] == NOT_MEMORIZED else "."))
+        elif hit and row["verdict"] == NOT_MEMORIZED:
             text += (" One completion is not evidence by itself: the value can be guessed from the other facts"
                      + ("; what counts is the ranking above, read against invented people with the same facts."
                         if n_controls else ", and in no phrasing does the model rank it first."))
@@ -248,8 +320,15 @@ def plain_sentence(row: Mapping, who: Addressee | str) -> str:
     if extraction:
         how = "as written" if extraction["probe"] == "record" else \
             f"through a soft prompt ({extraction['probe']}) trained only on other people's records"
-        text = (f"The model says it: given \u201c{extraction['prompt']}\u201d ({how}), it wrote "
-                f"\u201c{one_line(extraction['output'])}\u201d, naming the true value. ") + text
+        given = (f"given \u201c{extraction['prompt']}\u201d ({how}), it wrote "
+                 f"\u201c{one_line(extraction['output'])}\u201d, naming the true value")
+        n, k = extraction.get("controls"), extraction.get("control_hits")
+        if extraction.get("evidence", True):
+            against = f", which it did for {k} of {n} invented people given the same facts (p = {extraction['p_value']:.2f})" if n else ""
+            text = f"The model says it: {given}{against}. " + text
+        else:
+            text = (f"Asked about the record of these facts, {given}; but it did so for {k} of {n} invented people "
+                    f"given the same facts too (p = {extraction['p_value']:.2f}): it says this of anyone with these facts. ") + text
     return text
 
 

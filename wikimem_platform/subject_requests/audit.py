@@ -29,6 +29,7 @@ from wikimem_platform import eme
 from wikimem_platform.canaries.build import build_canaries, build_templates
 from wikimem_platform.canaries.encoders import load_encoder
 from wikimem_platform.crm import metrics as crm
+from wikimem_platform.crm.giveaways import find_giveaways
 from wikimem_platform.crm.examples import canary_examples
 from wikimem_platform.eme.soft_prompts import SoftPromptStore
 from wikimem_platform.lm.generation import greedy_generate, MAX_NEW_TOKENS, substring_hit
@@ -54,6 +55,10 @@ RELEASE_AUDIT_COLUMNS = ["model", "audited", "error", "fingerprint", "sentences_
 COMPLETION_COLUMNS = ["subject_qid", "property", "variant_id", "prompt", "completion", "targets", "hit", "cue", "probe"]
 # `probe` of a canary completion; entity-level extractions name their prompt ("record", "prefix 5").
 CANARY_PROBE = "canary"
+# `probe` of an invented control's completion of the same prompt is the person's with this before
+# it ("invented: canary", "invented: record"): stored with the completions, read only as the
+# controls' side of the person's (`answer.release_outcomes` keeps them apart).
+CONTROL_PROBE_PREFIX = "invented: "
 AUDITED, ON_DEMAND, NOT_COVERED = "audited", "template built on demand", "not covered"
 # Statements Wikidata holds *about its pages and records*, not facts about the person: Wikimedia
 # pages, categories, galleries and images, and every identifier in another database. They are
@@ -284,6 +289,7 @@ class ModelAudit:
     control_scores: pd.DataFrame | None = None  # the invented people's, same columns as scores
     control_report: ScoringReport | None = None  # what scoring the controls cost (cache reuse)
     compared: tuple[str, ...] = ()  # properties whose controls were scored (the person's M > 0)
+    control_completions: pd.DataFrame | None = None  # the controls' completions where the person's named the value
 
     @property
     def control_sentences_computed(self) -> int:
@@ -352,10 +358,45 @@ def audit_person_on_model(
     if plan.n_controls and len(scores):
         control_scores, control_report, compared = _score_controls(
             lm, plan, scores, store, settings, sentence_cache, log, progress, embed, value_aliases, shortlist_size)
-    completions = pd.concat([complete_baselines(lm, plan.canaries, max_new_tokens),
-                             entity_extractions(lm, plan, soft_prompts, max_new_tokens)], ignore_index=True)
-    return ModelAudit(lm.name, scores, completions, report, lm.fingerprint, control_scores=control_scores,
-                      control_report=control_report, compared=compared)
+    said = complete_baselines(lm, plan.canaries, max_new_tokens)
+    extracted = entity_extractions(lm, plan, soft_prompts, max_new_tokens)
+    return ModelAudit(lm.name, scores, pd.concat([said, extracted], ignore_index=True), report, lm.fingerprint,
+                      control_scores=control_scores, control_report=control_report, compared=compared,
+                      control_completions=complete_controls(lm, plan, said, extracted, soft_prompts, max_new_tokens))
+
+
+def complete_controls(lm: LoadedModel, plan: PersonPlan, said: pd.DataFrame, extracted: pd.DataFrame,
+                      soft_prompts: SoftPromptStore | None = None, max_new_tokens: int = MAX_NEW_TOKENS) -> pd.DataFrame:
+    """The invented people's completions of every prompt whose completion named a true value for
+    the person (the canary wording, the record prompt as written or through a soft prompt): such a
+    completion is evidence only if the model does not name the value as readily for anyone with
+    these facts (a German-sounding employer makes "Germany" likely). COMPLETION_COLUMNS with the
+    person's probe behind CONTROL_PROBE_PREFIX; empty without controls or without a hit."""
+    if not plan.n_controls:
+        return pd.DataFrame(columns=COMPLETION_COLUMNS)
+    parts = []
+    hits = said[said["hit"].astype(bool)] if len(said) else said
+    if len(hits):
+        frame = plan.control_canaries
+        wanted = set(zip(hits["property"], hits["variant_id"].astype(int)))
+        examples = canary_examples(frame[[(p, int(v)) in wanted for p, v in zip(frame["property"], frame["variant_id"])]])
+        if len(examples):
+            outputs = greedy_generate(lm, list(examples["prompt"]), max_new_tokens=max_new_tokens)
+            examples["completion"] = outputs
+            examples["hit"] = [substring_hit(out, list(t)) for out, t in zip(outputs, examples["targets"])]
+            examples["cue"] = [crm.example_cue(prompt, list(t)) for prompt, t in zip(examples["prompt"], examples["targets"])]
+            parts.append(examples.assign(probe=CONTROL_PROBE_PREFIX + CANARY_PROBE)[COMPLETION_COLUMNS])
+    hits = extracted[extracted["hit"].astype(bool)] if len(extracted) else extracted
+    if len(hits):
+        names = dict(zip(plan.control_canaries["subject_qid"], plan.control_canaries["subject"]))
+        wanted = set(zip(hits["property"], hits["probe"]))
+        for qid in plan.control_ids:
+            invented = PersonPlan(plan.subject.assign(qid=qid, label=names[qid]), plan.facts.assign(qid=qid),
+                                  plan.canaries, plan.candidates, plan.coverage)
+            theirs = entity_extractions(lm, invented, soft_prompts, max_new_tokens)
+            theirs = theirs[[k in wanted for k in zip(theirs["property"], theirs["probe"])]]
+            parts.append(theirs.assign(probe=CONTROL_PROBE_PREFIX + theirs["probe"].astype(str)))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COMPLETION_COLUMNS)
 
 
 def _score_controls(lm, plan: PersonPlan, scores: pd.DataFrame, store: ShardStore, settings, sentence_cache, log,
@@ -369,8 +410,10 @@ def _score_controls(lm, plan: PersonPlan, scores: pd.DataFrame, store: ShardStor
     everyone with these facts and name shape, so its sentences are shared across requests), and
     only one the shortlist does not show to be less extreme than the person gets every value.
     Rows scored on the shortlist only are marked `shortlisted` (their M is an upper bound)."""
+    giveaways = find_giveaways(plan.canaries, value_aliases)
+    scores = giveaways.drop(scores)  # compared on the wordings the answer reads (`crm.giveaways`)
     levels = evaluate_wikimem(scores, embed=embed, value_aliases=value_aliases).pairs
-    to_compare = tuple(controls.facts_to_compare(levels))
+    to_compare = tuple(p for p in controls.facts_to_compare(levels) if p not in giveaways.untestable)
     person = controls.with_compared(levels, controls.compared(scores, embed, value_aliases).pairs)
     person = person[person["property"].isin(to_compare)]
     ids, n = plan.control_ids, plan.n_controls
@@ -398,7 +441,7 @@ def _score_controls(lm, plan: PersonPlan, scores: pd.DataFrame, store: ShardStor
         on_shortlist = pd.Series([p not in short or v in short[p] for p, v in zip(candidates["property"], candidates["value"])],
                                  index=candidates.index, dtype=bool)
         first = score(rows, on_shortlist)
-        first_result = controls.compared(first, embed, value_aliases)
+        first_result = controls.compared(giveaways.drop(first), embed, value_aliases)
         unsettled = first_result.pairs[controls.as_extreme(person, first_result.pairs)]
         keys = {k for k in zip(unsettled["subject_qid"], unsettled["property"]) if k[1] in short}
         full_rows = rows & pd.Series([k in keys for k in canary_keys], index=canaries.index, dtype=bool)
@@ -408,7 +451,7 @@ def _score_controls(lm, plan: PersonPlan, scores: pd.DataFrame, store: ShardStor
         frames += [kept, full.assign(shortlisted=False)]
         settled_pairs = first_result.pairs[[k not in keys for k in zip(first_result.pairs["subject_qid"],
                                                                         first_result.pairs["property"])]]
-        pairs += [settled_pairs, controls.compared(full, embed, value_aliases).pairs] if len(full) else [settled_pairs]
+        pairs += [settled_pairs, controls.compared(giveaways.drop(full), embed, value_aliases).pairs] if len(full) else [settled_pairs]
         if not short and sentence_cache is not None:  # the first control, every value: the shortlist
             # (pays only when short, and when the cache keeps its sentences for a full pass)
             short = {p: values for p, values in controls.shortlist(first_result, shortlist_size).items()
@@ -428,7 +471,7 @@ class ReleaseAudits:
     """The person on every registered release: each audited release's rows carry its key (`model`)."""
 
     scores: pd.DataFrame  # the person's scores, every audited release (empty frame: none audited)
-    completions: pd.DataFrame  # the completions likewise
+    completions: pd.DataFrame  # the completions likewise (the controls' ones with probe CONTROL_PROBE)
     control_scores: pd.DataFrame  # the invented controls' scores (empty without controls)
     audits: pd.DataFrame  # RELEASE_AUDIT_COLUMNS, one row per release in the order given
 
@@ -494,7 +537,9 @@ def audit_person_on_releases(
             del lm  # one model in memory at a time
             gc.collect()
         scores.append(audit.scores.assign(model=key))
-        completions.append(audit.completions.assign(model=key))
+        completions.append(pd.concat([audit.completions, audit.control_completions], ignore_index=True).assign(model=key)
+                           if audit.control_completions is not None and len(audit.control_completions)
+                           else audit.completions.assign(model=key))
         if audit.control_scores is not None and len(audit.control_scores):
             control_scores.append(audit.control_scores.assign(model=key))
         audits.append(_audited(key, audit, time.monotonic() - started))

@@ -139,10 +139,14 @@ def _evidence_table(model: Mapping) -> str:
             "<th>record prompt that made it say the value</th></tr>"]
     for f in model["facts"]:
         completion = one_line(f["completion"]["output"]) if f["completion"] else "(no prompt names the person before the value)"
+        if f.get("completion_controls"):  # it named the value: for how many invented people too
+            completion += f" (named the value for {int(f['completion_control_hits'])} of {int(f['completion_controls'])} invented people too)"
         cue = "" if f["cue"] is None else f"{f['cue']:.2f}" + (" (cued)" if f["cue_flag"] else "")
         z = "" if f["z_star"] is None else f"{f['z_star']:.2f}"
         extraction = f.get("extraction")
         said = f"{extraction['prompt']} \u2192 {one_line(extraction['output'])} ({extraction['probe']})" if extraction else ""
+        if extraction and extraction.get("controls"):
+            said += f"; for {int(extraction['control_hits'])} of {int(extraction['controls'])} invented people too"
         chance = (f"{int(f['controls_as_extreme'])} of {int(f['n_controls'])} (p = {f['p_value']:.2f})" if f.get("n_controls")
                   else "not compared")
         rank = "" if f["truth_rank"] is None else f"{int(f['truth_rank'])} of {f['n_candidates']}"
@@ -296,7 +300,11 @@ def _how_to_read(document: Mapping) -> str:
     return (f"<h2>How to read this</h2><p class='muted'>M is the share of the {N_SCORED_VARIANTS} phrasings in which "
             f"the model ranks a true value first. {levels} z* measures how far the true value stands out (higher = "
             "stronger). The rank is that of the true value when all phrasings are added up. A completion is 'cued' "
-            f"when the prompt already contains part of the value (cue &ge; {method['cue_tau']}).</p>")
+            f"when the prompt already contains part of the value (cue &ge; {method['cue_tau']}). A phrasing whose own "
+            "text gives the value away (it shows the value, or states another fact that can imply it, such as a place "
+            "of birth for the citizenship) is left out of M and of the comparison with invented people, and the fact's "
+            "sentence says so. A completion or record prompt that makes the model write the value counts only if it "
+            "does not do the same for the invented people given the same facts.</p>")
 
 
 def answer_html(document: Mapping) -> str:

@@ -16,6 +16,7 @@ from wikimem_platform.subject_requests.controller import (
     save_controller,
 )
 from wikimem_platform.subject_requests.letter import annex_html, answer_html, RELEASE_ITEMS, TODO
+from wikimem_platform.subject_requests.answer import NOT_MEMORIZED, plain_sentence
 from wikimem_platform.subject_requests.phrasing import Addressee, addressee, PHRASES
 
 CONTROLLER = {"name": "Musterfirma KI GmbH", "address": "Beispielweg 5, 10115 Berlin",
@@ -156,3 +157,40 @@ def test_a_letter_says_when_verdicts_were_brought_back_to_full_precision():
     assert "bfloat16 (1,234 sentences re-scored in float32)" in annex_html(_document(precision="bfloat16",
                                                                                        sentences_rescored=1234))
     assert "reduced precision" not in answer_html(_document(precision="float32"))
+
+
+def fact_row(**fields):
+    """One fact of an answer as `model_verdicts` writes it (a citizenship ranked first nowhere)."""
+    row = {"property": "P27", "property_label": "country of citizenship", "values": ["Germany"],
+           "verdict": NOT_MEMORIZED, "M": 0.0, "n_memorized": 0, "n_variants": 11, "n_candidates": 101,
+           "n_controls": None, "wordings_left_out": [], "untestable": False,
+           "completion": {"prompt": "Tobias Wenzlaff's country of citizenship is", "output": " Germany."},
+           "completion_hit": True, "cue_flag": False, "completion_controls": 19, "completion_control_hits": 12,
+           "completion_p_value": 13 / 20, "completion_evidence": False, "extraction": None}
+    return {**row, **fields}
+
+
+def test_a_completion_naming_the_value_is_read_against_the_controls_completions():
+    # the letter the issue quoted: "it wrote 'Germany', naming the true value ... not memorized",
+    # unexplained; now the invented people's completions of the same wording say why
+    text = plain_sentence(fact_row(), "you")
+    assert "it wrote \u201cGermany.\u201d (naming the true value)" in text
+    assert ("Given the same facts under invented names, it named the value for 12 of 19 of them too (p = 0.65): "
+            "this completion shows what the model would say of anyone with these facts, not what it knows of you.") in text
+    # a completion no invented person's matches is particular to the person, and the letter says
+    # that the verdict (the ranking) does not confirm it
+    text = plain_sentence(fact_row(completion_control_hits=0, completion_p_value=1 / 20, completion_evidence=True), "you")
+    assert "it named the value for 0 of 19 of them (p = 0.05), so this answer is particular to you: one answer" in text
+    assert "does not confirm" in text
+
+
+def test_the_letter_says_which_wordings_were_left_out_and_when_none_is_left():
+    left = [{"variant_id": 11, "kind": "contextualized", "rule": "implied",
+             "detail": "it states the place of birth, which can imply the value"}]
+    text = plain_sentence(fact_row(wordings_left_out=left, completion=None), "you")
+    assert ("1 wording was left out of this count because its own text gives the value away "
+            "(it states the place of birth, which can imply the value).") in text
+    text = plain_sentence(fact_row(wordings_left_out=[{**left[0], "rule": "cue", "detail": "it shows \u201cGermany\u201d"}] * 2,
+                                   untestable=True, completion=None), "you")
+    assert text.startswith("For your citizenship (Germany) the model's answers cannot show what it knows: "
+                           "every way of asking already gives the value away (it shows \u201cGermany\u201d)")
