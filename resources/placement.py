@@ -29,10 +29,26 @@ import json
 import os
 from typing import Any
 
-from dagster import ExecutorDefinition, multi_or_in_process_executor
+from dagster import DagsterInstance, ExecutorDefinition, multi_or_in_process_executor
 
 LM_POOL = "lm"
 """Concurrency pool of every step that loads a language model (one model in memory per slot)."""
+
+
+def ensure_lm_pool(instance: DagsterInstance) -> bool:
+    """Give the `lm` pool its limit (the instance's `concurrency.pools.default_limit`) before any
+    run that needs it is queued; True when it was missing.
+
+    Dagster's run queue (1.13) reads which pools have a limit *before* it sets a pool it has not
+    seen to the default limit, so on a fresh instance every run queued before its first pass is
+    started at once: three request runs launched by one sensor tick loaded three models together
+    while the UI showed "lm: 0 / 1". Called by the sensors before they launch runs and by the
+    start scripts; a limit set by hand (`dagster instance concurrency set lm 2`) is kept."""
+    storage = instance.event_log_storage
+    if LM_POOL in storage.get_concurrency_keys() or not instance.global_op_concurrency_default_limit:
+        return False
+    storage.initialize_concurrency_limit_to_default(LM_POOL)
+    return True
 
 K8S_CONFIG_TAG = "dagster-k8s/config"
 CELERY_QUEUE_TAG = "dagster-celery/queue"

@@ -52,7 +52,7 @@ from assets import data as data_assets
 from assets import ner as ner_assets
 from assets import requests as request_assets
 from assets.partitions import models_partitions
-from resources.placement import default_execution
+from resources.placement import default_execution, ensure_lm_pool, LM_POOL
 from resources.scoring import RegistryResource
 from wikimem_platform.registry import Status, Task
 
@@ -183,6 +183,8 @@ def model_registry_sensor(context: SensorEvaluationContext, model_registry: Regi
         return SensorResult(skip_reason=reason, cursor=cursor)
     requests = [_audit_request(key, job.name, "registry", run_key=key) for key in launch]
     requests += [_audit_request(key, ner_audit_job.name, "registry", run_key=key) for key in new_ner]
+    if ensure_lm_pool(context.instance):  # before these runs are queued (see ensure_lm_pool)
+        context.log.info(f"pool '{LM_POOL}' given the instance's default limit")
     return SensorResult(
         run_requests=requests,
         dynamic_partitions_requests=[models_partitions.build_add_request([*launch, *new_ner])],

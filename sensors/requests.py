@@ -30,6 +30,7 @@ from dagster import (
 
 from assets.partitions import requests_partitions
 from assets.requests import GROUP
+from resources.placement import ensure_lm_pool, LM_POOL
 from resources.scoring import RegistryResource
 from sensors.registry import (
     REQUEST_JOB_NAME,
@@ -113,6 +114,8 @@ def subject_request_sensor(context: SensorEvaluationContext, model_registry: Reg
         return SensorResult(skip_reason="no new request and no new release", cursor=cursor)
     partitions = set(context.instance.get_dynamic_partitions(requests_partitions.name))
     missing = [r.id for r in new if r.id not in partitions]
+    if ensure_lm_pool(context.instance):  # before these runs are queued: one model at a time
+        context.log.info(f"pool '{LM_POOL}' given the instance's default limit")
     return SensorResult(
         run_requests=runs,
         dynamic_partitions_requests=[requests_partitions.build_add_request(missing)] if missing else [],

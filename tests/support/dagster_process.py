@@ -82,3 +82,54 @@ def dagster_dev(home: Path, port: int | None = None, startup_timeout: float = 18
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)  # stragglers of the group (code servers)
         log.close()
+
+
+def _as_background_job() -> None:
+    # What `./scripts/dev.sh &` gets from a non-interactive shell: SIGINT ignored.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def processes_of(home: Path) -> list[int]:
+    """Live processes whose environment names this DAGSTER_HOME (dev.sh, dagster dev and its children)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if f"DAGSTER_HOME={home}".encode() in (proc / "environ").read_bytes().split(b"\0") \
+                    and (proc / "stat").read_text().split()[2] != "Z":
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+@contextlib.contextmanager
+def dev_sh(home: Path, port: int | None = None, startup_timeout: float = 180) -> Iterator[tuple[int, subprocess.Popen]]:
+    """Run `scripts/dev.sh` as a background job of a script would (SIGINT ignored); yield (port,
+    process). The caller stops it with SIGTERM to the script alone, as `kill %1` does; whatever is
+    left afterwards is killed here (and the caller can see it with `processes_of`)."""
+    port = port or free_port()
+    home.mkdir(parents=True, exist_ok=True)
+    log = open(home / "dev-sh.log", "w")
+    process = subprocess.Popen(["bash", str(REPO / "scripts" / "dev.sh")], cwd=REPO,
+                               env={**os.environ, "DAGSTER_HOME": str(home), "PORT": str(port)},
+                               stdout=log, stderr=subprocess.STDOUT, preexec_fn=_as_background_job)
+    try:
+        deadline = time.monotonic() + startup_timeout
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"dev.sh exited early:\n{(home / 'dev-sh.log').read_text()[-3000:]}")
+            try:
+                graphql(port, "{ version }", timeout=5)
+                break
+            except (requests.RequestException, RuntimeError):
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"dev.sh not up in {startup_timeout}s:\n{(home / 'dev-sh.log').read_text()[-3000:]}")
+                time.sleep(1)
+        yield port, process
+    finally:
+        for pid in processes_of(home):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        log.close()
