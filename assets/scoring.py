@@ -21,6 +21,7 @@ from assets.partitions import models_partitions
 from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform.canaries.encoders import load_encoder
+from wikimem_platform.lm.endpoint import EndpointModel
 from wikimem_platform.versions import source_version
 from wikimem_platform.vocabulary import LENIENT, M_THRESHOLD
 from wikimem_platform.wikimem.calibration import DISAGREEMENT, flag_disagreements
@@ -45,6 +46,11 @@ GROUP = "scoring"
 # float32's (wikimem_platform.lm.precision), out of sentences_distinct.
 SHARD_REPORT_COUNTS = ("shards_total", "shards_reused", "shards_scored", "sentences_scored", "sentences_computed",
                        "sentences_distinct", "sentences_rescored")
+
+
+# What the shard steps of an endpoint release sent to its server (EndpointClient's Usage), summed
+# into the scores metadata.
+ENDPOINT_COUNTS = tuple(f"endpoint_{name}" for name in ("requests", "retries", "prompts", "prompt_tokens", "completion_tokens"))
 
 
 class ScoresConfig(Config):
@@ -83,16 +89,22 @@ def score_shard(
     """Score one shard; returns where its scores are (the shard store keeps the numbers, so a
     re-run or a retried step reads them instead of scoring again) and what it cost."""
     entry = model_registry.registry().get(context.partition_key)
-    lm = scoring.load(entry)
-    context.log.info(f"{entry.key} ({entry.source_kind}) on {scoring.device}, fingerprint {lm.fingerprint}")
+    lm = scoring.load(entry, served=True)
+    where = f"endpoint {entry.source}" if isinstance(lm, EndpointModel) else scoring.device
+    context.log.info(f"{entry.key} ({entry.source_kind}) on {where}, fingerprint {lm.fingerprint}")
     store = ShardStore(scoring.shards_for(context.partition_key))
     planned = plan_shards(shard_canaries, candidates, lm.fingerprint, scoring.settings())
+    sent_before = lm.client.usage.as_dict() if isinstance(lm, EndpointModel) else {}
     _, report = score_canaries(lm, shard_canaries, candidates, store, scoring.settings(),
                                log=context.log.info, sentence_cache=scoring.sentence_cache(lm))
+    # What this step sent to a served model (0 for a local one): the run's requests and tokens.
+    sent = {f"endpoint_{name}": value - sent_before.get(name, 0)
+            for name, value in (lm.client.usage.as_dict() if isinstance(lm, EndpointModel) else {}).items()}
     return pd.DataFrame([{
         "shard_path": str(store.path(shard)), "model_fingerprint": lm.fingerprint, "precision": report.precision,
         **{name: getattr(report, name) for name in SHARD_REPORT_COUNTS}, "seconds": report.seconds,
-    } for shard in planned])
+        **{name: sent.get(name, 0) if number == 0 else 0 for name in ENDPOINT_COUNTS},
+    } for number, shard in enumerate(planned)])
 
 
 @op(description="Gather the scored shards into the scores table.")
@@ -101,6 +113,7 @@ def collect_scores(context: OpExecutionContext, shard_reports: list[pd.DataFrame
     frames = [pd.read_parquet(path) for path in reports.get("shard_path", [])]
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCORE_COLUMNS)
     counts = {name: int(reports[name].sum()) if len(reports) else 0 for name in SHARD_REPORT_COUNTS}
+    sent = {name: int(reports[name].sum()) for name in ENDPOINT_COUNTS if name in reports and reports[name].sum()}
     seconds = float(reports["seconds"].sum()) if len(reports) else 0.0
     return Output(
         table,
@@ -109,6 +122,7 @@ def collect_scores(context: OpExecutionContext, shard_reports: list[pd.DataFrame
             "model": context.partition_key,
             "model_fingerprint": reports["model_fingerprint"].iloc[0] if len(reports) else "",
             **counts,
+            **sent,  # an endpoint release's requests, retries, prompts and tokens sent
             "sentences_per_second": round(counts["sentences_scored"] / seconds, 1) if seconds else 0.0,
             "precision": combined_precision(reports["precision"]) if len(reports) else "",
             "share_rescored_float32": (round(counts["sentences_rescored"] / counts["sentences_distinct"], 4)

@@ -104,6 +104,9 @@ def test_an_endpoint_audit_gives_the_local_audits_nlls_and_verdicts(audits):
     meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata
             for e in served.get_asset_materialization_events()}
     assert meta["scores"]["precision"].value == "endpoint:prompt-logprobs"
+    assert meta["scores"]["endpoint_prompts"].value == meta["scores"]["sentences_computed"].value
+    assert meta["scores"]["endpoint_prompt_tokens"].value > 10 * meta["scores"]["endpoint_prompts"].value
+    assert meta["scores"]["endpoint_requests"].value >= meta["scores"]["endpoint_prompts"].value / 16
     assert registry.get(SERVED).source_kind == "endpoint"
 
 

@@ -17,6 +17,7 @@ from resources.scoring import ScoringResource
 from tests.support.endpoint_server import ScriptedServer, toy_nll
 from wikimem_platform.cli import main
 from wikimem_platform.lm.endpoint import EndpointModel
+from wikimem_platform.lm.loading import ModelLoadError
 from wikimem_platform.registry import Registry, RegistryError
 from wikimem_platform.wikimem.scoring import expand_canaries, score_canaries, ShardStore
 
@@ -91,7 +92,9 @@ CANDIDATES = pd.DataFrame([{"subject_qid": "Q1", "property": "P106", "value": v,
 def test_an_endpoint_release_is_scored_through_its_server_at_the_scoring_seam(registry_url, smollm2, tmp_path):
     with ScriptedServer(tokenizer=smollm2.tokenizer) as server:
         entry = Registry(registry_url).register_endpoint("toy-served", server.url, "toy", tokenizer=smollm2.details["load_dir"])
-        lm = ScoringResource()._load(entry)
+        with pytest.raises(ModelLoadError, match=r"toy-served@1 is served at .* this step needs the model's weights"):
+            ScoringResource().load(entry)  # the MIA pass, CRM generation, ...: never a wrong number
+        lm = ScoringResource().load(entry, served=True)
         assert isinstance(lm, EndpointModel) and lm.fingerprint.startswith("endpoint:")
         scores, report = score_canaries(lm, CANARIES, CANDIDATES, ShardStore(tmp_path / "shards"), log=lambda m: None)
         sent = len(server.requests)
