@@ -24,8 +24,10 @@ class ScriptedServer:
     behaves as a toy LM (echo + logprobs for token-id prompts; text prompts tokenized by
     `tokenizer` without any start token, as vLLM does for SmolLM2)."""
 
-    def __init__(self, script=(), tokenizer=None, echo_extra_token: bool = False, reverse_choices: bool = False):
+    def __init__(self, script=(), tokenizer=None, echo_extra_token: bool = False, reverse_choices: bool = False,
+                 fail_after: int | None = None):
         self.script = list(script)
+        self.fail_after = fail_after  # completions requests answered before every later one gets HTTP 400
         self.tokenizer = tokenizer
         self.echo_extra_token = echo_extra_token
         self.reverse_choices = reverse_choices
@@ -63,6 +65,10 @@ class ScriptedServer:
                     return self._answer(200, json.dumps({"tokens": ids, "count": len(ids)}).encode())
                 if self.path != "/v1/completions":
                     return self._answer(404, b'{"error": {"message": "not found"}}')
+                if server.fail_after is not None:
+                    if server.fail_after <= 0:
+                        return self._answer(400, b'{"error": {"message": "quota exhausted"}}')
+                    server.fail_after -= 1
                 choices = []
                 for index, prompt in enumerate(payload["prompt"]):
                     if isinstance(prompt, list):

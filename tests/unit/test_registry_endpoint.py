@@ -107,3 +107,29 @@ def test_an_endpoint_release_is_scored_through_its_server_at_the_scoring_seam(re
     assert report.precision == "endpoint:prompt-logprobs" and report.sentences_distinct == 12
     assert (reused.shards_reused, len(server.requests)) == (1, sent)  # a finished shard sends nothing again
     assert again["nll_h"].tolist() == scores["nll_h"].tolist()
+
+
+def test_a_run_that_fails_mid_shard_sends_again_only_what_was_not_persisted(smollm2, tmp_path, monkeypatch):
+    from wikimem_platform.lm.endpoint import EndpointConfig, EndpointError
+    from wikimem_platform.wikimem import scoring
+    from wikimem_platform.wikimem.scoring import SentenceNllCache
+
+    monkeypatch.setattr(scoring, "ENDPOINT_CHUNK_SENTENCES", 4)  # 12 sentences: 3 chunks of 2 requests
+    cache = SentenceNllCache(tmp_path / "nll.sqlite")
+
+    def served(url):
+        return EndpointModel(EndpointConfig(url=url, served_model="toy", concurrency=1, prompts_per_request=2),
+                             tokenizer=smollm2.tokenizer)
+
+    with ScriptedServer(tokenizer=smollm2.tokenizer, fail_after=3) as server:
+        with pytest.raises(EndpointError, match="quota exhausted"):
+            score_canaries(served(server.url), CANARIES, CANDIDATES, ShardStore(tmp_path / "shards"),
+                           sentence_cache=cache, log=lambda m: None)
+    assert len(cache) == 4 and not list((tmp_path / "shards").glob("*.parquet"))  # one chunk kept, no half shard
+    with ScriptedServer(tokenizer=smollm2.tokenizer) as server:
+        lm = served(server.url)
+        scores, report = score_canaries(lm, CANARIES, CANDIDATES, ShardStore(tmp_path / "shards"),
+                                        sentence_cache=cache, log=lambda m: None)
+    assert (lm.client.usage.prompts, report.sentences_computed, len(cache)) == (8, 8, 12)
+    rows = expand_canaries(CANARIES, CANDIDATES)
+    assert scores["nll_h"].tolist() == pytest.approx([toy_nll(smollm2.encode([s])[0]) for s in rows["sentence_h"]])

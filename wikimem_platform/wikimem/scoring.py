@@ -273,6 +273,21 @@ def combined_precision(precisions) -> str:
     return "+".join(sorted({part for p in precisions for part in str(p).split("+")} - {""}))
 
 
+ENDPOINT_CHUNK_SENTENCES = 512  # an endpoint's NLLs are persisted every this many sentences
+
+
+def _score_through_endpoint(lm: EndpointModel, sentences: list[str], cache: dict[str, float],
+                            sentence_cache: SentenceNllCache, progress: Callable[[int, int], None] | None) -> None:
+    """A served model's sentences in chunks, each chunk's NLLs persisted as soon as it is back: a
+    run killed or failed mid-shard re-sends at most one chunk (requests cost money and quota)."""
+    for start in range(0, len(sentences), ENDPOINT_CHUNK_SENTENCES):
+        chunk = sentences[start:start + ENDPOINT_CHUNK_SENTENCES]
+        lm.score_sentences(chunk, cache=cache)
+        sentence_cache.put_many({s: cache[s] for s in chunk})
+        if progress is not None:
+            progress(start + len(chunk), len(sentences))
+
+
 def _shard_sentences(rows: pd.DataFrame) -> list[str]:
     """The distinct sentences of `expand_canaries` rows."""
     similar = (s for group in rows["sentences_similar"] for s in group)
@@ -325,6 +340,8 @@ def score_canaries(
         report.sentences_computed += sum(s not in cache for s in sentences)
         shard_progress = progress or throttled(log, f"shard {number}/{len(shards)} {shard.property}",
                                                every=LOG_EVERY_SECONDS)
+        if isinstance(lm, EndpointModel) and sentence_cache is not None:
+            _score_through_endpoint(lm, [s for s in sentences if s not in cache], cache, sentence_cache, shard_progress)
         scores = score_expanded(lm, rows, cache=cache, progress=shard_progress)
         if sentence_cache is not None:
             sentence_cache.put_many({s: cache[s] for s in sentences})
