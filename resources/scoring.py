@@ -36,6 +36,11 @@ class ScoringResource(ConfigurableResource):
     cache_dir: str | None = None  # dequantized GGUF cache (default $WIKIMEM_CACHE_DIR or ~/.cache/wikimem/models)
     shard_dir: str | None = None  # finished scoring shards (default <DAGSTER_HOME>/storage/score_shards)
     nll_cache_dir: str | None = None  # per-model sentence NLLs shared by audits and requests (default <storage>/nll_cache)
+    # An endpoint release's server (wikimem_platform.lm.endpoint): requests in flight per step,
+    # prompts per request, seconds before a request is retried (429/5xx/time-outs back off).
+    endpoint_concurrency: int = 8
+    endpoint_prompts_per_request: int = 16
+    endpoint_timeout_seconds: float = 120.0
     _storage: str = PrivateAttr(default="")
     _loaded: dict = PrivateAttr(default_factory=dict)  # {registry key: LoadedModel}: at most one, per process
 
@@ -55,6 +60,10 @@ class ScoringResource(ConfigurableResource):
             raise ModelLoadError(f"quantization='nf4' needs device='cuda' (device is {self.device!r}, {device})")
         if self.batch_size is not None and self.batch_size < 1:
             raise ModelLoadError(f"batch_size must be >= 1 or None (automatic), got {self.batch_size}")
+        if self.endpoint_concurrency < 1 or self.endpoint_prompts_per_request < 1 or self.endpoint_timeout_seconds <= 0:
+            raise ModelLoadError("endpoint_concurrency and endpoint_prompts_per_request must be >= 1, "
+                                 f"endpoint_timeout_seconds > 0 (got {self.endpoint_concurrency}, "
+                                 f"{self.endpoint_prompts_per_request}, {self.endpoint_timeout_seconds})")
 
     def load(self, entry: ModelEntry, served: bool = False) -> LoadedModel | EndpointModel:
         """The release's model, loaded once per process (the shard steps of an in-process run share
@@ -80,8 +89,10 @@ class ScoringResource(ConfigurableResource):
 
     def _load(self, entry: ModelEntry) -> LoadedModel | EndpointModel:
         if entry.source_kind == "endpoint":  # served elsewhere: a client, no weights in this process
-            return EndpointModel(EndpointConfig.from_stored(entry.source, entry.endpoint), name=entry.name,
-                                 revision=entry.revision)
+            config = EndpointConfig.from_stored(
+                entry.source, entry.endpoint, concurrency=self.endpoint_concurrency,
+                prompts_per_request=self.endpoint_prompts_per_request, timeout_seconds=self.endpoint_timeout_seconds)
+            return EndpointModel(config, name=entry.name, revision=entry.revision)
         return self._load_source(entry.source, nf4=entry.quantization == "nf4", trust_remote_code=entry.trust_remote_code,
                                  revision=entry.revision if entry.source_kind == "hub" else None)
 

@@ -94,8 +94,11 @@ def test_an_endpoint_release_is_scored_through_its_server_at_the_scoring_seam(re
         entry = Registry(registry_url).register_endpoint("toy-served", server.url, "toy", tokenizer=smollm2.details["load_dir"])
         with pytest.raises(ModelLoadError, match=r"toy-served@1 is served at .* this step needs the model's weights"):
             ScoringResource().load(entry)  # the MIA pass, CRM generation, ...: never a wrong number
-        lm = ScoringResource().load(entry, served=True)
+        lm = ScoringResource(endpoint_concurrency=3, endpoint_timeout_seconds=30).load(entry, served=True)
         assert isinstance(lm, EndpointModel) and lm.fingerprint.startswith("endpoint:")
+        assert (lm.config.concurrency, lm.config.timeout_seconds, lm.config.tokenizer) == (3, 30, smollm2.details["load_dir"])
+        with pytest.raises(ModelLoadError, match="endpoint_concurrency and endpoint_prompts_per_request must be >= 1"):
+            ScoringResource(endpoint_concurrency=0).validate()
         scores, report = score_canaries(lm, CANARIES, CANDIDATES, ShardStore(tmp_path / "shards"), log=lambda m: None)
         sent = len(server.requests)
         again, reused = score_canaries(lm, CANARIES, CANDIDATES, ShardStore(tmp_path / "shards"), log=lambda m: None)
