@@ -1,6 +1,7 @@
 """The scoring resource (where and how models run) and the model-registry resource."""
 
 import gc
+import json
 import os
 from pathlib import Path
 
@@ -92,7 +93,9 @@ class ScoringResource(ConfigurableResource):
             config = EndpointConfig.from_stored(
                 entry.source, entry.endpoint, concurrency=self.endpoint_concurrency,
                 prompts_per_request=self.endpoint_prompts_per_request, timeout_seconds=self.endpoint_timeout_seconds)
-            return EndpointModel(config, name=entry.name, revision=entry.revision)
+            model = EndpointModel(config, name=entry.name, revision=entry.revision)
+            model.check_unchanged(json.loads(entry.endpoint).get("probe"))  # same server, same model as registered?
+            return model
         return self._load_source(entry.source, nf4=entry.quantization == "nf4", trust_remote_code=entry.trust_remote_code,
                                  revision=entry.revision if entry.source_kind == "hub" else None)
 

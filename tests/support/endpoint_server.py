@@ -25,9 +25,10 @@ class ScriptedServer:
     `tokenizer` without any start token, as vLLM does for SmolLM2)."""
 
     def __init__(self, script=(), tokenizer=None, echo_extra_token: bool = False, reverse_choices: bool = False,
-                 fail_after: int | None = None):
+                 fail_after: int | None = None, logprob_shift: float = 0.0):
         self.script = list(script)
         self.fail_after = fail_after  # completions requests answered before every later one gets HTTP 400
+        self.logprob_shift = logprob_shift  # added to every log-probability: "other weights" behind a URL
         self.tokenizer = tokenizer
         self.echo_extra_token = echo_extra_token
         self.reverse_choices = reverse_choices
@@ -82,7 +83,7 @@ class ScriptedServer:
                     generated = 5
                     choice = {"index": index, "text": "x", "finish_reason": "length"}
                     if payload.get("echo") and payload.get("logprobs") is not None:
-                        values = [None] + [toy_logprob(t) for t in ids[1:]] + [toy_logprob(generated)]
+                        values = [None] + [toy_logprob(t) + server.logprob_shift for t in ids[1:]] + [toy_logprob(generated)]
                         choice["logprobs"] = {"token_logprobs": values, "tokens": [str(t) for t in [*ids, generated]]}
                     choices.append(choice)
                 if server.reverse_choices:

@@ -136,3 +136,18 @@ def test_a_run_that_fails_mid_shard_sends_again_only_what_was_not_persisted(smol
     assert (lm.client.usage.prompts, report.sentences_computed, len(cache)) == (8, 8, 12)
     rows = expand_canaries(CANARIES, CANDIDATES)
     assert scores["nll_h"].tolist() == pytest.approx([toy_nll(smollm2.encode([s])[0]) for s in rows["sentence_h"]])
+
+
+def test_a_server_that_serves_other_weights_than_at_registration_is_refused_before_scoring(registry_url, smollm2):
+    from wikimem_platform.lm.endpoint import EndpointError
+
+    with ScriptedServer(tokenizer=smollm2.tokenizer) as server:
+        entry = Registry(registry_url).register_endpoint("toy-served", server.url, "toy", tokenizer=smollm2.details["load_dir"])
+    with ScriptedServer(tokenizer=smollm2.tokenizer) as same:
+        entry.source = same.url  # the same model behind another address: accepted
+        assert isinstance(ScoringResource().load(entry, served=True), EndpointModel)
+    with ScriptedServer(tokenizer=smollm2.tokenizer, logprob_shift=-0.01) as other:
+        entry.source = other.url
+        with pytest.raises(EndpointError, match=r"the served model changed since registration: .* NLL \d+\.\d+ nats in 8 tokens now, "
+                                                r"\d+\.\d+ in 8 when registered"):
+            ScoringResource().load(entry, served=True)

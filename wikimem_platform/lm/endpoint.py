@@ -506,6 +506,21 @@ class EndpointModel:
                     f"as token ids (gap {report.text_nll_gap:+.3f}, tolerance {tolerance})")
         return report
 
+    def check_unchanged(self, registered: dict | None, tolerance: float = PROBE_NLL_TOLERANCE) -> ProbeReport | None:
+        """Probe again and compare with the registration probe's numbers (`registered`, as stored):
+        other weights or another tokenizer behind the same URL would change every score silently,
+        and mix with the shards already stored under this release."""
+        if not registered or self.access != PROMPT_LOGPROBS or registered.get("nll_token_ids") is None:
+            return None
+        report = check_probe(self.probe(registered.get("sentence") or PROBE_SENTENCE))
+        before, count = float(registered["nll_token_ids"]), registered.get("local_token_count")
+        if report.local_token_count != count or abs(report.nll_token_ids - before) > tolerance:
+            raise EndpointError(self.config.url, f"the served model changed since registration: {report.sentence!r} has "
+                                                 f"NLL {report.nll_token_ids:.4f} nats in {report.local_token_count} tokens now, "
+                                                 f"{before:.4f} in {count} when registered (tolerance {tolerance}); "
+                                                 "register what it serves now as a new revision")
+        return report
+
     def _probe_generation(self, sentence: str) -> ProbeReport:
         report = ProbeReport(self.config.base_url, self.config.served_model, sentence, "text",
                              list(self.start_token_ids), 0)
