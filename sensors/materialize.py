@@ -20,6 +20,7 @@ from dagster import (
     AssetSelection,
     DagsterEventType,
     DagsterInstance,
+    DagsterRunStatus,
     RunsFilter,
     execute_job,
 )
@@ -30,7 +31,7 @@ from dagster._core.definitions.reconstruct import (
 from tqdm import tqdm
 
 from assets.partitions import models_partitions
-from resources.placement import IN_PROCESS_EXECUTION
+from resources.placement import ensure_lm_pool, IN_PROCESS_EXECUTION
 from wikimem_platform.progress import LOG_EVERY_SECONDS
 
 # The terminal shows a progress bar and warnings; every event is in the instance's run log.
@@ -139,3 +140,58 @@ def materialize_on(instance: DagsterInstance, selection: str, label: str,
             for event in run.all_events if event.event_type == DagsterEventType.STEP_FAILURE
         ]
         return RunOutcome(run.run_id, run.success, failures)
+
+
+def process_request(request_id: str, reference_selection: str) -> RunOutcome:
+    """Audit one data-subject request now, without the daemon (`wikimem request run`): its
+    `requests` partition, the reference data when it was never materialized, then the request
+    group for that partition with a progress bar, configured from the audit config file as the
+    sensor's runs are (in process: the terminal shows the progress). The request's status moves
+    to "auditing" when its first step runs and to "answered" with the answer, as in a launched run."""
+    from assets.partitions import requests_partitions  # lazy: the partitions import the asset layer
+    from sensors.registry import REQUEST_JOB_NAME, reference_data_ready, run_config_for  # lazy: as above
+
+    with DagsterInstance.get() as instance:
+        ensure_lm_pool(instance)
+        if request_id not in set(instance.get_dynamic_partitions(requests_partitions.name)):
+            instance.add_dynamic_partitions(requests_partitions.name, [request_id])
+        if not reference_data_ready(instance):
+            outcome = materialize_on(instance, reference_selection, "reference data")
+            if not outcome.success:
+                return outcome
+        config = {k: v for k, v in run_config_for(REQUEST_JOB_NAME).items() if k != "execution"}
+        return materialize_on(instance, "group:requests", f"request {request_id}", partition_key=request_id,
+                              run_config=config)
+
+
+def request_run_progress(request_id: str) -> dict | None:
+    """The newest run of a request on the instance of $DAGSTER_HOME, for `wikimem request show`:
+    run id, status, steps finished, and its newest progress line (`progress.throttled`: done/total
+    sentences, rate, ETA); None when it never ran there."""
+    with DagsterInstance.get() as instance:
+        records = instance.get_run_records(RunsFilter(tags={"dagster/partition": request_id}), limit=1)
+        if not records:
+            return None
+        run = records[0].dagster_run
+        logs = instance.all_logs(run.run_id)
+        steps_done = sum(1 for e in logs if e.dagster_event and e.dagster_event.event_type == DagsterEventType.STEP_SUCCESS)
+        progress = [e.user_message for e in logs if not e.is_dagster_event and " ETA " in (e.user_message or "")]
+        return {"run_id": run.run_id, "status": run.status.value, "steps_done": steps_done,
+                "progress": progress[-1] if progress else None}
+
+
+def withdraw_partition(partitions_name: str, key: str) -> tuple[list[str], bool]:
+    """A removed release or request on the instance of $DAGSTER_HOME: its queued and running runs
+    canceled (through the instance's run coordinator: a queued run is marked canceled, a running one
+    terminated) and its dynamic partition deleted, so the UI shows no partition that is "missing"
+    forever; its materializations stay in the event log. Returns (canceled run ids, whether the
+    partition existed)."""
+    with DagsterInstance.get() as instance:
+        active = instance.get_runs(RunsFilter(tags={"dagster/partition": key}, statuses=[
+            DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING, DagsterRunStatus.STARTED]))
+        for run in active:
+            instance.run_coordinator.cancel_run(run.run_id)
+        existed = instance.has_dynamic_partition(partitions_name, key)
+        if existed:
+            instance.delete_dynamic_partition(partitions_name, key)
+        return [run.run_id for run in active], existed

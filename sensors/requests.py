@@ -2,7 +2,8 @@
 
 - `subject_request_sensor` (default running, every $WIKIMEM_SENSOR_INTERVAL seconds) turns each
   new request into one `requests` partition and one run of `request_audit` (run key = the
-  request id) and marks the request "auditing". Requests wait (status "received") while no
+  request id) and marks the request "queued" (its first step marks it "auditing" once the run
+  starts). Requests wait (status "received") while no
   model is registered or the reference data (groups data, canaries) was never materialized.
 - When a new release is registered, every open request (not yet answered) is audited again,
   on every release: the older releases' scores come back from the shards and sentence cache.
@@ -107,7 +108,7 @@ def subject_request_sensor(context: SensorEvaluationContext, model_registry: Reg
     if waiting:
         context.log.info(f"verifying erasures on {', '.join(waiting)} once its audit has finished")
     for request in new:
-        store.set_status(request.id, RequestStatus.AUDITING)
+        store.set_status(request.id, RequestStatus.QUEUED)
     cursor = json.dumps({"requests": sorted(handled | {r.id for r in new}), "models": sorted(set(models)),
                          "verified": sorted(verified | set(ready)), "pending": waiting})
     if not runs:

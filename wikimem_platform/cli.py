@@ -189,8 +189,21 @@ def cmd_models_remove(args) -> int:
         entry = _registry(args).remove(args.key)
     except KeyError as error:
         raise CliError.of(error) from error
-    print(f"removed {entry.key}: no further re-audits; its partition, results and reports are kept")
+    withdrawn = _withdraw("models", entry.key)
+    print(f"removed {entry.key}: no further re-audits{withdrawn}; its results and reports are kept")
     return 0
+
+
+def _withdraw(partitions: str, key: str) -> str:
+    """Cancel the queued and running runs of a removed release or request and delete its partition
+    on the instance of DAGSTER_HOME (when there is one); what was done, for the message."""
+    home = Path(os.environ.get("DAGSTER_HOME") or ".dagster_home")
+    if not (home / "dagster.yaml").is_file():
+        return ""
+    os.environ["DAGSTER_HOME"] = str(home.resolve())
+    canceled, existed = importlib.import_module(DAGSTER_RUNNER).withdraw_partition(partitions, key)
+    return ((f"; {len(canceled)} queued or running run(s) canceled ({', '.join(canceled)})" if canceled else "")
+            + ("; its partition deleted (its materializations stay in the event log)" if existed else ""))
 
 
 # --------------------------------------------------------------------------- inquiries
@@ -325,6 +338,8 @@ def cmd_request_show(args) -> int:
     print(f"deadline: {state.message}")
     if request.error:
         print(f"error: {request.error}")
+    if request.is_open:
+        _print_run_progress(request.id)
     if document is None:
         print("no answer yet")
         return 0
@@ -333,6 +348,48 @@ def cmd_request_show(args) -> int:
     print(f"\nletter: {folder / answer_files.LETTER}" + (f"\npdf:    {pdf}" if pdf.is_file() else "")
           + f"\nannex:  {folder / answer_files.ANNEX}\njson:   {folder / answer_files.DOCUMENT}")
     return 0
+
+
+def _instance_home(home: str | None) -> Path:
+    """The Dagster instance directory ($DAGSTER_HOME, else ./.dagster_home), with the checkout's
+    default dagster.yaml on first use; exported for the Dagster layer."""
+    path = Path(home or os.environ.get("DAGSTER_HOME") or Path.cwd() / ".dagster_home").resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    checkout = repo_root()
+    if not (path / "dagster.yaml").exists() and checkout is not None:
+        shutil.copy(checkout / "dagster.yaml", path / "dagster.yaml")
+    os.environ["DAGSTER_HOME"] = str(path)
+    return path
+
+
+def cmd_request_run(args) -> int:
+    """Audit a request now through Dagster's Python API (no daemon), with a progress bar."""
+    _existing_requests(args, [args.id])
+    store = _requests(args)
+    if not Registry(args.registry_url).list():
+        raise CliError(f"request {args.id!r}: no model is registered (`wikimem models register ...`); nothing was run")
+    home = _instance_home(args.home)
+    print(f"DAGSTER_HOME={home}: auditing {args.id} on every registered release (the run is in the UI's run list)")
+    outcome = importlib.import_module(DAGSTER_RUNNER).process_request(args.id, REFERENCE_SELECTION)
+    if not outcome.success:
+        store.set_status(args.id, intake.RequestStatus.FAILED, error=f"audit run {outcome.run_id} failed")
+        raise CliError(f"request {args.id!r}: the audit run {outcome.run_id} failed (its event log is in the Dagster UI "
+                       f"on {home}); the request is marked failed", *outcome.failures)
+    return cmd_request_show(argparse.Namespace(**{**vars(args), "json": False}))
+
+
+def _print_run_progress(request_id: str) -> None:
+    """The request's newest run on the instance of $DAGSTER_HOME (when there is one): its state,
+    steps done and newest progress line from the run's event log."""
+    home = os.environ.get("DAGSTER_HOME")
+    if not home or not (Path(home) / "dagster.yaml").is_file():
+        return
+    run = importlib.import_module(DAGSTER_RUNNER).request_run_progress(request_id)
+    if run is None:
+        print("run: none yet on this instance")
+        return
+    print(f"run {run['run_id']}: {run['status'].lower()}, {run['steps_done']} step(s) done"
+          + (f"; {run['progress']}" if run["progress"] else ""))
 
 
 def cmd_request_verify(args) -> int:
@@ -373,11 +430,12 @@ def cmd_request_remove(args) -> int:
     except KeyError as error:
         raise CliError.of(error) from error
     folder = answer_files.answer_dir(_stored(args).storage_dir, request.id)
+    withdrawn = _withdraw("requests", request.id)
     if args.purge and folder.exists():
         shutil.rmtree(folder)
-        print(f"removed {request.id} and its stored answer")
+        print(f"removed {request.id}{withdrawn} and its stored answer")
     else:
-        print(f"removed {request.id}" + (f"; its answer stays in {folder} (--purge deletes it)" if folder.exists() else ""))
+        print(f"removed {request.id}{withdrawn}" + (f"; its answer stays in {folder} (--purge deletes it)" if folder.exists() else ""))
     return 0
 
 
@@ -519,12 +577,7 @@ def demo_run_config(properties: list[str], per_cohort: int) -> dict:
 
 def cmd_demo(args) -> int:
     started = time.monotonic()
-    home = Path(args.home or os.environ.get("DAGSTER_HOME") or Path.cwd() / ".dagster_home").resolve()
-    home.mkdir(parents=True, exist_ok=True)
-    checkout = repo_root()
-    if not (home / "dagster.yaml").exists() and checkout is not None:
-        shutil.copy(checkout / "dagster.yaml", home / "dagster.yaml")
-    os.environ["DAGSTER_HOME"] = str(home)
+    home = _instance_home(args.home)
     registry = Registry(args.registry_url)
     keys = []
     for short_name in args.models:
@@ -678,6 +731,9 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("id")
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=cmd_request_show)
+    run = request.add_parser("run", help="audit a request now, without `dagster dev` (Dagster's Python API, progress bar)")
+    run.add_argument("id")
+    run.set_defaults(func=cmd_request_run)
     verify = request.add_parser("verify", help="an erasure request on a new revision: forgotten, still and newly memorized, utility")
     verify.add_argument("id")
     verify.add_argument("--release", required=True, help="the new revision, name@revision")

@@ -3,7 +3,8 @@ the registry sensor's run observed over GraphQL until it succeeds, the report ch
 and in headless Chromium; then a data-subject request taken in through the CLI, the request
 sensor's run observed until it succeeds, the answer on disk and the registry saying answered;
 then two model runs launched at once, the second seen waiting in the queue for the `lm` pool
-(limit 1 in the default dagster.yaml) until the first has ended. Every process started here is stopped (tests/support/dagster_process.py)."""
+(limit 1 in the default dagster.yaml) until the first has ended; then, the daemon stopped, a
+request audited from the CLI (`wikimem request run`). Every process started here is stopped (tests/support/dagster_process.py)."""
 
 import json
 import re
@@ -168,6 +169,26 @@ def test_registering_a_model_launches_one_successful_audit_with_a_report(tmp_pat
         assert seen_waiting, f"no run was seen waiting in the queue: {states}"
         earlier, later = sorted(states.values(), key=lambda state: state["startTime"])
         assert later["startTime"] >= earlier["endTime"], f"the model runs overlapped: {states}"
+
+    # Without the daemon: `wikimem request run` audits a request through Dagster's Python API on
+    # the same instance, and `request show` reads its run from the event log.
+    facts.write_text(PERSON.replace("Ilse Marwitz", "Henrike Dossow"), encoding="utf-8")
+    added = subprocess.run([str(wikimem), "--home", str(home), "request", "add", "--facts", str(facts)],
+                           capture_output=True, text=True, timeout=120)
+    assert added.returncode == 0, added.stderr
+    request_id = re.search(r"received (dsr-\S+):", added.stdout).group(1)
+    listed = subprocess.run([str(wikimem), "--home", str(home), "request", "list", "--json"],
+                            capture_output=True, text=True, timeout=120)
+    assert {r["id"]: r["status"] for r in json.loads(listed.stdout)}[request_id] == "received"
+    ran = subprocess.run([str(wikimem), "--home", str(home), "request", "run", request_id],
+                         capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-3000:]
+    assert re.search(r"run \S+: success, \d+ step\(s\) done", ran.stdout), ran.stdout
+    assert f"access request {request_id} about Henrike Dossow, answered" in ran.stdout
+    assert (home / "storage" / "requests" / request_id / "answer.html").is_file()
+    unknown = subprocess.run([str(wikimem), "--home", str(home), "request", "run", "dsr-nope"],
+                             capture_output=True, text=True, timeout=120)
+    assert unknown.returncode == 2 and "dsr-nope" in unknown.stderr and "Traceback" not in unknown.stderr
 
     page = report.read_text()
     assert "Lineage" in page and "Not computed" not in page  # CRM and MIA summaries ran in the same run

@@ -43,12 +43,14 @@ class RequestKind(StrEnum):
 
 class RequestStatus(StrEnum):
     RECEIVED = "received"
-    AUDITING = "auditing"
+    QUEUED = "queued"  # its run is waiting in the run queue (e.g. for the one-model pool)
+    AUDITING = "auditing"  # its run has started
     ANSWERED = "answered"
     FAILED = "failed"
 
 
-OPEN_STATUSES = (RequestStatus.RECEIVED.value, RequestStatus.AUDITING.value, RequestStatus.FAILED.value)
+OPEN_STATUSES = (RequestStatus.RECEIVED.value, RequestStatus.QUEUED.value, RequestStatus.AUDITING.value,
+                 RequestStatus.FAILED.value)
 
 
 def add_one_month(moment: datetime) -> datetime:
