@@ -20,7 +20,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from wikimem_platform.lm.loading import ModelLoadError, SHIPPED_MODELS
-from wikimem_platform.registry import Registry, RegistryError, RELEASE_FIELDS, Task
+from wikimem_platform.registry import check_source, infer_source_kind, Registry, RegistryError, RELEASE_FIELDS, Task
 from wikimem_platform.reports import across_models, compliance as reports
 from wikimem_platform.storage import StoredResults, json_scalar, report_dir, to_json, path_safe_key
 from wikimem_platform.subject_requests import answer, answer_files, inquiry as inq, intake, reference
@@ -120,6 +120,8 @@ def cmd_models_register(args) -> int:
     if args.served_model or args.api_key_env or args.access or args.tokenizer:
         raise CliError("--served-model, --api-key-env, --access and --tokenizer go with --endpoint URL")
     try:
+        if not args.defer_check:
+            check_source(args.kind or infer_source_kind(args.source), args.source)
         entry = registry.register_source(
             args.source, name=args.name, revision=args.revision, source_kind=args.kind, family=args.family,
             parameter_count=args.parameter_count, variant=args.variant, quantization=args.quantization,
@@ -127,7 +129,7 @@ def cmd_models_register(args) -> int:
             **{field: getattr(args, field) for field in RELEASE_FIELDS},
         )
     except RegistryError as error:
-        raise CliError.of(error) from error
+        raise CliError.of(error, "nothing was registered") from error
     print(f"registered {entry.key} ({entry.source_kind}: {entry.source}, {entry.task}, {entry.variant})")
     print("With `dagster dev` running on this DAGSTER_HOME, the registry sensor audits it within seconds.")
     return 0
@@ -664,6 +666,9 @@ def build_parser() -> argparse.ArgumentParser:
     register = models.add_parser("register", help="register a release (the sensor audits it)")
     register.add_argument("source", help=f"shipped short name ({', '.join(SHIPPED_MODELS)}), HF directory, .gguf file or hub "
                                          "id; with --endpoint, the release's name")
+    register.add_argument("--defer-check", action="store_true",
+                          help="register even though the weights cannot be found from this machine now (a hub id "
+                               "without hub access, a folder without weights); its audit fails until they can")
     register.add_argument("--endpoint", metavar="URL", help="the model is served there (OpenAI-compatible: vLLM, SGLang, "
                                                              "...); probed before it is registered")
     register.add_argument("--served-model", metavar="ID", help="with --endpoint: the model id the server serves")

@@ -122,6 +122,35 @@ def default_registry_url() -> str:
     return f"sqlite:///{home / 'wikimem_registry.db'}"
 
 
+WEIGHT_PATTERNS = ("*.safetensors", "*.bin", "*.safetensors.index.json", "*.bin.index.json")
+
+
+def check_source(kind: str, source: str) -> None:
+    """Whether this machine can load the release's weights at all, before it is registered (a
+    release that can never load would be audited, and re-audited with every request, for nothing):
+    a hub id must be in the local Hugging Face cache or the hub must answer; a model directory
+    must hold weights, not only a config. A RegistryError says what is missing and what to do."""
+    if kind == SourceKind.HUB:
+        from huggingface_hub import model_info, try_to_load_from_cache  # lazy: only hub sources need it
+
+        if isinstance(try_to_load_from_cache(source, "config.json"), str):
+            return
+        if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on"):
+            raise RegistryError("source", f"{source!r} is not in this machine's Hugging Face cache and the hub is not "
+                                "reachable from here (HF_HUB_OFFLINE=1): download it where the hub is reachable and "
+                                "register its folder (--kind hf-dir), or pass --defer-check")
+        try:
+            model_info(source, timeout=10)
+        except Exception as error:  # noqa: BLE001 - any failure to reach or find it says the same
+            raise RegistryError("source", f"the Hugging Face hub did not give {source!r} ({type(error).__name__}: "
+                                f"{error}); register a local folder (--kind hf-dir), or pass --defer-check") from error
+    elif kind == SourceKind.HF_DIR:
+        path = Path(source).expanduser()
+        if path.is_dir() and not any(next(path.glob(pattern), None) for pattern in WEIGHT_PATTERNS):
+            raise RegistryError("source", f"{source!r} holds no weights ({', '.join(WEIGHT_PATTERNS)}): only a config "
+                                "cannot be audited; point at the folder with the weights, or pass --defer-check")
+
+
 def infer_source_kind(source: str) -> str:
     """shipped short name, .gguf file, local directory, or hub id 'org/name' (in that order)."""
     if source in SHIPPED_MODELS:

@@ -80,7 +80,7 @@ USER_ERRORS = [
                                 "--recipients, --retention, --training-data, --transfers\n"),
     (["models", "edit", "a@1", "--purposes", " "], "error: purposes: must be text of 1 to 2000 characters (or left out)\n"),
     (["models", "register", "gpt-5"], "error: source: 'gpt-5' is neither a shipped model (gemma-3-270m, "
-                                      "smollm2-135m-instruct), a path, nor a hub id 'org/name'\n"),
+                                      "smollm2-135m-instruct), a path, nor a hub id 'org/name'\nnothing was registered\n"),
     (["request", "show", "dsr-nope"], "error: no request 'dsr-nope'\n"),
     (["request", "remove", "dsr-nope"], "error: no request 'dsr-nope'\n"),
     (["request", "verify", "dsr-nope", "--release", "a@1"], "error: no request 'dsr-nope'\n"),
@@ -156,3 +156,26 @@ def test_demo_writes_a_report_that_renders(tmp_path):
     if reports.find_chromium():
         check = reports.check_rendering(folder / "report.html", screenshot=tmp_path / "shot.png")
         assert check.ok and check.figures == 5, check  # no base vs instruct with one model
+
+
+def test_a_release_is_registered_only_when_its_weights_can_be_found(tmp_path, monkeypatch, capsys):
+    """A hub id on a machine without hub access, a folder with a config but no weights: a clear
+    error and nothing stored, unless --defer-check (issue 38)."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty Hugging Face cache
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    base = ["--registry-url", url, "models", "register"]
+    assert main([*base, "org/no-such-model", "--kind", "hub"]) == 2
+    err = capsys.readouterr().err
+    assert "error: source: 'org/no-such-model' is not in this machine's Hugging Face cache" in err
+    assert "HF_HUB_OFFLINE=1" in err and "nothing was registered" in err and "Traceback" not in err
+    folder = tmp_path / "only-config"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    assert main([*base, str(folder)]) == 2
+    assert "holds no weights" in capsys.readouterr().err
+    assert Registry(url).list() == []
+    assert main([*base, "org/no-such-model", "--kind", "hub", "--defer-check"]) == 0
+    (folder / "model.safetensors").write_bytes(b"")
+    assert main([*base, str(folder)]) == 0
+    assert [e.source_kind for e in Registry(url).list()] == ["hub", "hf-dir"]
