@@ -29,4 +29,10 @@ if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb 
     || { $SUDO apt-get update -q >/dev/null 2>&1 && $SUDO apt-get install -y -q postgresql >/dev/null 2>&1; } \
     || echo "note: postgresql not installed (no apt access); the Postgres tests will be skipped"
 fi
+# A real inference server for the endpoint audits and their end-to-end test: vLLM (CPU build) in
+# its own environment, .vllm-venv/ (about 3.4 GB, 1.5 min; scripts/setup_vllm.sh). Skipped with
+# WIKIMEM_SKIP_VLLM=1; if it cannot be installed the endpoint end-to-end tests skip, saying so.
+if [ "${WIKIMEM_SKIP_VLLM:-0}" != "1" ]; then
+  ./scripts/setup_vllm.sh || echo "note: vLLM not installed (scripts/setup_vllm.sh failed); the endpoint end-to-end tests will be skipped"
+fi
 echo "wikimem-platform is set up in .venv (activate with: source .venv/bin/activate)"

