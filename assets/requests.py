@@ -162,12 +162,13 @@ def request_scores(
     request_control_candidates: pd.DataFrame,
     value_aliases: pd.DataFrame,
 ):
-    """The person on every registered release, one at a time; a release that fails to load or
-    score is recorded as not audited and the others go on."""
+    """The person on every registered release, one at a time (an endpoint release through its
+    server); a release that fails to load or score is recorded as not audited and the others go on."""
     plan = PersonPlan(request_subject, request_facts, request_canaries, request_candidates, request_coverage,
                       request_control_canaries, request_control_candidates)
     result = audit_person_on_releases(
-        model_registry.registry().list(), scoring.load, plan, shards_for=scoring.shards_for,
+        # an endpoint release is audited where it is served (its prompt log-probabilities and completions)
+        model_registry.registry().list(), lambda entry: scoring.load(entry, served=True), plan, shards_for=scoring.shards_for,
         sentence_cache=scoring.sentence_cache, settings=scoring.settings(), label=context.partition_key,
         log=context.log.info, warn=context.log.warning, max_new_tokens=config.max_new_tokens, value_aliases=value_aliases,
     )

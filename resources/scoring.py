@@ -70,12 +70,13 @@ class ScoringResource(ConfigurableResource):
         """The release's model, loaded once per process (the shard steps of an in-process run share
         it); loading another release first lets go of this one, so one model is in memory at a time.
         An endpoint release (served elsewhere) is given only to callers that say `served=True`
-        (the scores, through prompt log-probabilities); every other caller needs the weights and
-        gets a clear error rather than a wrong number."""
+        (the scores, through prompt log-probabilities, and the data-subject request audits, which
+        also complete through the server); every other caller needs the weights and gets a clear
+        error rather than a wrong number."""
         if entry.source_kind == "endpoint" and not served:
             raise ModelLoadError(
                 f"{entry.key} is served at {entry.source} (an endpoint release): this step needs the model's weights; "
-                "endpoint releases are audited through their scores and memorization only (issue 36)")
+                "endpoint releases are audited through their scores, memorization and data-subject requests only (issue 36)")
         if entry.key not in self._loaded:
             self._loaded.clear()
             gc.collect()

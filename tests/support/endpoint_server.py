@@ -1,7 +1,11 @@
 """A real HTTP server on 127.0.0.1 that answers like an OpenAI-compatible completions server,
 from a script (429, malformed JSON, no log-probabilities, ...) or as a toy language model whose
 log-probabilities are a known function of the token ids: the endpoint client's tests compute
-every NLL by hand. Text prompts are tokenized without any start token, as vLLM does for SmolLM2."""
+every NLL by hand. Text prompts are tokenized without any start token, as vLLM does for SmolLM2.
+
+Given a real model (`model=`, a LoadedModel), it serves that model the way vLLM does, on its own
+code path: the prompt log-probabilities of each token-id prompt from one forward pass, and greedy
+completions of token-id prompts one at a time (no padding) through `generate`."""
 
 from __future__ import annotations
 
@@ -25,11 +29,13 @@ class ScriptedServer:
     `tokenizer` without any start token, as vLLM does for SmolLM2)."""
 
     def __init__(self, script=(), tokenizer=None, echo_extra_token: bool = False, reverse_choices: bool = False,
-                 fail_after: int | None = None, logprob_shift: float = 0.0):
+                 fail_after: int | None = None, logprob_shift: float = 0.0, model=None):
         self.script = list(script)
         self.fail_after = fail_after  # completions requests answered before every later one gets HTTP 400
         self.logprob_shift = logprob_shift  # added to every log-probability: "other weights" behind a URL
         self.tokenizer = tokenizer
+        self.model = model  # a LoadedModel served for real (log-probabilities and greedy completions)
+        self._model_lock = threading.Lock()
         self.echo_extra_token = echo_extra_token
         self.reverse_choices = reverse_choices
         self.requests: list[tuple[str, dict, dict]] = []
@@ -80,6 +86,9 @@ class ScriptedServer:
                         ids = [ord(c) for c in prompt]  # a tokenizer of characters
                     if server.echo_extra_token:
                         ids = [1, *ids]
+                    if server.model is not None:
+                        choices.append({"index": index, **server.model_choice(ids, payload)})
+                        continue
                     generated = 5
                     choice = {"index": index, "text": "x", "finish_reason": "length"}
                     if payload.get("echo") and payload.get("logprobs") is not None:
@@ -95,6 +104,30 @@ class ScriptedServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+
+    def model_choice(self, ids: list[int], payload: dict) -> dict:
+        """One choice from the real model: with echo, the prompt's log-probabilities (None for the
+        first token) and one greedy token; else the greedy completion's text (max_tokens new
+        tokens, stopped at end of sequence, special tokens dropped)."""
+        import torch
+
+        lm = self.model
+        eos = lm.tokenizer.eos_token_id
+        with self._model_lock, torch.inference_mode():
+            input_ids = torch.tensor([ids], device=lm.device)
+            if payload.get("echo"):
+                logp = torch.log_softmax(lm.model(input_ids=input_ids).logits[0].float(), dim=-1)
+                values = [None] + [float(logp[i - 1, t]) for i, t in enumerate(ids) if i > 0]
+                nxt = int(logp[-1].argmax())
+                return {"text": lm.tokenizer.decode([nxt]), "finish_reason": "length",
+                        "logprobs": {"token_logprobs": [*values, float(logp[-1, nxt])],
+                                     "tokens": [str(t) for t in [*ids, nxt]]}}
+            out = lm.model.generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids),
+                                    max_new_tokens=int(payload["max_tokens"]), do_sample=False, num_beams=1,
+                                    temperature=None, top_p=None, top_k=None, pad_token_id=eos, eos_token_id=eos)
+        new = out[0, len(ids):].tolist()
+        new = new[:new.index(eos)] if eos in new else new
+        return {"text": lm.tokenizer.decode(new, skip_special_tokens=True), "finish_reason": "stop"}
 
     def __enter__(self):
         self.thread.start()

@@ -43,6 +43,9 @@ from wikimem_platform.lm.loading import encode_texts, start_token_ids_for
 PROMPT_LOGPROBS = "prompt-logprobs"
 GENERATION = "generation"
 ACCESS_LEVELS = (PROMPT_LOGPROBS, GENERATION)
+# What a verdict from a model loaded on this machine was made with (every fact of an answer names
+# its access: this, or the endpoint's level).
+WEIGHTS = "weights"
 PROMPT_MODES = ("token-ids", "text")
 ENV_NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 # The registration probe's sentence (the notes' sanity figure: SmolLM2 24.5 nats, Gemma 3 19.5).
@@ -537,6 +540,12 @@ class EndpointModel:
         if self.access != access:
             raise EndpointError(self.config.url, f"registered with access {self.access!r}: {access} is not available "
                                                  "(the WikiMem scores need prompt-logprobs)")
+
+
+def access_of(model: Any) -> str:
+    """The access a model's results were obtained with: the endpoint's level for a served model,
+    WEIGHTS for one loaded here."""
+    return model.access if isinstance(model, EndpointModel) else WEIGHTS
 
 
 def check_probe(report: ProbeReport) -> ProbeReport:

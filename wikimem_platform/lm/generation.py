@@ -25,6 +25,7 @@ import pandas as pd
 
 from wikimem_platform.labels import normalize_label
 from wikimem_platform.lm.batching import padded_batches
+from wikimem_platform.lm.endpoint import EndpointModel
 from wikimem_platform.lm.loading import LoadedModel
 from wikimem_platform.lm.nll import score_token_ids
 from wikimem_platform.vocabulary import MAX_NEW_TOKENS
@@ -34,7 +35,7 @@ GENERATION_AUTO_BATCH = 32  # prompts per generate call when the batch size is a
 
 # --------------------------------------------------------------------------- decoding
 
-def greedy_generate(lm: LoadedModel, prompts: Sequence[str], max_new_tokens: int = MAX_NEW_TOKENS,
+def greedy_generate(lm: LoadedModel | EndpointModel, prompts: Sequence[str], max_new_tokens: int = MAX_NEW_TOKENS,
                     batch_size: int | None = None,
                     progress: Callable[[int, int], None] | None = None,
                     unpadded: bool = False) -> list[str]:
@@ -44,7 +45,15 @@ def greedy_generate(lm: LoadedModel, prompts: Sequence[str], max_new_tokens: int
     first end-of-sequence token and decoded without special tokens. `unpadded`: batch only
     prompts of the same token length, for a model that ignores position ids (peft's prompt and
     p-tuning wrappers drop them, so a left-padded row would start at the wrong position).
+    A release served behind an endpoint completes on its server (`EndpointModel.complete_greedy`:
+    temperature 0, token-id prompts with the same start-token rule; the server batches and pads
+    itself, so `batch_size` and `unpadded` do not apply): the same text as the local model.
     """
+    if isinstance(lm, EndpointModel):
+        outputs = lm.complete_greedy(prompts, max_new_tokens)
+        if progress is not None:
+            progress(len(outputs), len(outputs))
+        return outputs
     return _generate(lm, prompts, max_new_tokens, batch_size, progress, unpadded, sampling=None)
 
 

@@ -18,6 +18,7 @@ import pandas as pd
 
 from wikimem_platform.registry import RELEASE_FIELDS
 from wikimem_platform.crm.giveaways import find_giveaways
+from wikimem_platform.lm.endpoint import WEIGHTS
 from wikimem_platform.subject_requests.audit import (
     AUDITED,
     CANARY_PROBE,
@@ -40,7 +41,9 @@ from wikimem_platform.wikimem.memorization import evaluate_wikimem
 MEMORIZED, WEAK, NOT_MEMORIZED = "memorized", "weakly associated", "not memorized"
 VERDICT_ORDER = (MEMORIZED, WEAK, NOT_MEMORIZED)
 ANSWER_COLUMNS = [
-    "model", "property", "property_label", "values", "verdict", "M", "n_memorized", "n_variants", "z_star",
+    "model", "property", "property_label", "values", "verdict",
+    # what produced the verdict: "weights" (a model loaded here) or a served endpoint's access level
+    "access", "M", "n_memorized", "n_variants", "z_star",
     "truth_rank", "n_candidates",
     # wordings left out because their text shows or implies the value (`crm.giveaways`); untestable:
     # every scored wording does (the name shows it), so the ranking cannot be evidence
@@ -57,6 +60,9 @@ ANSWER_COLUMNS = [
     "controls_M_max",
 ]
 CONTROL_FIELDS = ANSWER_COLUMNS[ANSWER_COLUMNS.index("n_controls"):]
+# What each endpoint access level let us read, in the letter's words.
+ACCESS_MEANS = {"prompt-logprobs": "the server's probabilities of our sentences and its completions",
+                "generation": "the server's completions only"}
 NO_EVIDENCE_SENTENCE = "no evidence beyond what the model would say of anyone with these facts"
 
 
@@ -107,10 +113,17 @@ def release_outcomes(
             else pd.Series(False, index=said.index)
         audit = ModelAudit(row["model"], mine(scores), said[~of_control].reset_index(drop=True), None, row["fingerprint"],
                            control_scores=mine(control_scores) if len(control_scores) else None,
-                           control_completions=said[of_control].reset_index(drop=True))
+                           control_completions=said[of_control].reset_index(drop=True),
+                           access=_access(row.get("access")))
         scoring_facts = {name: row.get(name) for name in SCORING_FIELDS}
         outcomes.append(ModelOutcome(row["model"], fields, audit=audit, scoring=scoring_facts))
     return outcomes
+
+
+def _access(value) -> str:
+    """A stored audit row's access; audits stored before it was recorded were all of weights
+    (endpoint releases were not audited for requests then)."""
+    return value if isinstance(value, str) and value else WEIGHTS
 
 
 def models_lineage(outcomes: Sequence[ModelOutcome], entries: Mapping[str, object]) -> list[dict]:
@@ -211,7 +224,7 @@ def model_verdicts(
         extracted = extraction(prop)
         rows.append({
             "model": audit.model, "property": prop, "property_label": property_labels.get(prop, prop),
-            "values": list(truths.get(prop, [])), "verdict": level, "M": float(pair["M"]),
+            "values": list(truths.get(prop, [])), "verdict": level, "access": audit.access, "M": float(pair["M"]),
             "n_memorized": int(pair["n_memorized"]), "n_variants": int(pair["n_variants"]),
             "z_star": json_scalar(pair.get("z_star")), "truth_rank": _rank_value(pair.get("summed_truth_rank")),
             "n_candidates": int(n_candidates.get(prop, 0)),
@@ -329,6 +342,10 @@ def plain_sentence(row: Mapping, who: Addressee | str) -> str:
         else:
             text = (f"Asked about the record of these facts, {given}; but it did so for {k} of {n} invented people "
                     f"given the same facts too (p = {extraction['p_value']:.2f}): it says this of anyone with these facts. ") + text
+    access = row.get("access") or WEIGHTS
+    if access != WEIGHTS:
+        text += (f" This verdict was obtained through the model as it is served (an OpenAI-compatible endpoint, "
+                 f"{access} access: {ACCESS_MEANS.get(access, access)}), not from a copy of its weights.")
     return text
 
 
@@ -373,6 +390,7 @@ def compose_answer(
         facts.sort(key=lambda fact: not fact["emitted"])  # what the model says comes first (stable)
         models.append({**item, **{k: json_scalar(v) for k, v in outcome.scoring.items()},
                        "audited": True, "error": None, "fingerprint": outcome.audit.fingerprint,
+                       "access": outcome.audit.access,
                        "n_facts": len(facts), "n_memorized": sum(f["verdict"] == MEMORIZED for f in facts),
                        "n_weak": sum(f["verdict"] == WEAK for f in facts), "facts": facts})
         if request.kind == RequestKind.ERASURE and len(pairs):

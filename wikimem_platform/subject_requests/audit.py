@@ -11,6 +11,13 @@ line saying why.
 
 `audit_person_on_releases` runs that audit on every registered release, one model in memory at a
 time; a release that fails to load or score is recorded as not audited and the others go on.
+
+A release served behind an OpenAI-compatible endpoint (`lm.endpoint.EndpointModel`, access
+prompt-logprobs) is audited the same way: its canaries (the person's and the controls') are
+scored through the server's prompt log-probabilities (`wikimem.scoring.sentence_nlls`), its
+completions and record-prompt extractions come from the server's greedy completions
+(`lm.generation.greedy_generate`); soft prompts, which need the weights, are skipped and the log
+says so. Every result names the access that produced it (`lm.endpoint.access_of`).
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from wikimem_platform.crm import metrics as crm
 from wikimem_platform.crm.giveaways import find_giveaways
 from wikimem_platform.crm.examples import canary_examples
 from wikimem_platform.eme.soft_prompts import SoftPromptStore
+from wikimem_platform.lm.endpoint import access_of, EndpointModel, WEIGHTS
 from wikimem_platform.lm.generation import greedy_generate, MAX_NEW_TOKENS, substring_hit
 from wikimem_platform.lm.loading import LoadedModel
 from wikimem_platform.progress import throttled
@@ -49,7 +57,7 @@ MIN_ON_DEMAND_POOL = 10
 DEFAULT_COUNTERFACTUALS_PER_PROPERTY = 100  # the counterfactuals asset's default (~100 + truths)
 COVERAGE_COLUMNS = ["property", "property_label", "coverage", "reason"]
 # One row per registered release in `audit_person_on_releases`: audited or why not, cache use, time.
-RELEASE_AUDIT_COLUMNS = ["model", "audited", "error", "fingerprint", "sentences_computed", "shards_reused",
+RELEASE_AUDIT_COLUMNS = ["model", "audited", "error", "fingerprint", "access", "sentences_computed", "shards_reused",
                          "facts_compared", "control_sentences_computed", "precision", "sentences_rescored",
                          "share_rescored", "seconds"]
 COMPLETION_COLUMNS = ["subject_qid", "property", "variant_id", "prompt", "completion", "targets", "hit", "cue", "probe"]
@@ -290,6 +298,7 @@ class ModelAudit:
     control_report: ScoringReport | None = None  # what scoring the controls cost (cache reuse)
     compared: tuple[str, ...] = ()  # properties whose controls were scored (the person's M > 0)
     control_completions: pd.DataFrame | None = None  # the controls' completions where the person's named the value
+    access: str = WEIGHTS  # what produced these results: "weights" (loaded here) or the endpoint's access level
 
     @property
     def control_sentences_computed(self) -> int:
@@ -297,7 +306,7 @@ class ModelAudit:
         return self.control_report.sentences_computed if self.control_report is not None else 0
 
 
-def complete_baselines(lm: LoadedModel, canaries: pd.DataFrame, max_new_tokens: int = MAX_NEW_TOKENS) -> pd.DataFrame:
+def complete_baselines(lm: LoadedModel | EndpointModel, canaries: pd.DataFrame, max_new_tokens: int = MAX_NEW_TOKENS) -> pd.DataFrame:
     """What the model says: the greedy continuation of each property's first canary wording that
     names the person before the value (the baseline where it does), with its CRM cue and whether
     it contains a true value."""
@@ -313,7 +322,7 @@ def complete_baselines(lm: LoadedModel, canaries: pd.DataFrame, max_new_tokens: 
     return first[COMPLETION_COLUMNS]
 
 
-def entity_extractions(lm: LoadedModel, plan: PersonPlan, soft_prompts: SoftPromptStore | None,
+def entity_extractions(lm: LoadedModel | EndpointModel, plan: PersonPlan, soft_prompts: SoftPromptStore | None,
                        max_new_tokens: int = MAX_NEW_TOKENS) -> pd.DataFrame:
     """What the model says when asked with the person's record ("name: ...; occupation: ...;
     employer:"), as written and through the release's stored soft prompts (trained on other
@@ -331,7 +340,7 @@ def entity_extractions(lm: LoadedModel, plan: PersonPlan, soft_prompts: SoftProm
 
 
 def audit_person_on_model(
-    lm: LoadedModel,
+    lm: LoadedModel | EndpointModel,
     plan: PersonPlan,
     store: ShardStore,
     sentence_cache: SentenceNllCache | None,
@@ -351,7 +360,14 @@ def audit_person_on_model(
     something to test (M > 0 with WikiMem's calibration, equivalents found with `embed` and
     `value_aliases` as the answer finds them: `controls.facts_to_compare`); their sentences go
     through the same shards and sentence cache (controls of the same shape, origin and facts recur
-    across requests)."""
+    across requests).
+
+    A served model (EndpointModel) is scored and completes through its server; a soft prompt
+    needs the weights, so none is tried on it (logged)."""
+    if soft_prompts is not None and isinstance(lm, EndpointModel):
+        log(f"soft prompts skipped: {lm.name} is served at an endpoint and a soft prompt needs the model's weights; "
+            "the record prompts are asked as written only")
+        soft_prompts = None
     scores, report = score_canaries(lm, plan.canaries, plan.candidates, store, settings, log=log,
                                     progress=progress, sentence_cache=sentence_cache)
     control_scores, control_report, compared = None, None, ()
@@ -362,10 +378,11 @@ def audit_person_on_model(
     extracted = entity_extractions(lm, plan, soft_prompts, max_new_tokens)
     return ModelAudit(lm.name, scores, pd.concat([said, extracted], ignore_index=True), report, lm.fingerprint,
                       control_scores=control_scores, control_report=control_report, compared=compared,
-                      control_completions=complete_controls(lm, plan, said, extracted, soft_prompts, max_new_tokens))
+                      control_completions=complete_controls(lm, plan, said, extracted, soft_prompts, max_new_tokens),
+                      access=access_of(lm))
 
 
-def complete_controls(lm: LoadedModel, plan: PersonPlan, said: pd.DataFrame, extracted: pd.DataFrame,
+def complete_controls(lm: LoadedModel | EndpointModel, plan: PersonPlan, said: pd.DataFrame, extracted: pd.DataFrame,
                       soft_prompts: SoftPromptStore | None = None, max_new_tokens: int = MAX_NEW_TOKENS) -> pd.DataFrame:
     """The invented people's completions of every prompt whose completion named a true value for
     the person (the canary wording, the record prompt as written or through a soft prompt): such a
@@ -478,13 +495,13 @@ class ReleaseAudits:
 
 def _not_audited(key: str, error: Exception, seconds: float) -> dict:
     return {"model": key, "audited": False, "error": f"{type(error).__name__}: {error}",
-            "fingerprint": None, "sentences_computed": 0, "shards_reused": 0, "facts_compared": 0,
+            "fingerprint": None, "access": None, "sentences_computed": 0, "shards_reused": 0, "facts_compared": 0,
             "control_sentences_computed": 0, "precision": None, "sentences_rescored": 0, "share_rescored": 0.0,
             "seconds": seconds}
 
 
 def _audited(key: str, audit: ModelAudit, seconds: float) -> dict:
-    return {"model": key, "audited": True, "error": None, "fingerprint": audit.fingerprint,
+    return {"model": key, "audited": True, "error": None, "fingerprint": audit.fingerprint, "access": audit.access,
             "sentences_computed": audit.report.sentences_computed, "shards_reused": audit.report.shards_reused,
             "facts_compared": len(audit.compared), "control_sentences_computed": audit.control_sentences_computed,
             # the person's scores: the precision scored in, and the sentences brought back to float32
@@ -495,10 +512,10 @@ def _audited(key: str, audit: ModelAudit, seconds: float) -> dict:
 
 def audit_person_on_releases(
     releases: Sequence,
-    load: Callable[[object], LoadedModel],
+    load: Callable[[object], LoadedModel | EndpointModel],
     plan: PersonPlan,
     shards_for: Callable[[str], str | Path],
-    sentence_cache: Callable[[LoadedModel], SentenceNllCache | None],
+    sentence_cache: Callable[[LoadedModel | EndpointModel], SentenceNllCache | None],
     settings: dict | None = None,
     label: str = "request",
     log: Callable[[str], None] = print,
@@ -507,7 +524,8 @@ def audit_person_on_releases(
     value_aliases: pd.DataFrame | None = None,
 ) -> ReleaseAudits:
     """`audit_person_on_model` on every release (objects with a `key`, e.g. registry entries),
-    one at a time: `load(release)` gives its model, `shards_for(key)` its shard folder and
+    one at a time: `load(release)` gives its model (loaded here, or served: an EndpointModel),
+    `shards_for(key)` its shard folder and
     `sentence_cache(lm)` its sentence cache. A release that fails to load or score is logged
     through `warn` and recorded as not audited (`error` says why); the others go on. Each model
     is let go before the next is loaded. Messages start with `label` (the request id), never the

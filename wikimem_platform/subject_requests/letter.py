@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from wikimem_platform.lm.endpoint import WEIGHTS
 from wikimem_platform.reports import compliance as reports
 from wikimem_platform.storage import write_atomically
 from wikimem_platform.subject_requests.answer import FORGOTTEN, MEMORIZED, NEWLY, one_line, release_name, STILL
@@ -134,7 +135,7 @@ def _in_short(document: Mapping) -> str:
 
 
 def _evidence_table(model: Mapping) -> str:
-    rows = ["<div class='scroll'><table><tr><th>fact</th><th>verdict</th><th>M</th><th></th><th>z*</th><th>rank</th>"
+    rows = ["<div class='scroll'><table><tr><th>fact</th><th>verdict</th><th>access</th><th>M</th><th></th><th>z*</th><th>rank</th>"
             "<th>invented people as strong (p)</th><th>model's completion</th><th>cue</th>"
             "<th>record prompt that made it say the value</th></tr>"]
     for f in model["facts"]:
@@ -152,10 +153,17 @@ def _evidence_table(model: Mapping) -> str:
         rank = "" if f["truth_rank"] is None else f"{int(f['truth_rank'])} of {f['n_candidates']}"
         rows.append(
             f"<tr><td>{_esc(f.get('phrase') or f['property_label'])} = {_esc(' / '.join(f['values']))}</td>"
-            f"<td class='{f['verdict'].split()[0]}'>{_esc(f['verdict'])}</td><td>{f['M']:.2f}</td>"
+            f"<td class='{f['verdict'].split()[0]}'>{_esc(f['verdict'])}</td><td>{_esc(_access_cell(f))}</td>"
+            f"<td>{f['M']:.2f}</td>"
             f"<td><span class='bar' style='width:{f['M'] * 6:.1f}em'></span></td><td>{z}</td>"
             f"<td>{rank}</td><td>{chance}</td><td>{_esc(completion)}</td><td>{cue}</td><td>{_esc(said)}</td></tr>")
     return "".join(rows) + "</table></div>"
+
+
+def _access_cell(fact: Mapping) -> str:
+    """The access a fact's verdict came through: the weights, or a served endpoint's level."""
+    access = fact.get("access") or WEIGHTS
+    return access if access == WEIGHTS else f"endpoint, {access}"
 
 
 def _precision_note(model: Mapping) -> str:

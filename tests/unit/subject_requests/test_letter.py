@@ -194,3 +194,18 @@ def test_the_letter_says_which_wordings_were_left_out_and_when_none_is_left():
                                    untestable=True, completion=None), "you")
     assert text.startswith("For your citizenship (Germany) the model's answers cannot show what it knows: "
                            "every way of asking already gives the value away (it shows \u201cGermany\u201d)")
+
+
+def test_every_fact_names_the_access_that_produced_its_verdict():
+    # a local model's verdict: "weights", and no word of an endpoint
+    local = answer_html(_document())
+    assert "<th>access</th>" in local and "<td>weights</td>" in local and "endpoint" not in local
+    # a served model's: the evidence table and the sentence say it came through the endpoint
+    served = {"access": "prompt-logprobs", "sentence": plain_sentence(fact_row(access="prompt-logprobs"), "you")}
+    page = answer_html(_document(facts=[{**_document()["models"][0]["facts"][0], **served}]))
+    assert "<td>endpoint, prompt-logprobs</td>" in page and "<td>weights</td>" not in page
+    assert served["sentence"].endswith(
+        "This verdict was obtained through the model as it is served (an OpenAI-compatible endpoint, prompt-logprobs "
+        "access: the server's probabilities of our sentences and its completions), not from a copy of its weights.")
+    assert "served" not in plain_sentence(fact_row(access="weights"), "you")
+    assert "served" not in plain_sentence(fact_row(), "you")  # a row stored before access was recorded
