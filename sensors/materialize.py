@@ -13,11 +13,13 @@ import sys
 import threading
 import time
 import uuid
+import warnings
 from dataclasses import dataclass
 from functools import reduce
 
 from dagster import (
     AssetSelection,
+    BetaWarning,
     DagsterEventType,
     DagsterInstance,
     DagsterRunStatus,
@@ -28,6 +30,8 @@ from dagster._core.definitions.reconstruct import (
     ReconstructableJob,
     ReconstructableRepository,
 )
+from dagster._core.execution.api import create_execution_plan
+from dagster._core.execution.plan.step import StepKind
 from tqdm import tqdm
 
 from assets.partitions import models_partitions
@@ -48,6 +52,19 @@ def asset_job() -> ReconstructableJob:
 
     repository = ReconstructableRepository.for_module("definitions", "defs")
     return repository.get_reconstructable_job(defs.resolve_implicit_global_asset_job_def().name)
+
+
+def step_count(keys) -> int | None:
+    """How many steps a run of these assets executes, for the progress bar's total; None when a
+    step fans out only at run time (the scoring shards' dynamic outputs) or the plan cannot be
+    made without the run's config."""
+    try:
+        plan = create_execution_plan(asset_job().get_definition().get_subset(asset_selection=set(keys)))
+    except Exception:  # noqa: BLE001 - a total is a nicety: without it the bar counts up
+        return None
+    if any(step.kind in (StepKind.UNRESOLVED_MAPPED, StepKind.UNRESOLVED_COLLECT) for step in plan.steps):
+        return None
+    return len(plan.steps)
 
 
 def add_model_partitions(keys: list[str]) -> list[str]:
@@ -85,9 +102,13 @@ def materialize_on(instance: DagsterInstance, selection: str, label: str,
     """`materialize` on a given instance (tests, benchmarks)."""
     from definitions import defs  # lazy: definitions imports this module (the sensors' runner)
 
-    # Comma-separated like `dagster asset materialize --select`: the union of the parts.
-    parts = [AssetSelection.from_string(part.strip()) for part in selection.split(",")]
+    # Comma-separated like `dagster asset materialize --select`: the union of the parts. Parsing
+    # "group:x" warns that a parameter Dagster itself passes is in beta: not the user's concern.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BetaWarning)
+        parts = [AssetSelection.from_string(part.strip()) for part in selection.split(",")]
     keys = reduce(operator.or_, parts).resolve(defs.resolve_asset_graph())
+    total = step_count(keys)
     marker = uuid.uuid4().hex
     tags = {RUN_TAG: marker, **({"dagster/partition": partition_key} if partition_key else {})}
     result: dict = {}
@@ -108,7 +129,7 @@ def materialize_on(instance: DagsterInstance, selection: str, label: str,
     worker.start()
     # On a terminal the bar redraws as time passes; in a log file (no TTY) a line every LOG_EVERY_SECONDS.
     interactive = sys.stderr.isatty()
-    with tqdm(desc=label, unit="step", total=None, mininterval=0.1 if interactive else LOG_EVERY_SECONDS) as bar:
+    with tqdm(desc=label, unit="step", total=total, mininterval=0.1 if interactive else LOG_EVERY_SECONDS) as bar:
         run_id, cursor, shown = None, None, time.monotonic()
         while True:
             finished = not worker.is_alive()  # read before polling, so the last poll sees every event

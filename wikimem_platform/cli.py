@@ -340,8 +340,7 @@ def cmd_request_show(args) -> int:
     print(f"deadline: {state.message}")
     if request.error:
         print(f"error: {request.error}")
-    if request.is_open:
-        _print_run_progress(request.id)
+    _print_run_progress(request.id)
     if document is None:
         print("no answer yet")
         return 0

@@ -184,6 +184,7 @@ def test_registering_a_model_launches_one_successful_audit_with_a_report(tmp_pat
                          capture_output=True, text=True, timeout=RUN_TIMEOUT)
     assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-3000:]
     assert re.search(r"run \S+: success, \d+ step\(s\) done", ran.stdout), ran.stdout
+    assert re.search(rf"request {request_id}: 100%.* (\d+)/\1 ", ran.stderr), ran.stderr[-2000:]  # a bar with its total
     assert f"access request {request_id} about Henrike Dossow, answered" in ran.stdout
     assert (home / "storage" / "requests" / request_id / "answer.html").is_file()
     unknown = subprocess.run([str(wikimem), "--home", str(home), "request", "run", "dsr-nope"],
