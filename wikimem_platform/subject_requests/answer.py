@@ -339,9 +339,10 @@ def plain_sentence(row: Mapping, who: Addressee | str) -> str:
         if extraction.get("evidence", True):
             against = f", which it did for {k} of {n} invented people given the same facts (p = {extraction['p_value']:.2f})" if n else ""
             text = f"The model says it: {given}{against}. " + text
-        else:
-            text = (f"Asked about the record of these facts, {given}; but it did so for {k} of {n} invented people "
-                    f"given the same facts too (p = {extraction['p_value']:.2f}): it says this of anyone with these facts. ") + text
+        else:  # after the verdict: what the model says of anyone with these facts is no lead
+            text += (f" Given a record of these facts, it wrote \u201c{one_line(extraction['output'])}\u201d, naming the "
+                     f"true value, but it did so for {k} of {n} invented people given the same facts too "
+                     f"(p = {extraction['p_value']:.2f}): it says this of anyone with these facts.")
     access = row.get("access") or WEIGHTS
     if access != WEIGHTS:
         text += (f" This verdict was obtained through the model as it is served (an OpenAI-compatible endpoint, "

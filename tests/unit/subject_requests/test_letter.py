@@ -209,3 +209,13 @@ def test_every_fact_names_the_access_that_produced_its_verdict():
         "access: the server's probabilities of our sentences and its completions), not from a copy of its weights.")
     assert "served" not in plain_sentence(fact_row(access="weights"), "you")
     assert "served" not in plain_sentence(fact_row(), "you")  # a row stored before access was recorded
+
+
+def test_a_record_prompt_the_controls_answer_too_is_no_lead():
+    extraction = {"prompt": "name: Tobias Wenzlaff; country of citizenship:", "output": " Germany", "probe": "record",
+                  "cue": 0.0, "controls": 19, "control_hits": 5, "p_value": 6 / 20, "evidence": False}
+    text = plain_sentence(fact_row(completion=None, extraction=extraction), "you")
+    assert text.startswith("The model shows no memorization of your citizenship (Germany)")  # the verdict first
+    assert ("Given a record of these facts, it wrote \u201cGermany\u201d, naming the true value, but it did so for 5 of 19 "
+            "invented people given the same facts too (p = 0.30): it says this of anyone with these facts.") in text
+    assert "The model says it" not in text
