@@ -34,8 +34,9 @@ from dagster._core.execution.api import create_execution_plan
 from dagster._core.execution.plan.step import StepKind
 from tqdm import tqdm
 
-from assets.partitions import models_partitions
+from assets.partitions import models_partitions, requests_partitions
 from resources.placement import ensure_lm_pool, IN_PROCESS_EXECUTION
+from sensors.registry import reference_data_ready, REQUEST_JOB_NAME, run_config_for
 from wikimem_platform.progress import LOG_EVERY_SECONDS
 
 # The terminal shows a progress bar and warnings; every event is in the instance's run log.
@@ -169,9 +170,6 @@ def process_request(request_id: str, reference_selection: str) -> RunOutcome:
     group for that partition with a progress bar, configured from the audit config file as the
     sensor's runs are (in process: the terminal shows the progress). The request's status moves
     to "auditing" when its first step runs and to "answered" with the answer, as in a launched run."""
-    from assets.partitions import requests_partitions  # lazy: the partitions import the asset layer
-    from sensors.registry import REQUEST_JOB_NAME, reference_data_ready, run_config_for  # lazy: as above
-
     with DagsterInstance.get() as instance:
         ensure_lm_pool(instance)
         if request_id not in set(instance.get_dynamic_partitions(requests_partitions.name)):

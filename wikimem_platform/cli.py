@@ -198,11 +198,9 @@ def cmd_models_remove(args) -> int:
 
 def _withdraw(partitions: str, key: str) -> str:
     """Cancel the queued and running runs of a removed release or request and delete its partition
-    on the instance of DAGSTER_HOME (when there is one); what was done, for the message."""
-    home = Path(os.environ.get("DAGSTER_HOME") or ".dagster_home")
-    if not (home / "dagster.yaml").is_file():
+    on the instance (when there is one); what was done, for the message."""
+    if not _existing_instance():
         return ""
-    os.environ["DAGSTER_HOME"] = str(home.resolve())
     canceled, existed = importlib.import_module(DAGSTER_RUNNER).withdraw_partition(partitions, key)
     return ((f"; {len(canceled)} queued or running run(s) canceled ({', '.join(canceled)})" if canceled else "")
             + ("; its partition deleted (its materializations stay in the event log)" if existed else ""))
@@ -379,11 +377,20 @@ def cmd_request_run(args) -> int:
     return cmd_request_show(argparse.Namespace(**{**vars(args), "json": False}))
 
 
+def _existing_instance() -> bool:
+    """Whether a Dagster instance lives in $DAGSTER_HOME (else ./.dagster_home), exported for the
+    Dagster layer; commands that only read or clean up on it do nothing without one."""
+    home = Path(os.environ.get("DAGSTER_HOME") or ".dagster_home")
+    if not (home / "dagster.yaml").is_file():
+        return False
+    os.environ["DAGSTER_HOME"] = str(home.resolve())
+    return True
+
+
 def _print_run_progress(request_id: str) -> None:
-    """The request's newest run on the instance of $DAGSTER_HOME (when there is one): its state,
-    steps done and newest progress line from the run's event log."""
-    home = os.environ.get("DAGSTER_HOME")
-    if not home or not (Path(home) / "dagster.yaml").is_file():
+    """The request's newest run on the instance (when there is one): its state, steps done and
+    newest progress line from the run's event log."""
+    if not _existing_instance():
         return
     run = importlib.import_module(DAGSTER_RUNNER).request_run_progress(request_id)
     if run is None:

@@ -41,6 +41,21 @@ def _reset_signals() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+def _wait_until_serving(process: subprocess.Popen, port: int, log: Path, what: str, timeout: float) -> None:
+    """Until the webserver on `port` answers GraphQL; an early exit or a time-out shows the log's end."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited early:\n{log.read_text()[-3000:]}")
+        try:
+            graphql(port, "{ version }", timeout=5)
+            return
+        except (requests.RequestException, RuntimeError):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{what} not up in {timeout}s:\n{log.read_text()[-3000:]}")
+            time.sleep(1)
+
+
 @contextlib.contextmanager
 def dagster_dev(home: Path, port: int | None = None, startup_timeout: float = 180, env: dict | None = None) -> Iterator[int]:
     """Run `dagster dev` (webserver + daemon) with DAGSTER_HOME=home; yield its port."""
@@ -58,17 +73,7 @@ def dagster_dev(home: Path, port: int | None = None, startup_timeout: float = 18
         start_new_session=True,  # one process group: the webserver, daemon and code servers
     )
     try:
-        deadline = time.monotonic() + startup_timeout
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"dagster dev exited early:\n{(home / 'dagster-dev.log').read_text()[-3000:]}")
-            try:
-                graphql(port, "{ version }", timeout=5)
-                break
-            except (requests.RequestException, RuntimeError):
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"dagster dev not up in {startup_timeout}s:\n{(home / 'dagster-dev.log').read_text()[-3000:]}")
-                time.sleep(1)
+        _wait_until_serving(process, port, home / "dagster-dev.log", "dagster dev", startup_timeout)
         yield port
     finally:
         with contextlib.suppress(ProcessLookupError):
@@ -116,17 +121,7 @@ def dev_sh(home: Path, port: int | None = None, startup_timeout: float = 180) ->
                                env={**os.environ, "DAGSTER_HOME": str(home), "PORT": str(port)},
                                stdout=log, stderr=subprocess.STDOUT, preexec_fn=_as_background_job)
     try:
-        deadline = time.monotonic() + startup_timeout
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"dev.sh exited early:\n{(home / 'dev-sh.log').read_text()[-3000:]}")
-            try:
-                graphql(port, "{ version }", timeout=5)
-                break
-            except (requests.RequestException, RuntimeError):
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"dev.sh not up in {startup_timeout}s:\n{(home / 'dev-sh.log').read_text()[-3000:]}")
-                time.sleep(1)
+        _wait_until_serving(process, port, home / "dev-sh.log", "dev.sh", startup_timeout)
         yield port, process
     finally:
         for pid in processes_of(home):

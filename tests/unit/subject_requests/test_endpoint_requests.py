@@ -4,13 +4,11 @@ its own forward pass and `generate`, as vLLM serves a model) is audited beside t
 loaded here, controls included: the same NLLs, completions, extractions and verdicts, every fact
 naming the access that produced it, and soft prompts skipped on the served model with the reason."""
 
-from dataclasses import dataclass
-from datetime import datetime, UTC
-
 import numpy as np
 import pandas as pd
 import pytest
 
+from tests.fixtures.planted import Release
 from tests.support.endpoint_server import ScriptedServer
 from wikimem_platform.eme.soft_prompts import SoftPromptStore
 from wikimem_platform.lm.endpoint import EndpointConfig, EndpointModel
@@ -21,7 +19,6 @@ from wikimem_platform.subject_requests.audit import (
     audit_person_on_model,
     audit_person_on_releases,
     CONTROL_PROBE_PREFIX,
-    plan_person_audit,
 )
 from wikimem_platform.wikimem.scoring import SentenceNllCache, ShardStore
 
@@ -29,26 +26,12 @@ SETTINGS = {"dtype": "float32"}
 NLL_TOLERANCE = 1e-3  # nats
 
 
-@dataclass
-class Release:
-    key: str
-    source: str = "somewhere"
-    variant: str = "base"
-    family: str = "planted"
-    revision: str = "main"
-    registered_at: datetime = datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
-
 
 @pytest.fixture(scope="module")
 def plan(planted_model, planted_reference):
     """The member read 16 times, two properties, 3 invented controls."""
-    ref = planted_reference
     qid = next(p["qid"] for p in load_manifest(planted_model)["people"] if p["member"] and p["repetitions"] == 16)
-    subject, facts = ref.person(qid)
-    properties = sorted(set(facts["property"]) & set(ref.table["property"]))[:2]
-    return plan_person_audit(subject, facts, property_table=ref.table, templates=ref.templates, counterfactuals=ref.pool,
-                             claims=ref.extract.claims, humans=ref.extract.humans, metadata=ref.metadata,
-                             properties=properties, n_controls=3, control_alpha=0.5)
+    return planted_reference.plan(qid, n_properties=2, n_controls=3, control_alpha=0.5)
 
 
 @pytest.fixture(scope="module")

@@ -2,19 +2,16 @@
 rebuilt from what it returned (`release_outcomes`, `models_lineage`): on the planted model, one
 release whose loader raises is recorded as not audited and the release after it is audited."""
 
-from dataclasses import dataclass
-from datetime import datetime, UTC
-
 import pandas as pd
 import pytest
 
+from tests.fixtures.planted import Release
 from wikimem_platform.lm.loading import load_model
 from wikimem_platform.planted import load_manifest
 from wikimem_platform.subject_requests.answer import ENTRY_FIELDS, models_lineage, release_outcomes
 from wikimem_platform.subject_requests.audit import (
     audit_person_on_model,
     audit_person_on_releases,
-    plan_person_audit,
     RELEASE_AUDIT_COLUMNS,
 )
 from wikimem_platform.wikimem.scoring import SentenceNllCache, ShardStore
@@ -22,26 +19,11 @@ from wikimem_platform.wikimem.scoring import SentenceNllCache, ShardStore
 SETTINGS = {"dtype": "float32"}
 
 
-@dataclass
-class Release:
-    key: str
-    source: str = "somewhere"
-    variant: str = "base"
-    family: str = "planted"
-    revision: str = "main"
-    registered_at: datetime = datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
-
-
 @pytest.fixture(scope="module")
 def member_plan(planted_model, planted_reference):
     """A member read 16 times, two of their properties, no controls."""
-    ref = planted_reference
     qid = next(p["qid"] for p in load_manifest(planted_model)["people"] if p["member"] and p["repetitions"] == 16)
-    subject, facts = ref.person(qid)
-    properties = sorted(set(facts["property"]) & set(ref.table["property"]))[:2]
-    return plan_person_audit(subject, facts, property_table=ref.table, templates=ref.templates, counterfactuals=ref.pool,
-                             claims=ref.extract.claims, humans=ref.extract.humans, metadata=ref.metadata,
-                             properties=properties, n_controls=0)
+    return planted_reference.plan(qid, n_properties=2, n_controls=0)
 
 
 def test_a_release_that_fails_is_recorded_and_the_others_go_on(planted_model, member_plan, tmp_path):
