@@ -29,6 +29,7 @@ from assets.reports import run_lineage
 from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform.canaries.encoders import load_encoder
+from wikimem_platform.reference.value_forms import DEFAULT_MAX_FORMS
 from wikimem_platform.subject_requests.answer import compose_answer, models_lineage, release_outcomes, retain_by_release
 from wikimem_platform.subject_requests.answer_files import answer_dir
 from wikimem_platform.subject_requests.audit import (
@@ -61,6 +62,11 @@ class RequestPlanConfig(Config):
     control_alpha: float = Field(default=controls.DEFAULT_ALPHA, gt=0, lt=1, description=(
         "Level of the comparison with the invented people: a fact is memorized or weakly associated only at p <= "
         "control_alpha. Scoring stops a fact's controls once enough of them match the person to put p above it."))
+    truth_forms: int = Field(default=DEFAULT_MAX_FORMS, ge=0, description=(
+        "Other forms of each true value scored as the same truth, at most this many per value: the value's aliases "
+        "('United States', 'USA' for 'United States of America') from the extract and the shipped short forms, "
+        "letters only, never a counterfactual's label or alias. A long label otherwise loses to short counterfactuals "
+        "on summed NLL. The controls get the same forms. 0 = the label only (docs/value_form_bias.json)."))
 
 
 class RequestScoresConfig(Config):
@@ -98,7 +104,7 @@ def request_subject(context: AssetExecutionContext, model_registry: RegistryReso
 @multi_asset(
     outs={
         "request_canaries": AssetOut(group_name=GROUP, kinds={"pandas"}, description="The person's canaries (11 wordings + contextualized, h0, S(h))."),
-        "request_candidates": AssetOut(group_name=GROUP, kinds={"pandas"}, description="Per property: the truths and the counterfactual values."),
+        "request_candidates": AssetOut(group_name=GROUP, kinds={"pandas"}, description="Per property: the truths (with their other forms) and the counterfactual values."),
         "request_coverage": AssetOut(group_name=GROUP, kinds={"pandas"}, description="Per property: audited, built on demand, or not covered and why."),
         "request_control_canaries": AssetOut(group_name=GROUP, kinds={"pandas"}, description="The same canaries for invented people with the person's facts (n_controls)."),
         "request_control_candidates": AssetOut(group_name=GROUP, kinds={"pandas"}, description="The invented people's candidates: the person's, per control."),
@@ -116,13 +122,15 @@ def request_canaries(
     property_table: pd.DataFrame,
     canary_templates: pd.DataFrame,
     counterfactuals: pd.DataFrame,
+    value_aliases: pd.DataFrame,
 ):
-    """Canaries and candidates exactly as in a cohort audit, on-demand templates for the rest."""
+    """Canaries and candidates exactly as in a cohort audit, on-demand templates for the rest; each
+    true value's other forms as the same truth (`truth_forms`)."""
     plan = plan_person_audit(
         request_subject, request_facts, property_table=property_table, templates=canary_templates,
         counterfactuals=counterfactuals, claims=claims, humans=humans, metadata=property_metadata(),
         properties=config.properties, on_demand=config.on_demand, n_controls=config.n_controls,
-        control_alpha=config.control_alpha,
+        control_alpha=config.control_alpha, value_aliases=aliases_by_value(value_aliases), truth_forms=config.truth_forms,
     )
     counts = plan.coverage["coverage"].value_counts().to_dict()
     context.log.info(f"{context.partition_key}: {len(plan.canaries)} canaries, {len(plan.candidates)} candidates, "

@@ -36,6 +36,7 @@ from wikimem_platform.unlearning.verify import privleak_auroc, retain_utility, u
 from wikimem_platform.unlearning.forget_sets import DEFAULT_FORGET_CRITERION, best_true_values, forget_set
 from wikimem_platform.vocabulary import DEFAULT_CUE_TAU, M_THRESHOLD
 from wikimem_platform.wikimem import controls
+from wikimem_platform.reference.value_forms import with_form_aliases, without_forms
 from wikimem_platform.wikimem.memorization import evaluate_wikimem
 
 MEMORIZED, WEAK, NOT_MEMORIZED = "memorized", "weakly associated", "not memorized"
@@ -160,7 +161,7 @@ def model_verdicts(
     control_alpha = plan.control_alpha
     if audit.scores.empty:
         return pd.DataFrame(columns=ANSWER_COLUMNS), pd.DataFrame()
-    giveaways = find_giveaways(plan.canaries, value_aliases, property_labels=property_labels)
+    giveaways = find_giveaways(plan.canaries, with_form_aliases(value_aliases, plan.candidates), property_labels=property_labels)
     scores = giveaways.drop(audit.scores)
     result = evaluate_wikimem(scores, alpha=alpha, embed=embed, value_aliases=value_aliases,
                               m_threshold=m_threshold)
@@ -171,7 +172,8 @@ def model_verdicts(
         against = controls.compare_with_controls(
             person, controls.compared(giveaways.drop(audit.control_scores), embed, value_aliases).pairs,
             alpha=control_alpha, m_threshold=m_threshold).set_index("property")
-    n_candidates = audit.scores.groupby("property")["value"].nunique()
+    # possible values: a true value's other forms ("USA") are that value, not more values
+    n_candidates = without_forms(audit.scores).groupby("property")["value"].nunique()
     truths = plan.candidates[plan.candidates["is_true"]].groupby("property")["value_label"].agg(list)
     probes = audit.completions["probe"] if "probe" in audit.completions else pd.Series(CANARY_PROBE, index=audit.completions.index)
     canary = audit.completions[probes == CANARY_PROBE]

@@ -5,7 +5,8 @@ paraphrases, the contextualized variant, h0, S(h)) exactly as for a cohort subje
 who was in an audited cohort has the very same sentences — already in the model's sentence
 cache — and costs no forward pass. Candidates come from the reference counterfactual pools; a
 requester's value that is not in the pool enters as the truth, and pool values equal to it are
-dropped (`counterfactuals.build_candidates`). A property the reference data does not cover gets
+dropped (`counterfactuals.build_candidates`); a true value's common short forms and aliases join
+it as the same truth (`value_forms`), the controls' identically. A property the reference data does not cover gets
 its templates and a counterfactual pool built on demand from the extract, or a "not covered"
 line saying why.
 
@@ -45,6 +46,7 @@ from wikimem_platform.lm.loading import LoadedModel
 from wikimem_platform.progress import throttled
 from wikimem_platform.reference import bundled
 from wikimem_platform.reference.counterfactuals import build_candidates, draw_counterfactuals
+from wikimem_platform.reference.value_forms import DEFAULT_MAX_FORMS, form_sources, with_form_aliases, with_truth_forms
 from wikimem_platform.subject_requests.intake import SubjectRequest
 from wikimem_platform.vocabulary import N_SCORED_VARIANTS
 from wikimem_platform.wikidata.extract import ALLOWED_DATATYPES, read_dump
@@ -179,6 +181,8 @@ def plan_person_audit(
     build_on_demand_templates: Callable[[pd.DataFrame], pd.DataFrame] = build_templates,
     n_controls: int = 0,
     control_alpha: float = controls.DEFAULT_ALPHA,
+    value_aliases: Mapping[str, Sequence[str]] | None = None,
+    truth_forms: int = DEFAULT_MAX_FORMS,
 ) -> PersonPlan:
     """Canaries and candidates of one person, covered properties exactly as in a cohort audit.
 
@@ -186,6 +190,10 @@ def plan_person_audit(
     on_demand: build templates and counterfactual pools for properties the reference data lacks.
     n_controls: invented people with the person's facts, on the same templates and candidates
     (without look-alike names: see `controls`), compared at level control_alpha.
+    truth_forms: up to this many other forms of each true value ("United States", "USA" for
+    "United States of America": `value_forms`, from `value_aliases` — value id -> aliases, the
+    extract's — and the shipped short forms) are scored as the same truth, for the person and,
+    identically, for the controls; 0 scores each truth under its label only.
     """
     if not 0 < control_alpha < 1:
         raise ValueError(f"control_alpha must lie in (0, 1), got {control_alpha}")
@@ -210,10 +218,12 @@ def plan_person_audit(
 
     # (subjects, facts) -> (canaries, candidates), one per set of tables used: the person's and
     # the controls' come from the same builds, so controls get exactly the person's templates and pools
+    sources = form_sources(value_aliases) if truth_forms > 0 else {}
+
     def reference_build(who, what, n_similar=n_similar):
         ref = what[what["property"].isin(covered & set(wanted))]
         return (build_canaries(who, ref, property_table, templates, n_context=n_context, seed=seed, n_similar=n_similar),
-                build_candidates(who, ref, counterfactuals))
+                with_truth_forms(build_candidates(who, ref, counterfactuals), sources, truth_forms))
 
     builds = [reference_build]
     canaries, candidates = reference_build(subject, facts)
@@ -248,7 +258,8 @@ def plan_person_audit(
                 def on_demand_build(who, what, n_similar=n_similar, ok=ok, both=both, all_templates=all_templates, pool=pool):
                     own = what[what["property"].isin((covered & set(wanted)) | set(ok))]
                     more = build_canaries(who, own, both, all_templates, n_context=n_context, seed=seed, n_similar=n_similar)
-                    return more[more["property"].isin(ok)], build_candidates(who, own[own["property"].isin(ok)], pool)
+                    return (more[more["property"].isin(ok)],
+                            with_truth_forms(build_candidates(who, own[own["property"].isin(ok)], pool), sources, truth_forms))
 
                 more, more_candidates = on_demand_build(subject, facts)
                 canaries = pd.concat([canaries, more], ignore_index=True)
@@ -431,7 +442,7 @@ def _score_controls(lm, plan: PersonPlan, scores: pd.DataFrame, store: ShardStor
     everyone with these facts and name shape, so its sentences are shared across requests), and
     only one the shortlist does not show to be less extreme than the person gets every value.
     Rows scored on the shortlist only are marked `shortlisted` (their M is an upper bound)."""
-    giveaways = find_giveaways(plan.canaries, value_aliases)
+    giveaways = find_giveaways(plan.canaries, with_form_aliases(value_aliases, plan.candidates))
     scores = giveaways.drop(scores)  # compared on the wordings the answer reads (`crm.giveaways`)
     levels = evaluate_wikimem(scores, embed=embed, value_aliases=value_aliases).pairs
     to_compare = tuple(p for p in controls.facts_to_compare(levels) if p not in giveaways.untestable)

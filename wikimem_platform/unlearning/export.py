@@ -36,6 +36,7 @@ import pandas as pd
 from wikimem_platform.canaries.names import similar_names
 from wikimem_platform.canaries.text import render, SUBJECT, VALUE
 from wikimem_platform.labels import normalize_label
+from wikimem_platform.reference.value_forms import without_forms
 from wikimem_platform.storage import json_scalar
 from wikimem_platform.vocabulary import AT_THRESHOLD, CONTEXTUALIZED_KINDS, SCORED_KINDS
 from wikimem_platform.wikimem.memorization import calibrated_score
@@ -103,7 +104,7 @@ def property_questions(templates: pd.DataFrame) -> dict[str, PropertyQuestions]:
 def top_counterfactuals(scores: pd.DataFrame, n: int = N_PERTURBED, alpha: float = 1.0) -> dict[tuple[str, str], list[str]]:
     """Per (subject, property): the n counterfactual labels with the highest calibrated score,
     summed over the plain wordings — the wrong answers this model finds most plausible."""
-    rows = scores[~scores["is_true"].astype(bool)]
+    rows = without_forms(scores[~scores["is_true"].astype(bool)])  # a true value's other forms are not wrong answers
     if "kind" in rows:
         rows = rows[~rows["kind"].isin(CONTEXTUALIZED_KINDS)]
     rows = rows.assign(s=calibrated_score(rows["nll_h"], rows["nll_h0"], rows["nll_similar_mean"], alpha))

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from wikimem_platform.reference.value_forms import without_forms
 from wikimem_platform.unlearning.methods import UNLEARNING_MANIFEST
 from wikimem_platform.vocabulary import AT_THRESHOLD, CONTEXTUALIZED_KINDS
 
@@ -48,7 +49,7 @@ def privleak_auroc(scores: pd.DataFrame, facts: Iterable[tuple[str, str]]) -> fl
     if scores is None or scores.empty or not wanted:
         return None
     keys = list(zip(scores["subject_qid"], scores["property"]))
-    rows = scores[[k in wanted for k in keys]]
+    rows = without_forms(scores[[k in wanted for k in keys]])  # a true value's other forms are neither side
     if "kind" in rows:
         rows = rows[~rows["kind"].isin(CONTEXTUALIZED_KINDS)]
     labels = rows["is_true"].astype(bool)

@@ -15,7 +15,9 @@ Input table `scores` — one row per (subject_qid, property, variant_id, candida
     optional: model (outer key; several models may share one table), cohort (subject level),
               variant_kind or kind ("baseline" | "paraphrase" | "contextualized"; `kind` is the
               canary builder's name, `variant_kind` wins if both exist),
-              is_equivalent (bool; else computed by `mark_equivalents` or taken as False).
+              is_equivalent (bool; else computed by `mark_equivalents` or taken as False);
+              a value id naming a form of a truth ("Q30#form:USA", `reference.value_forms`) is
+              always in G: the truth under another name, scored as the same truth.
 
 Choices (paper's words quoted where it has any):
 - Ranks use the "max" method: rank_i = #{j : s_j >= s_i}. A tie at the top gives every tied
@@ -54,6 +56,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from wikimem_platform.labels import normalize_label
+from wikimem_platform.reference.value_forms import is_form
 from wikimem_platform.vocabulary import (
     AT_THRESHOLD,
     CONTEXTUALIZED_KINDS,
@@ -336,7 +339,8 @@ def prepare_scores(scores: pd.DataFrame, alpha: float = 1.0,
     """Copy of `scores` with s, is_equivalent, is_g (= is_true | is_equivalent); NaN s dropped.
 
     is_equivalent: kept if the column exists; computed if `embed` or `value_aliases` is given;
-    else False (no relaxation).
+    else False (no relaxation). A row whose value is a form of a truth (`value_forms.form_value`,
+    "Q30#form:USA") is always equivalent: the truth under another name.
     """
     missing = {*VARIANT_KEYS, "value", "is_true", "nll_h", "nll_h0"} - set(scores.columns)
     if missing:
@@ -350,7 +354,8 @@ def prepare_scores(scores: pd.DataFrame, alpha: float = 1.0,
             out["is_equivalent"] = mark_equivalents(out, embed, value_aliases, threshold)
         else:
             out["is_equivalent"] = False
-    out["is_equivalent"] = out["is_equivalent"].astype(bool) & ~out["is_true"]
+    # a true value's other forms ("USA" for "United States of America", `value_forms`) are in G
+    out["is_equivalent"] = (out["is_equivalent"].astype(bool) | is_form(out["value"])) & ~out["is_true"]
     out["is_g"] = out["is_true"] | out["is_equivalent"]
     return out[out["s"].notna()].reset_index(drop=True)
 
