@@ -7,8 +7,10 @@ from dagster import (
     ConfigMapping,
     DynamicOut,
     DynamicOutput,
+    Failure,
     MetadataValue,
     OpExecutionContext,
+    Out,
     Output,
     asset,
     graph_asset,
@@ -69,13 +71,16 @@ def select_canaries(canaries: pd.DataFrame, subjects: pd.DataFrame, config: Scor
     return chosen
 
 
-@op(out=DynamicOut(pd.DataFrame), description="The canaries to score, one dynamic output per property shard.")
+@op(out={"shards": DynamicOut(pd.DataFrame, description="The canaries of one property shard."),
+         "planned": Out(pd.DataFrame, description="The property of every shard planned (collect_scores checks none is lost).")},
+    description="The canaries to score, one dynamic output per property shard.")
 def plan_score_shards(context: OpExecutionContext, config: ScoresConfig, canaries: pd.DataFrame, subjects: pd.DataFrame):
     chosen = select_canaries(canaries, subjects, config)
     properties = sorted(chosen["property"].unique())
     context.log.info(f"{len(chosen):,} canaries in {len(properties)} property shard(s): {', '.join(properties)}")
     for prop in properties:
-        yield DynamicOutput(chosen[chosen["property"] == prop], mapping_key=prop)
+        yield DynamicOutput(chosen[chosen["property"] == prop], mapping_key=prop, output_name="shards")
+    yield Output(pd.DataFrame({"property": pd.Series(properties, dtype=str)}), output_name="planned")
 
 
 @op(pool=LM_POOL, tags=LM_OP_TAGS, description="Score one property shard (reused when already in the shard store).")
@@ -101,15 +106,24 @@ def score_shard(
     sent = {f"endpoint_{name}": value - sent_before.get(name, 0)
             for name, value in (lm.client.usage.as_dict() if isinstance(lm, EndpointModel) else {}).items()}
     return pd.DataFrame([{
-        "shard_path": str(store.path(shard)), "model_fingerprint": lm.fingerprint, "precision": report.precision,
+        "property": context.get_mapping_key(), "shard_path": str(store.path(shard)), "model_fingerprint": lm.fingerprint, "precision": report.precision,
         **{name: getattr(report, name) for name in SHARD_REPORT_COUNTS}, "seconds": report.seconds,
         **{name: sent.get(name, 0) if number == 0 else 0 for name in ENDPOINT_COUNTS},
     } for number, shard in enumerate(planned)])
 
 
-@op(description="Gather the scored shards into the scores table.")
-def collect_scores(context: OpExecutionContext, shard_reports: list[pd.DataFrame]) -> Output[pd.DataFrame]:
+@op(description="Gather the scored shards into the scores table; refuse a table with a planned shard missing.")
+def collect_scores(context: OpExecutionContext, shard_reports: list[pd.DataFrame], planned: pd.DataFrame) -> Output[pd.DataFrame]:
     reports = pd.concat(shard_reports, ignore_index=True) if shard_reports else pd.DataFrame()
+    # A step lost with its worker (a Celery worker killed mid-step) leaves no event in the run, so
+    # "Re-execute from failure" does not select it and the fan-in would silently drop its property.
+    missing = sorted(set(planned["property"]) - set(reports.get("property", [])))
+    if missing:
+        raise Failure(
+            description=f"{len(missing)} of {len(planned)} planned property shard(s) were not scored: {', '.join(missing)}. "
+                        "Their step was lost (e.g. with a worker that died; its events went with it, so re-execution "
+                        "from failure does not select it). Re-execute all steps: finished shards are read back from "
+                        "the shard store, not scored again.")
     frames = [pd.read_parquet(path) for path in reports.get("shard_path", [])]
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCORE_COLUMNS)
     counts = {name: int(reports[name].sum()) if len(reports) else 0 for name in SHARD_REPORT_COUNTS}
@@ -141,8 +155,8 @@ def _scores_run_config(config: dict) -> dict:
 def scores(canaries: pd.DataFrame, candidates: pd.DataFrame, subjects: pd.DataFrame):
     """NLL(h, v), NLL(h0, v), NLL(S(h), v) for every canary and candidate. One step per property
     shard (pool "lm"), so the multiprocess, Celery or Kubernetes executors run them in parallel."""
-    shards = plan_score_shards(canaries, subjects)
-    return collect_scores(shards.map(lambda shard: score_shard(shard, candidates)).collect())
+    shards, planned = plan_score_shards(canaries, subjects)
+    return collect_scores(shards.map(lambda shard: score_shard(shard, candidates)).collect(), planned)
 
 
 class MemorizationConfig(Config):

@@ -29,6 +29,14 @@ if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb 
     || { $SUDO apt-get update -q >/dev/null 2>&1 && $SUDO apt-get install -y -q postgresql >/dev/null 2>&1; } \
     || echo "note: postgresql not installed (no apt access); the Postgres tests will be skipped"
 fi
+# Redis (Debian package `redis-server`): the broker of the Celery cluster the tests start on
+# 127.0.0.1 (tests/dagster/test_celery_cluster.py); without it that test is skipped.
+if ! command -v redis-server >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo -n"
+  $SUDO apt-get install -y -q --no-install-recommends redis-server >/dev/null 2>&1 \
+    || { $SUDO apt-get update -q >/dev/null 2>&1 && $SUDO apt-get install -y -q --no-install-recommends redis-server >/dev/null 2>&1; } \
+    || echo "note: redis-server not installed (no apt access); the Celery cluster test will be skipped"
+fi
 # A real inference server for the endpoint audits and their end-to-end test: vLLM (CPU build) in
 # its own environment, .vllm-venv/ (about 3.4 GB, 1.5 min; scripts/setup_vllm.sh). Skipped with
 # WIKIMEM_SKIP_VLLM=1; if it cannot be installed the endpoint end-to-end tests skip, saying so.

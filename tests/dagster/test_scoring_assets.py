@@ -49,3 +49,17 @@ def test_rematerializing_reuses_finished_shards(audit):
     assert meta["scores"]["shards_reused"].value == meta["scores"]["shards_total"].value == 1
     assert meta["scores"]["shards_scored"].value == 0
     assert again.asset_value("scores").equals(first.asset_value("scores"))
+
+
+def test_collecting_refuses_a_scores_table_with_a_planned_shard_missing():
+    """A scoring step lost with its worker leaves no trace in the run; the fan-in must not turn
+    the shards that remain into a scores table that silently lacks a property."""
+    import pandas as pd
+    from dagster import build_op_context, Failure
+
+    from assets.scoring import collect_scores
+
+    planned = pd.DataFrame({"property": ["P106", "P27"]})
+    report = pd.DataFrame([{"property": "P106", "shard_path": "/nowhere.parquet"}])
+    with pytest.raises(Failure, match=r"1 of 2 planned property shard\(s\) were not scored: P27.*Re-execute all steps"):
+        collect_scores(build_op_context(partition_key="m@1"), [report], planned)

@@ -1,35 +1,18 @@
 """A scoring run killed (SIGKILL) after its first shard resumes from that shard when re-run."""
 
-import json
 import os
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 from dagster import AssetKey, DagsterInstance
 
-from tests.support.dagster_process import REPO
+from tests.support.dagster_process import dagster_materialize, REPO
 from tests.support.scoring_setup import UPSTREAM_CONFIG, scores_config
 from wikimem_platform.registry import Registry
 
 MODEL = "smollm2-135m-instruct"
 UPSTREAM = "humans,claims,value_aliases,dump_properties,property_table,subjects,counterfactuals,candidates,canary_templates,canaries"
-
-
-def dagster_materialize(home: Path, select: str, config: dict, partition: str | None = None) -> subprocess.Popen:
-    config_path = home / f"config-{select.split(',')[0]}.json"
-    config_path.write_text(json.dumps(config))
-    command = [str(Path(sys.executable).parent / "dagster"), "asset", "materialize", "-m", "definitions",
-               "--select", select, "-c", str(config_path)]
-    if partition:
-        command += ["--partition", partition]
-    return subprocess.Popen(
-        command, cwd=REPO, env={**os.environ, "DAGSTER_HOME": str(home)},
-        stdout=open(home / f"{select.split(',')[0]}.log", "a"), stderr=subprocess.STDOUT, start_new_session=True,
-    )
 
 
 @pytest.mark.slow

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -32,6 +33,23 @@ def graphql(port: int, query: str, variables: dict | None = None, timeout: float
     if body.get("errors"):
         raise RuntimeError(body["errors"])
     return body["data"]
+
+
+def dagster_materialize(home: Path, select: str, config: dict, partition: str | None = None,
+                        env: dict | None = None) -> subprocess.Popen:
+    """`dagster asset materialize` of `select` with DAGSTER_HOME=home, in its own process group
+    (so a test can kill it and every step process it started); its output goes to home/<asset>.log."""
+    name = select.split(",")[0]
+    config_path = home / f"config-{name}.json"
+    config_path.write_text(json.dumps(config))
+    command = [str(Path(sys.executable).parent / "dagster"), "asset", "materialize", "-m", "definitions",
+               "--select", select, "-c", str(config_path)]
+    if partition:
+        command += ["--partition", partition]
+    return subprocess.Popen(
+        command, cwd=REPO, env={**os.environ, "DAGSTER_HOME": str(home), **(env or {})},
+        stdout=open(home / f"{name}.log", "a"), stderr=subprocess.STDOUT, start_new_session=True,
+    )
 
 
 def _reset_signals() -> None:
