@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -140,6 +141,7 @@ def test_a_model_audit_runs_on_a_celery_cluster_and_resumes_after_a_worker_dies(
         shards = home / "storage" / "score_shards" / entry.key
         with celery_worker(home, celery_env, DEFAULT_QUEUE, "cpu", 1):
             with celery_worker(home, celery_env, GPU_QUEUE, "gpu", 2) as gpu:
+                began = time.monotonic()
                 run = dagster_materialize(home, AUDIT, config, entry.key, env=celery_env)
                 # Kill the gpu worker once one scoring step has succeeded (its events are in the
                 # run) and the worker has taken the other one.
@@ -154,6 +156,7 @@ def test_a_model_audit_runs_on_a_celery_cluster_and_resumes_after_a_worker_dies(
                     e.step_key for e in instance.all_logs(latest_run(instance), of_type=DagsterEventType.STEP_SUCCESS)}
                 (lost_step,) = {k for k in started if k.startswith("scores.score_shard")} - {done_step}
                 kill_group(gpu)  # the worker dies with the step it runs
+                until_kill = time.monotonic() - began
             finished = {p.name for p in shards.glob("*.parquet")}
             assert len(finished) == 1
             time.sleep(5)
@@ -170,7 +173,9 @@ def test_a_model_audit_runs_on_a_celery_cluster_and_resumes_after_a_worker_dies(
             with celery_worker(home, celery_env, GPU_QUEUE, "gpu2", 2):
                 # "Re-execute from failure": the step that died with the worker is run again (its
                 # start is in the run's log), the finished one is not.
+                began = time.monotonic()
                 second_id = reexecute_from_failure(first.run_id, celery_env)
+                reexecution = time.monotonic() - began
 
         second = instance.get_run_by_id(second_id)
         assert second.status == DagsterRunStatus.SUCCESS, failures(instance, second_id)
@@ -206,8 +211,13 @@ def test_a_model_audit_runs_on_a_celery_cluster_and_resumes_after_a_worker_dies(
     local = {**scores_config(properties=PROPERTIES, per_cohort=1), "execution": {"config": {"in_process": {}}},
              "resources": {"scoring": {"config": {"shard_dir": str(tmp_path / "local-shards"),
                                                   "nll_cache_dir": str(tmp_path / "local-nll")}}}}
+    began = time.monotonic()
     assert dagster_materialize(home, AUDIT, local, entry.key, env=env).wait(timeout=600) == 0, (home / "scores.log").read_text()[-3000:]
+    in_process = time.monotonic() - began
     pd.testing.assert_frame_equal(celery_memorization, memorization_table(home, entry.key))
+    print(f"celery cluster: steps per worker {dict(Counter(w.split('@')[0] for w in workers.values()))}; "
+          f"run until the kill {until_kill:.0f} s, re-execution from failure {reexecution:.0f} s, "
+          f"the same audit in one process {in_process:.0f} s")
 
 
 def reexecute_from_failure(run_id: str, env: dict) -> str:
