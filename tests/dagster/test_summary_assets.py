@@ -1,6 +1,7 @@
 """data -> canaries -> scores -> memorization -> crm_summary, mia_summary for one model
 partition, in-process, on the bundled sample with a small config (real model, few examples)."""
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from wikimem_platform.mia.membership import ASSOCIATION_DESCRIPTION
 from wikimem_platform.registry import Registry
 
 MODEL = "smollm2-135m-instruct"
+NOT_AUDITED = "not-audited@1"
 SUMMARY_CONFIG = {
     "crm_summary": {"config": {"max_examples": 3}},
     "mia_summary": {"config": {"max_per_class": 6, "n_neighbours": 2, "n_bootstrap": 50}},
@@ -46,12 +48,15 @@ def summaries(tmp_path_factory):
             instance=instance, partition_key=entry.key,
             resources=resources(tmp_path, url), run_config=run_config,
         )
+        # A second release registered but never audited: the cross-release tables leave it out.
+        instance.add_dynamic_partitions("models", [NOT_AUDITED])
         across_targets = [wording_assets.wording_sensitivity_across_models, across_assets.memorization_across_models,
                           across_assets.across_models_report]
         across = materialize(
             [*UPSTREAM, *targets, *across_targets, *ACROSS_CHECKS], selection=across_targets, instance=instance,
             resources=resources(tmp_path, url),
         )
+        across.logs = [(e.level, e.user_message) for e in instance.all_logs(across.run_id) if not e.is_dagster_event]
         yield result, across
 
 
@@ -171,3 +176,6 @@ def test_table1_and_fig1_across_releases_and_the_cross_model_report(summaries):
     assert Path(meta["memorization_by_property_across_models"]["plot"].value).is_file()
     html = Path(meta["across_models_report"]["report"].value).read_text()
     assert "Table 1 (paper layout)" in html and html.count("plotly-graph-div") >= 2
+    # The release without an audit is said to be left out, in plain words, never as a warning.
+    assert not [m for level, m in across.logs if level >= logging.WARNING], across.logs
+    assert any(m.startswith(f"{NOT_AUDITED}: no stored memorization yet") for _, m in across.logs), across.logs
