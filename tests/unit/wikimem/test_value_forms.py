@@ -92,8 +92,9 @@ def test_which_aliases_may_be_forms():
 
 
 def test_the_rule_on_real_values_of_the_sample():
-    """Q30 of the bundled sample: "United States of America" gets "United States", "USA",
-    "America" (the sample's value_aliases has none for it; the shipped short forms fill in). A
+    """Q30 of the bundled sample: "United States of America" gets "United States" by default and
+    "United States", "USA", "America" when three forms are allowed (the sample's value_aliases has
+    none for it; the shipped short forms fill in). A
     form equal to a counterfactual's label ("Italy" for the Kingdom of Italy when Italy is in the
     pool) or to an alias of a counterfactual value is never scored as the truth."""
     extract = sample()
@@ -102,7 +103,9 @@ def test_the_rule_on_real_values_of_the_sample():
     pool = draw_counterfactuals(extract.claims, extract.humans, ["P27"], per_property=100, seed=0,
                                 exclude_humans={"Q76"})
     obama = extract.humans[extract.humans["qid"] == "Q76"]
-    candidates = with_truth_forms(build_candidates(obama, extract.claims, pool), sources)
+    assert with_truth_forms(build_candidates(obama, extract.claims, pool), sources).pipe(
+        lambda c: c.loc[is_form(c["value"]), "value_label"].tolist()) == ["United States"]  # the default: one form
+    candidates = with_truth_forms(build_candidates(obama, extract.claims, pool), sources, 3)
     forms = candidates[is_form(candidates["value"])]
     assert forms["value_label"].tolist() == ["United States", "USA", "America"]
     assert {form_of(v) for v in forms["value"]} == {USA} and not forms["is_true"].any()
@@ -111,15 +114,15 @@ def test_the_rule_on_real_values_of_the_sample():
     assert "Q38" in set(pool["value"])
     italian = extract.claims[(extract.claims["property"] == "P27") & (extract.claims["value"] == "Q172579")]["qid"]
     who = extract.humans[extract.humans["qid"] == italian.iloc[0]]
-    rows = with_truth_forms(build_candidates(who, extract.claims[extract.claims["property"] == "P27"], pool), sources)
+    rows = with_truth_forms(build_candidates(who, extract.claims[extract.claims["property"] == "P27"], pool), sources, 3)
     assert "Italy" not in set(rows.loc[is_form(rows["value"]), "value_label"])
     assert "Italian Kingdom" in set(rows.loc[is_form(rows["value"]), "value_label"])
     # an alias shared with a counterfactual value blocks the form
     shared = {**sources, "Q38": ["USA"]}
-    rows = with_truth_forms(build_candidates(obama, extract.claims, pool), shared)
+    rows = with_truth_forms(build_candidates(obama, extract.claims, pool), shared, 3)
     assert rows.loc[is_form(rows["value"]), "value_label"].tolist() == ["United States", "America"]
     # idempotent, and off at 0
-    assert with_truth_forms(candidates, sources).equals(candidates)
+    assert with_truth_forms(candidates, sources, 3).equals(candidates)
     assert with_truth_forms(build_candidates(obama, extract.claims, pool), sources, 0).equals(
         build_candidates(obama, extract.claims, pool))
 
