@@ -175,3 +175,15 @@ def test_a_wording_that_shows_a_form_gives_the_value_away():
                               "context_properties": []}])
     assert find_giveaways(canaries).wordings.empty
     assert len(find_giveaways(canaries, with_form_aliases({}, candidates)).wordings) == 1
+
+
+def test_forms_are_neither_wrong_answers_nor_negatives():
+    """A form is the truth under another name: never among the wrong answers an unlearning set
+    perturbs with, never a negative of the privacy-leak AUROC."""
+    from wikimem_platform.unlearning.export import top_counterfactuals
+    from wikimem_platform.unlearning.verify import privleak_auroc
+
+    scores = _scores([(USA, "United States of America", True, [10.0]), ("Q38", "Italy", False, [20.0]),
+                      (form_value(USA, "USA"), "USA", False, [5.0])])
+    assert top_counterfactuals(scores, n=2) == {("Qp", "P27"): ["Italy"]}
+    assert privleak_auroc(scores, [("Qp", "P27")]) == 1.0  # 0.5 if "USA" were a negative
