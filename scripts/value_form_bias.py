@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     from wikimem_platform.reference import bundled
     from wikimem_platform.reference.counterfactuals import draw_counterfactuals
     from wikimem_platform.reference.properties import DEFAULT_MIN_HUMANS, build_property_table
-    from wikimem_platform.reference.value_forms import form_of, is_form, without_forms
+    from wikimem_platform.reference.value_forms import DEFAULT_MAX_FORMS, form_of, is_form, without_forms
     from wikimem_platform.subject_requests.audit import plan_person_audit
     from wikimem_platform.vocabulary import CONTEXTUALIZED_KINDS
     from wikimem_platform.wikidata.extract import load_property_metadata, read_dump
@@ -260,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
                 "aliases scored as the same truth (reference.value_forms)",
         "model": lm.name, "fingerprint": lm.fingerprint, "seed": args.seed, "people": len(people),
         "controls_per_fact": args.controls, "max_forms": args.max_forms, "properties": properties,
+        "default_truth_forms": DEFAULT_MAX_FORMS,
+        "readings_note": "before = the truth under its label only; after_K_forms = with up to K forms; after = with "
+                         "up to max_forms; the request audit's default is default_truth_forms",
         "wordings": "baseline + 10 paraphrases (M and the summed rank); compared score = NLL(h0,v) - NLL(h,v)",
         "n_control_facts": int(len(facts)), "facts_with_forms": int((facts["n_forms"] > 0).sum()),
         "facts_per_property": {k: int(v) for k, v in facts["property"].value_counts().items()},
