@@ -3,19 +3,24 @@
 WikiMem scores a value by the summed NLL of its sentence, so a value's *form* takes part in its
 rank: "United States of America" (5 tokens) pays for every token that "Italy" (1 token) does not,
 and a model that completes "... country of citizenship is the United States" can still rank the
-truth 15th of 100. The generic-subject calibration (NLL(h0, v) - NLL(h, v)) removes the value's
-prior but not the spread a long value adds. So a true value's common short forms and aliases
-("United States", "USA") enter the candidate set as extra members of G, as equivalents do: the
-truth ranks first when any of its forms beats every counterfactual.
+truth 15th of 100. Measured on invented people (scripts/value_form_bias.py,
+docs/value_form_bias.json): on the raw NLL the truth's summed rank worsens with its label's token
+length (Spearman +0.80); the generic-subject calibration (NLL(h0, v) - NLL(h, v)) does not make it
+flat but turns it round (-0.26: long labels slightly favoured), and single words carry their own
+offsets ("politician" near the bottom for anyone, "political figure" near the top). So a true
+value's common short forms and aliases ("United States", "USA") enter the candidate set as extra
+members of G, as equivalents do: the truth ranks first when any of its forms beats every
+counterfactual.
 
 Where the forms come from: the extract's `value_aliases` table (Wikidata's English aliases of
 each value item) first, then the shipped table of common short forms
 (`data/value_short_forms.json`, hand-written for the bundled sample, whose `value_aliases` holds
 aliases of human values only). The rule (`select_forms`), per true value of a (subject, property):
-up to `max_forms` aliases (default 1, `DEFAULT_MAX_FORMS`) in the order given; letters, spaces and hyphens only (no "U.S.", no
-digits, no apostrophes), at least `MIN_CHARS` letters, no leading article ("the US"); never a label already among the
-candidates (a counterfactual "Italy" stays a counterfactual, never a form of "Kingdom of Italy"),
-never an alias of a counterfactual value, never a form already taken.
+up to `max_forms` aliases (default 1, `DEFAULT_MAX_FORMS`) in the order given; letters, spaces
+and hyphens only (no "U.S.", no digits, no apostrophes), at least `MIN_CHARS` letters, no leading
+article ("the US"); never a label already among the candidates (a counterfactual "Italy" stays a
+counterfactual, never a form of "Kingdom of Italy"), never an alias of a counterfactual value,
+never a form already taken.
 
 A form is a candidate row with `is_true` False and a value id that names its truth
 (`form_value`: "Q30#form:USA"), which `memorization.prepare_scores` puts in G. The forms depend
