@@ -124,7 +124,9 @@ def test_private_person_erasure_end_to_end(world, capsys):
         assert fact["completion"]["prompt"].startswith("Ilse Marwitz") and isinstance(fact["completion"]["output"], str)
         assert fact["completion_hit"] in (True, False) and 0 <= fact["cue"] <= 1
         assert 1 <= fact["truth_rank"] <= fact["n_candidates"]
-        assert fact["sentence"].startswith("The model")
+        # "For your ... there is no evidence beyond ...": ranked first in some wording (e.g. under a
+        # form of the value, "Federal Republic of Germany"), as often as invented people are
+        assert fact["sentence"].startswith(("The model", "For your")), fact["sentence"]
     assert facts["P106"]["values"] == ["journalist", "translator"] and facts["P27"]["values"] == ["Germany"]
     # The requester's values that no counterfactual pool holds are the truths; pool values equal to one are dropped.
     candidates = world.table("request_candidates", request.id)
