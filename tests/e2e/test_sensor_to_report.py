@@ -3,7 +3,8 @@ the registry sensor's run observed over GraphQL until it succeeds, the report ch
 and in headless Chromium; then a data-subject request taken in through the CLI, the request
 sensor's run observed until it succeeds, the answer on disk and the registry saying answered;
 then two model runs launched at once, the second seen waiting in the queue for the `lm` pool
-(limit 1 in the default dagster.yaml) until the first has ended; then, the daemon stopped, a
+(limit 1 in the default dagster.yaml) until the first has ended; three requests taken in within
+one sensor tick, their runs launched together and run one at a time; then, the daemon stopped, a
 request audited from the CLI (`wikimem request run`). Every process started here is stopped (tests/support/dagster_process.py)."""
 
 import json
@@ -64,6 +65,13 @@ LAUNCH = """mutation($params: ExecutionParams!) {
 RUN_TIMES = """query($runId: ID!) {
   runOrError(runId: $runId) { ... on Run { status startTime endTime } }
 }"""
+# `wikimem request add` for each facts file given, in one process (so within one sensor tick).
+ADD_REQUESTS = """
+import sys
+from wikimem_platform.cli import main
+for facts in sys.argv[2:]:
+    assert main(["--home", sys.argv[1], "request", "add", "--facts", facts]) in (0, None)
+"""
 # A run of one model-loading asset (mia_summary, pool "lm"), as small as it gets.
 POOL_RUN_CONFIG = {
     "execution": {"config": {"in_process": {}}},
@@ -169,6 +177,31 @@ def test_registering_a_model_launches_one_successful_audit_with_a_report(tmp_pat
         assert seen_waiting, f"no run was seen waiting in the queue: {states}"
         earlier, later = sorted(states.values(), key=lambda state: state["startTime"])
         assert later["startTime"] >= earlier["endTime"], f"the model runs overlapped: {states}"
+
+        # Three requests taken in at once (one process, within one sensor tick): the sensor
+        # launches their runs together, and the lm pool still lets one model run in at a time.
+        files = []
+        for name in ("Jonas Albrecht", "Frieda Lenz", "Ottilie Brandt"):
+            files.append(tmp_path / f"{name.split()[0].lower()}.yaml")
+            files[-1].write_text(PERSON.replace("Ilse Marwitz", name), encoding="utf-8")
+        added = subprocess.run([sys.executable, "-c", ADD_REQUESTS, str(home), *map(str, files)],
+                               capture_output=True, text=True, timeout=120)
+        assert added.returncode == 0, added.stderr
+        ids = re.findall(r"received (dsr-\S+):", added.stdout)
+        assert len(ids) == 3, added.stdout
+        most_waiting, deadline = 0, time.monotonic() + RUN_TIMEOUT
+        while True:
+            statuses = [(runs_for(port, request, "wikimem/request") or [{"status": "NOT LAUNCHED"}])[0]["status"] for request in ids]
+            active = [status for status in statuses if status in ("STARTING", "STARTED")]
+            assert len(active) <= 1, f"request runs started together: {dict(zip(ids, statuses))}"
+            if active:
+                most_waiting = max(most_waiting, statuses.count("QUEUED"))
+            if all(status in ("SUCCESS", "FAILURE", "CANCELED") for status in statuses):
+                break
+            assert time.monotonic() < deadline, f"request runs not finished after {RUN_TIMEOUT}s: {statuses}"
+            time.sleep(1)
+        assert statuses == ["SUCCESS"] * 3, f"{dict(zip(ids, statuses))}; see {home}/dagster-dev.log"
+        assert most_waiting == 2, "the three request runs were never seen queued together behind a running one"
 
     # Without the daemon: `wikimem request run` audits a request through Dagster's Python API on
     # the same instance, and `request show` reads its run from the event log.
