@@ -154,8 +154,10 @@ def _evidence_table(model: Mapping) -> str:
         rows.append(
             f"<tr><td>{_esc(f.get('phrase') or f['property_label'])} = {_esc(' / '.join(f['values']))}</td>"
             f"<td class='{f['verdict'].split()[0]}'>{_esc(f['verdict'])}</td><td>{_esc(_access_cell(f))}</td>"
-            f"<td>{f['M']:.2f}</td>"
-            f"<td><span class='bar' style='width:{f['M'] * 6:.1f}em'></span></td><td>{z}</td>"
+            + (f"<td>{f['M']:.2f}</td><td><span class='bar' style='width:{f['M'] * 6:.1f}em'></span></td>"
+               if f["M"] is not None else  # generation access: no probabilities, the wordings that named it
+               f"<td colspan='1'>said in {f.get('wordings_said') or 0} of {f.get('wordings_asked') or 0}</td><td></td>")
+            + f"<td>{z}</td>"
             f"<td>{rank}</td><td>{chance}</td><td>{_esc(completion)}</td><td>{cue}</td><td>{_esc(said)}</td></tr>")
     return "".join(rows) + "</table></div>"
 
