@@ -23,6 +23,7 @@ from wikimem_platform.subject_requests.answer import (
     release_outcomes,
     SAID,
 )
+from wikimem_platform.subject_requests.letter import write_answer
 from wikimem_platform.subject_requests.audit import audit_person_on_releases, CONTROL_PROBE_PREFIX, WORDING_PROBE
 from wikimem_platform.subject_requests import intake
 
@@ -109,3 +110,11 @@ def test_the_letter_says_what_the_model_said_and_how_it_was_asked(said, planted_
     [model] = document["models"]
     assert model["access"] == "generation" and model["n_said"] == 2 and model["n_memorized"] == 0
     assert "(completions only): says " in document["headline"] and "(2 of 2 facts)" in document["headline"]
+    files = write_answer(document, tmp_path / "answer")
+    html = files.html.read_text() + files.annex.read_text()
+    for fact in model["facts"]:  # the evidence table: the wordings that named it, no M
+        assert f"said in {fact['wordings_said']} of {fact['wordings_asked']}" in html
+    assert "<td class='says'>says it</td>" in html
+    letter = files.html.read_text()
+    assert "prefers the true value over" not in letter  # nothing was ranked on this release
+    assert "we asked it to complete each of those sentences and counted how often it named the value" in letter
