@@ -9,6 +9,8 @@ verdicts, each fact naming its access. Without
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from dagster import AssetSelection, DagsterInstance, materialize
@@ -22,11 +24,14 @@ from wikimem_platform.lm.vllm_server import start_vllm, VllmUnavailable
 from wikimem_platform.registry import Registry, RegistryError
 from wikimem_platform.storage import StoredResults
 from wikimem_platform.subject_requests import intake
+from wikimem_platform.lm.generation import greedy_generate
 from wikimem_platform.subject_requests.answer_files import read_answer
+from wikimem_platform.subject_requests.audit import WORDING_PROBE
 from wikimem_platform.vocabulary import CRITERIA
 
 LOCAL = "smollm2-135m-instruct"
 SERVED = "smollm2-served"
+SAID_RELEASE = "smollm2-said"  # the same server, registered with generation access only
 NLL_TOLERANCE = 1e-3  # nats; measured: within 5e-4
 
 
@@ -155,12 +160,15 @@ def test_generation_access_completes_greedily_as_the_local_model_does(vllm_smoll
 
 
 @pytest.mark.slow
-def test_a_request_audited_on_the_endpoint_gives_the_local_releases_verdicts(audits):
+def test_a_request_audited_on_the_endpoint_gives_the_local_releases_verdicts(audits, smollm2):
     """One cohort subject (already scored on P106 by both releases: no sentence of theirs is sent
     again), two invented controls: the request assets audit both releases, the served one through
     vLLM's prompt log-probabilities and greedy completions."""
     results, registry, instance, tmp_path = audits
     url = f"sqlite:///{tmp_path / 'registry.db'}"
+    server = registry.get(SERVED)
+    said_key = registry.register_endpoint(SAID_RELEASE, server.source, json.loads(server.endpoint)["served_model"],
+                                          access="generation", tokenizer=smollm2.details["load_dir"], variant="instruct").key
     qid = results[f"{LOCAL}@1"].asset_value("scores")["subject_qid"].iloc[0]
     request = intake.RequestStore(url).add(intake.resolve_qid(qid, StoredResults(tmp_path).table("humans")), "access")
     instance.add_dynamic_partitions("requests", [request.id])
@@ -193,3 +201,16 @@ def test_a_request_audited_on_the_endpoint_gives_the_local_releases_verdicts(aud
     assert [f["access"] for f in local] == ["weights"] and [f["access"] for f in served] == ["prompt-logprobs"]
     assert "as it is served (an OpenAI-compatible endpoint, prompt-logprobs access" in served[0]["sentence"]
     assert "endpoint" not in local[0]["sentence"]
+    # The same server with generation access only: what the model says, every wording completed
+    # through vLLM word for word as the local model completes it, read against the controls'.
+    assert audits_table.loc[said_key, "audited"] and audits_table.loc[said_key, "access"] == "generation"
+    wordings = completions[(completions["model"] == said_key) & (completions["probe"] == WORDING_PROBE)]
+    assert len(wordings) > 0 and wordings["completion"].tolist() == greedy_generate(smollm2, wordings["prompt"].tolist())
+    [fact] = facts[said_key]
+    print({k: fact[k] for k in ("verdict", "wordings_said", "wordings_asked", "n_controls", "controls_as_extreme", "p_value")})
+    assert fact["access"] == "generation" and fact["M"] is None and fact["wordings_asked"] == len(wordings)
+    assert fact["wordings_said"] == int(wordings["hit"].sum())
+    assert fact["verdict"] == ("says it" if fact["wordings_said"] and fact["p_value"] <= 0.5 else "not memorized")
+    if fact["wordings_said"]:  # compared with both invented people
+        assert fact["n_controls"] == 2 and fact["p_value"] == pytest.approx((1 + fact["controls_as_extreme"]) / 3)
+    assert "generation access: the server's completions only" in fact["sentence"]

@@ -9,6 +9,7 @@ person's data never leaves it, and nothing here logs it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -18,7 +19,7 @@ import pandas as pd
 
 from wikimem_platform.registry import RELEASE_FIELDS
 from wikimem_platform.crm.giveaways import find_giveaways
-from wikimem_platform.lm.endpoint import WEIGHTS
+from wikimem_platform.lm.endpoint import GENERATION, WEIGHTS
 from wikimem_platform.subject_requests.audit import (
     AUDITED,
     CANARY_PROBE,
@@ -27,6 +28,8 @@ from wikimem_platform.subject_requests.audit import (
     NOT_PERSONAL,
     ON_DEMAND,
     PersonPlan,
+    WORDING_PROBE,
+    wordings_said,
 )
 from wikimem_platform.subject_requests.inquiry import fact_cues
 from wikimem_platform.storage import json_scalar
@@ -40,7 +43,10 @@ from wikimem_platform.reference.value_forms import with_form_aliases, without_fo
 from wikimem_platform.wikimem.memorization import evaluate_wikimem
 
 MEMORIZED, WEAK, NOT_MEMORIZED = "memorized", "weakly associated", "not memorized"
-VERDICT_ORDER = (MEMORIZED, WEAK, NOT_MEMORIZED)
+# A release served with generation access only: the model *says* the value (its completions name
+# it, more readily than invented people's with the same facts) — no probabilities, so no M.
+SAID = "says it"
+VERDICT_ORDER = (MEMORIZED, WEAK, SAID, NOT_MEMORIZED)
 ANSWER_COLUMNS = [
     "model", "property", "property_label", "values", "verdict",
     # what produced the verdict: "weights" (a model loaded here) or a served endpoint's access level
@@ -59,6 +65,9 @@ ANSWER_COLUMNS = [
     # controls asked for, or M = 0); n_controls < n_controls_planned: stopped once settled
     "n_controls", "n_controls_planned", "controls_as_extreme", "p_value", "control_alpha", "controls_M_mean",
     "controls_M_max",
+    # generation access (no M): wordings asked, and in how many the completion named the value;
+    # the controls' mean share of wordings naming it (their M columns stay empty)
+    "wordings_asked", "wordings_said", "controls_said_share",
 ]
 CONTROL_FIELDS = ANSWER_COLUMNS[ANSWER_COLUMNS.index("n_controls"):]
 # What each endpoint access level let us read, in the letter's words.
@@ -159,6 +168,8 @@ def model_verdicts(
     memorized or weakly associated only where the person beats the invented people with the same
     facts at p <= the plan's control_alpha; without them, M alone decides (`verdict`)."""
     control_alpha = plan.control_alpha
+    if audit.access == GENERATION:
+        return generation_verdicts(audit, plan, property_labels, value_aliases), pd.DataFrame()
     if audit.scores.empty:
         return pd.DataFrame(columns=ANSWER_COLUMNS), pd.DataFrame()
     giveaways = find_giveaways(plan.canaries, with_form_aliases(value_aliases, plan.candidates), property_labels=property_labels)
@@ -183,28 +194,8 @@ def model_verdicts(
         .set_index("property") if len(audit.completions) else pd.DataFrame()
     others_said = audit.control_completions if audit.control_completions is not None else pd.DataFrame()
 
-    def named_by_controls(prop: str, probe: str) -> tuple[int, int, float] | None:
-        """(controls, how many of their completions named the value, p) for one of the person's
-        prompts that named it; None without the controls' completions."""
-        if not len(others_said):
-            return None
-        theirs = others_said[(others_said["property"] == prop) & (others_said["probe"] == CONTROL_PROBE_PREFIX + probe)]
-        if not len(theirs):
-            return None
-        k = int(theirs["hit"].astype(bool).sum())
-        return len(theirs), k, controls.p_value(k, len(theirs))
-
-    def extraction(prop: str) -> dict | None:
-        """The person's extraction that named the value, one that beats the controls first."""
-        if prop not in extracted_all.index:
-            return None
-        found = []
-        for row in extracted_all.loc[[prop]].to_dict("records"):
-            vs = named_by_controls(prop, row["probe"])
-            found.append({"prompt": row["prompt"], "output": row["completion"], "probe": row["probe"], "cue": float(row["cue"]),
-                          "controls": vs and vs[0], "control_hits": vs and vs[1], "p_value": vs and vs[2],
-                          "evidence": vs is None or vs[2] <= control_alpha})
-        return next((f for f in found if f["evidence"]), found[0])
+    named_by_controls = functools.partial(_named_by_controls, others_said)
+    extraction = functools.partial(_extraction, extracted_all, others_said, control_alpha)
 
     rows = []
     for pair in pairs.to_dict("records"):
@@ -250,6 +241,85 @@ def model_verdicts(
     return pd.DataFrame(rows, columns=ANSWER_COLUMNS), pairs.assign(subject=plan.subject["label"].iloc[0])
 
 
+def _named_by_controls(others_said: pd.DataFrame, prop: str, probe: str) -> tuple[int, int, float] | None:
+    """(controls, how many of their completions named the value, p) for one of the person's
+    prompts that named it; None without the controls' completions."""
+    if not len(others_said):
+        return None
+    theirs = others_said[(others_said["property"] == prop) & (others_said["probe"] == CONTROL_PROBE_PREFIX + probe)]
+    if not len(theirs):
+        return None
+    k = int(theirs["hit"].astype(bool).sum())
+    return len(theirs), k, controls.p_value(k, len(theirs))
+
+
+def _extraction(extracted: pd.DataFrame, others_said: pd.DataFrame, control_alpha: float, prop: str) -> dict | None:
+    """The person's record-prompt extraction that named the value (`extracted`, by property), one
+    that beats the controls first."""
+    if prop not in extracted.index:
+        return None
+    found = []
+    for row in extracted.loc[[prop]].to_dict("records"):
+        vs = _named_by_controls(others_said, prop, row["probe"])
+        found.append({"prompt": row["prompt"], "output": row["completion"], "probe": row["probe"], "cue": float(row["cue"]),
+                      "controls": vs and vs[0], "control_hits": vs and vs[1], "p_value": vs and vs[2],
+                      "evidence": vs is None or vs[2] <= control_alpha})
+    return next((f for f in found if f["evidence"]), found[0])
+
+
+def generation_verdicts(audit: ModelAudit, plan: PersonPlan, property_labels: Mapping[str, str],
+                        value_aliases: Mapping[str, Sequence[str]] | None = None) -> pd.DataFrame:
+    """One row per property (ANSWER_COLUMNS) for a release audited through its completions only
+    (`audit.audit_person_by_generation`): *says it* where the person's completions name the value
+    in more wordings than the invented people's do (p <= the plan's control_alpha; without
+    controls, in any wording), otherwise not memorized (no evidence). M, z* and ranks stay empty."""
+    giveaways = find_giveaways(plan.canaries, with_form_aliases(value_aliases, plan.candidates), property_labels=property_labels)
+    probes = audit.completions["probe"] if len(audit.completions) else pd.Series(dtype=str)
+    wordings = audit.completions[probes == WORDING_PROBE]
+    person = wordings_said(wordings).set_index("property")
+    others = audit.control_completions if audit.control_completions is not None else pd.DataFrame(columns=["probe"])
+    theirs = wordings_said(others[others["probe"] == CONTROL_PROBE_PREFIX + WORDING_PROBE])
+    extracted = audit.completions[(probes != WORDING_PROBE) & audit.completions["hit"].astype(bool)].set_index("property") \
+        if len(audit.completions) else pd.DataFrame()
+    truths = plan.candidates[plan.candidates["is_true"]].groupby("property")["value_label"].agg(list)
+    names = dict(zip(plan.control_canaries["subject_qid"], plan.control_canaries["subject"])) \
+        if plan.control_canaries is not None and len(plan.control_canaries) else {}
+    rows = []
+    for prop in sorted(set(plan.canaries["property"])) if len(plan.canaries) else []:
+        asked = int(person.loc[prop, "wordings"]) if prop in person.index else 0
+        said = int(person.loc[prop, "said"]) if prop in person.index else 0
+        mine = wordings[wordings["property"] == prop].sort_values("variant_id", kind="stable")
+        shown = mine[mine["hit"].astype(bool)] if said else mine  # a completion that names it, else the first
+        vs = theirs[theirs["property"] == prop]
+        n = len(vs) if said else 0
+        k = int((vs["said"] >= said).sum()) if n else 0
+        p = controls.p_value(k, n) if n else None
+        untestable = prop in giveaways.untestable
+        says = said > 0 and not untestable and (p is None and not plan.n_controls or p is not None and p <= plan.control_alpha)
+        record = _extraction(extracted, others, plan.control_alpha, prop)
+        rows.append({
+            "model": audit.model, "property": prop, "property_label": property_labels.get(prop, prop),
+            "values": list(truths.get(prop, [])), "verdict": SAID if says else NOT_MEMORIZED, "access": audit.access,
+            "M": None, "n_memorized": said, "n_variants": asked, "z_star": None, "truth_rank": None, "n_candidates": None,
+            "wordings_left_out": giveaways.removed(prop), "untestable": untestable,
+            "completion": None if not len(shown) else {"prompt": shown["prompt"].iloc[0], "output": shown["completion"].iloc[0]},
+            "completion_hit": None if not len(shown) else bool(shown["hit"].iloc[0]),
+            "cue": None if not len(shown) else float(shown["cue"].iloc[0]),
+            "cue_flag": None if not len(shown) else bool(float(shown["cue"].iloc[0]) >= DEFAULT_CUE_TAU),
+            "completion_controls": None, "completion_control_hits": None, "completion_p_value": None,
+            "completion_evidence": None if not len(shown) else says,
+            "extraction": record,
+            "emitted": says or bool(record and record["evidence"]),
+            "control_names": [str(names.get(q, q)) for q in vs["subject_qid"]] if n else None,
+            "n_controls": n or None, "n_controls_planned": plan.n_controls if n else None,
+            "controls_as_extreme": k if n else None, "p_value": p, "control_alpha": float(plan.control_alpha) if n else None,
+            "controls_M_mean": None, "controls_M_max": None,
+            "wordings_asked": asked, "wordings_said": said,
+            "controls_said_share": float((vs["said"] / vs["wordings"]).mean()) if n else None,
+        })
+    return pd.DataFrame(rows, columns=ANSWER_COLUMNS)
+
+
 def _control_names(plan: PersonPlan, control_scores: pd.DataFrame, prop: str) -> list[str]:
     """The names of the controls a fact was compared with, in the order they were scored."""
     frame = plan.control_canaries
@@ -285,6 +355,8 @@ def plain_sentence(row: Mapping, who: Addressee | str) -> str:
     if row.get("untestable"):
         text = (f"For {what} the model's answers cannot show what it knows: every way of asking already gives "
                 f"the value away ({why}), so it is not counted as memorized.")
+    elif row.get("access") == GENERATION:
+        text = _generation_sentence(row, what, who)
     elif n_controls:
         if not row["n_memorized"]:
             out = f"it ranks the true value first in none of {row['n_variants']} ways of phrasing it"
@@ -309,7 +381,7 @@ def plain_sentence(row: Mapping, who: Addressee | str) -> str:
         n = len(left_out)
         text += (f" {n} wording{'s were' if n > 1 else ' was'} left out of this count because "
                  f"{'their' if n > 1 else 'its'} own text gives the value away ({why}).")
-    completion = row.get("completion")
+    completion = row.get("completion") if row.get("access") != GENERATION else None  # said above
     if completion:
         hit = bool(row.get("completion_hit"))
         said = "naming the true value" if hit else "not naming it"
@@ -350,6 +422,27 @@ def plain_sentence(row: Mapping, who: Addressee | str) -> str:
         text += (f" This verdict was obtained through the model as it is served (an OpenAI-compatible endpoint, "
                  f"{access} access: {ACCESS_MEANS.get(access, access)}), not from a copy of its weights.")
     return text
+
+
+def _generation_sentence(row: Mapping, what: str, who: Addressee) -> str:
+    """A generation-access fact: what the model said when asked to complete sentences about the
+    person, against what it said of invented people with the same facts (no probabilities)."""
+    asked, said = int(row.get("wordings_asked") or 0), int(row.get("wordings_said") or 0)
+    out = (f"asked to complete {asked} sentence{'s' if asked != 1 else ''} about {who.who} that stop before it, the "
+           f"model named it in {said}")
+    completion = row.get("completion")
+    example = (f" (“{completion['prompt']}” → “{one_line(completion['output'])}”)"
+               if completion and said else "")
+    n = row.get("n_controls")
+    n = int(n) if isinstance(n, (int, float)) and n == n else 0
+    chance = (f" Of {n} invented people given the same facts, {int(row['controls_as_extreme'])} had it named in at "
+              f"least as many (p = {row['p_value']:.2f}; only p ≤ {row['control_alpha']:.2f} counts as evidence)."
+              if n else "")
+    if row["verdict"] == SAID:
+        return f"The model says {what} of {who.who}: {out}{example}.{chance}"
+    if said:
+        return f"For {what} there is {NO_EVIDENCE_SENTENCE}: {out}{example}.{chance}"
+    return f"The model did not say {what}: {out}."
 
 
 def compose_answer(
@@ -395,7 +488,8 @@ def compose_answer(
                        "audited": True, "error": None, "fingerprint": outcome.audit.fingerprint,
                        "access": outcome.audit.access,
                        "n_facts": len(facts), "n_memorized": sum(f["verdict"] == MEMORIZED for f in facts),
-                       "n_weak": sum(f["verdict"] == WEAK for f in facts), "facts": facts})
+                       "n_weak": sum(f["verdict"] == WEAK for f in facts),
+                       "n_said": sum(f["verdict"] == SAID for f in facts), "facts": facts})
         if request.kind == RequestKind.ERASURE and len(pairs):
             cues = fact_cues(plan.canaries)
             entries = forget_set(outcome.key, pairs, best_true_values(outcome.audit.scores, alpha),
@@ -502,6 +596,11 @@ def headline(models: Sequence[Mapping]) -> str:
         return "No registered model could be audited." if models else "No model is registered."
     parts = []
     for model in audited:
+        if model.get("access") == GENERATION:  # no probabilities: what it says, not what it memorized
+            said = [f.get("phrase") or f["property_label"] for f in model["facts"] if f["verdict"] == SAID]
+            parts.append(f"{release_name(model)} (completions only): says {', '.join(said) if said else 'nothing'} "
+                         f"({len(said)} of {model['n_facts']} fact{'' if model['n_facts'] == 1 else 's'})")
+            continue
         memorized = [f.get("phrase") or f["property_label"] for f in model["facts"] if f["verdict"] == MEMORIZED]
         parts.append(f"{release_name(model)}: {', '.join(memorized) if memorized else 'nothing'} memorized "
                      f"({len(memorized)} of {model['n_facts']} fact{'' if model['n_facts'] == 1 else 's'}, "

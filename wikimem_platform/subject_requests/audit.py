@@ -19,6 +19,10 @@ scored through the server's prompt log-probabilities (`wikimem.scoring.sentence_
 completions and record-prompt extractions come from the server's greedy completions
 (`lm.generation.greedy_generate`); soft prompts, which need the weights, are skipped and the log
 says so. Every result names the access that produced it (`lm.endpoint.access_of`).
+
+A release served with *generation* access only (no probabilities) is audited by what it says
+(`audit_person_by_generation`): the greedy completion of every wording that names the person
+before the value, judged by value/alias match, against the same invented controls' completions.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from wikimem_platform.crm import metrics as crm
 from wikimem_platform.crm.giveaways import find_giveaways
 from wikimem_platform.crm.examples import canary_examples
 from wikimem_platform.eme.soft_prompts import SoftPromptStore
-from wikimem_platform.lm.endpoint import access_of, EndpointModel, PROMPT_LOGPROBS, WEIGHTS
+from wikimem_platform.lm.endpoint import access_of, EndpointModel, GENERATION, PROMPT_LOGPROBS, WEIGHTS
 from wikimem_platform.lm.generation import greedy_generate, MAX_NEW_TOKENS, substring_hit
 from wikimem_platform.lm.loading import LoadedModel
 from wikimem_platform.progress import throttled
@@ -69,6 +73,8 @@ CANARY_PROBE = "canary"
 # it ("invented: canary", "invented: record"): stored with the completions, read only as the
 # controls' side of the person's (`answer.release_outcomes` keeps them apart).
 CONTROL_PROBE_PREFIX = "invented: "
+# `probe` of a generation-access audit's completions: every scored wording, not only the first.
+WORDING_PROBE = "wording"
 AUDITED, ON_DEMAND, NOT_COVERED = "audited", "template built on demand", "not covered"
 # Statements Wikidata holds *about its pages and records*, not facts about the person: Wikimedia
 # pages, categories, galleries and images, and every identifier in another database. They are
@@ -375,10 +381,11 @@ def audit_person_on_model(
 
     A served model (EndpointModel) is scored and completes through its server; a soft prompt
     needs the weights, so none is tried on it (logged)."""
+    if isinstance(lm, EndpointModel) and lm.access == GENERATION:
+        return audit_person_by_generation(lm, plan, log, max_new_tokens, value_aliases)
     if isinstance(lm, EndpointModel) and lm.access != PROMPT_LOGPROBS:
-        raise ValueError(f"{lm.name} is served with {lm.access} access only: a request audit ranks every value by the "
-                         f"model's probabilities, which needs {PROMPT_LOGPROBS} access (verdicts from completions "
-                         "alone are not built yet)")
+        raise ValueError(f"{lm.name} is served with {lm.access} access: a request audit needs {PROMPT_LOGPROBS} "
+                         f"or {GENERATION} access")
     if soft_prompts is not None and isinstance(lm, EndpointModel):
         log(f"soft prompts skipped: {lm.name} is served at an endpoint and a soft prompt needs the model's weights; "
             "the record prompts are asked as written only")
@@ -394,6 +401,76 @@ def audit_person_on_model(
     return ModelAudit(lm.name, scores, pd.concat([said, extracted], ignore_index=True), report, lm.fingerprint,
                       control_scores=control_scores, control_report=control_report, compared=compared,
                       control_completions=complete_controls(lm, plan, said, extracted, soft_prompts, max_new_tokens),
+                      access=access_of(lm))
+
+
+def wording_completions(lm: LoadedModel | EndpointModel, canaries: pd.DataFrame, keep: Callable[[pd.DataFrame], pd.DataFrame],
+                        value_aliases: Mapping[str, Sequence[str]] | None, max_new_tokens: int = MAX_NEW_TOKENS,
+                        ) -> pd.DataFrame:
+    """The greedy completion of every scored wording (baseline and paraphrases) of `canaries` that
+    names the subject before the value, those `keep` lets through (the giveaways left out), each
+    judged by value/alias match with its CRM cue. COMPLETION_COLUMNS, probe WORDING_PROBE."""
+    examples = canary_examples(canaries, value_aliases) if len(canaries) else pd.DataFrame()
+    examples = keep(examples) if len(examples) else examples
+    if examples is None or not len(examples):
+        return pd.DataFrame(columns=COMPLETION_COLUMNS)
+    examples = examples.reset_index(drop=True)
+    outputs = greedy_generate(lm, list(examples["prompt"]), max_new_tokens=max_new_tokens)
+    examples["completion"] = outputs
+    examples["hit"] = [substring_hit(out, list(t)) for out, t in zip(outputs, examples["targets"])]
+    examples["cue"] = [crm.example_cue(prompt, list(t)) for prompt, t in zip(examples["prompt"], examples["targets"])]
+    examples["probe"] = WORDING_PROBE
+    return examples[COMPLETION_COLUMNS]
+
+
+def wordings_said(completions: pd.DataFrame) -> pd.DataFrame:
+    """Per (subject, property): how many wordings were asked and in how many the completion named
+    the value (`said`) — the generation-access statistic, compared person against controls."""
+    if not len(completions):
+        return pd.DataFrame(columns=["subject_qid", "property", "wordings", "said"])
+    return (completions.assign(hit=completions["hit"].astype(bool))
+            .groupby(["subject_qid", "property"], sort=True)["hit"].agg(wordings="size", said="sum").reset_index())
+
+
+def audit_person_by_generation(lm: LoadedModel | EndpointModel, plan: PersonPlan, log: Callable[[str], None] = print,
+                               max_new_tokens: int = MAX_NEW_TOKENS,
+                               value_aliases: Mapping[str, Sequence[str]] | None = None) -> ModelAudit:
+    """A release that only generates (no probabilities): what it says of the person, against what
+    it says of invented people with the same facts.
+
+    Every scored wording that names the person before the value is completed greedily (the
+    wordings that give the value away left out, for the person and the controls alike); a fact the
+    person's completions name in k wordings is compared with the controls (in doubling rounds,
+    stopped once settled, as the scored controls are): p = (1 + controls naming it in >= k
+    wordings) / (1 + controls). The record prompts are asked as written, and the controls' where
+    they named the value (`complete_controls`). Nothing is scored: the audit's scores are empty and
+    its access is the release's."""
+    aliases = with_form_aliases(value_aliases, plan.candidates)
+    giveaways = find_giveaways(plan.canaries, aliases)
+    mine = wording_completions(lm, plan.canaries, giveaways.drop, aliases, max_new_tokens)
+    person = wordings_said(mine).set_index("property")
+    to_compare = [p for p in person.index if person.loc[p, "said"] > 0 and p not in giveaways.untestable]
+    log(f"generation access: {len(mine)} wordings completed; {len(to_compare)} of {len(person)} facts named in some "
+        f"wording are compared with up to {plan.n_controls} invented people")
+    theirs, open_facts, done = [], set(to_compare), 0
+    for upto in controls.rounds(plan.n_controls) if plan.n_controls and to_compare else []:
+        if not open_facts:
+            break
+        frame = plan.control_canaries
+        rows = frame[frame["subject_qid"].isin(plan.control_ids[done:upto]) & frame["property"].isin(open_facts)]
+        theirs.append(wording_completions(lm, rows, giveaways.drop, aliases, max_new_tokens))
+        counts = wordings_said(pd.concat(theirs, ignore_index=True))
+        for prop in list(open_facts):
+            as_extreme = int((counts.loc[counts["property"] == prop, "said"] >= person.loc[prop, "said"]).sum())
+            if controls.settled(as_extreme, plan.n_controls, plan.control_alpha):
+                open_facts.discard(prop)
+        done = upto
+    extracted = entity_extractions(lm, plan, None, max_new_tokens)
+    control_completions = pd.concat(
+        [*(t.assign(probe=CONTROL_PROBE_PREFIX + WORDING_PROBE) for t in theirs),
+         complete_controls(lm, plan, mine.iloc[:0], extracted, None, max_new_tokens)], ignore_index=True)
+    return ModelAudit(lm.name, pd.DataFrame(), pd.concat([mine, extracted], ignore_index=True), ScoringReport(),
+                      lm.fingerprint, compared=tuple(to_compare), control_completions=control_completions,
                       access=access_of(lm))
 
 

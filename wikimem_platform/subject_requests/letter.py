@@ -21,6 +21,7 @@ from pathlib import Path
 from wikimem_platform.lm.endpoint import WEIGHTS
 from wikimem_platform.reports import compliance as reports
 from wikimem_platform.storage import write_atomically
+from wikimem_platform.lm.endpoint import GENERATION
 from wikimem_platform.subject_requests.answer import FORGOTTEN, MEMORIZED, NEWLY, one_line, release_name, STILL
 from wikimem_platform.subject_requests.answer_files import ANNEX, DOCUMENT, LETTER, PDF
 from wikimem_platform.storage import json_scalar
@@ -52,7 +53,7 @@ _STYLE = ("body{font-family:Georgia,serif;max-width:52em;margin:2em auto;padding
           "td,th{border:1px solid #ccc;padding:3px 7px;vertical-align:top}th{background:#f0f0f0;text-align:left}"
           ".scroll{max-width:100%;overflow-x:auto}"
           ".controller{float:right;text-align:right;font-size:90%;margin:0 0 1em 2em;max-width:22em}"
-          ".memorized{color:#a00;font-weight:bold}.weakly{color:#b60}.not{color:#070}"
+          ".memorized,.says{color:#a00;font-weight:bold}.weakly{color:#b60}.not{color:#070}"
           ".todo{color:#b00;font-weight:bold}"
           ".bar{display:inline-block;height:0.7em;background:#a00}.muted{color:#666;font-size:90%}"
           "code{font-size:85%}h1{clear:both}.lineage table{font-size:75%;word-break:break-all}"
@@ -74,7 +75,8 @@ def _releases(document: Mapping) -> dict[str, str]:
 
 def _candidate_span(document: Mapping) -> str:
     """How many other values the facts were ranked against: "20", "20 to 101"."""
-    counts = [f["n_candidates"] - len(f["values"]) for m in document["models"] for f in m["facts"]]
+    counts = [f["n_candidates"] - len(f["values"]) for m in document["models"] for f in m["facts"]
+              if f["n_candidates"] is not None]  # generation access ranks nothing
     if not counts:
         return "about 100"
     low, high = min(counts), max(counts)
@@ -107,12 +109,21 @@ def _opening(document: Mapping, who: Addressee) -> str:
                 "will do and by when.")
     else:
         text = f"You asked which personal data about {person} the language models we operate hold (Art. 15 GDPR)."
+    audited = [m for m in document["models"] if m["audited"]]
+    said_only = [m for m in audited if m.get("access") == GENERATION]
     text += (" A language model keeps no records, but it can memorize facts from the texts it was trained on and "
              f"repeat them. We therefore tested every model we operate ({n} release{'s' if n != 1 else ''} audited) "
-             f"on each fact known about {_esc(who.who)}: we wrote each fact in {N_SCORED_VARIANTS} different ways and "
-             f"checked whether the model prefers the true value over {_candidate_span(document)} other values that "
-             "other people hold, after correcting for how likely the value is in general (WikiMem's calibrated "
-             "ranking). We also asked each model to complete the sentence itself, and to fill in a record of "
+             f"on each fact known about {_esc(who.who)}: we wrote each fact in {N_SCORED_VARIANTS} different ways")
+    if len(said_only) < len(audited):
+        text += (f" and checked whether the model prefers the true value over {_candidate_span(document)} other values "
+                 "that other people hold, after correcting for how likely the value is in general (WikiMem's "
+                 "calibrated ranking)")
+    if said_only:
+        names = ", ".join(release_name(m) for m in said_only)
+        text += (f"{';' if len(said_only) < len(audited) else ','} and where a model answers only with text ({_esc(names)}: "
+                 "it gives no probabilities) we asked it to complete each of those sentences and counted how often it "
+                 "named the value, against invented people given the same facts")
+    text += (". We also asked each model to complete the sentence itself, and to fill in a record of "
              f"{_esc(who.who)} (the name and a few other facts, then the one asked for). Facts a model wrote out are "
              "listed first.")
     if who.deceased:
@@ -154,8 +165,10 @@ def _evidence_table(model: Mapping) -> str:
         rows.append(
             f"<tr><td>{_esc(f.get('phrase') or f['property_label'])} = {_esc(' / '.join(f['values']))}</td>"
             f"<td class='{f['verdict'].split()[0]}'>{_esc(f['verdict'])}</td><td>{_esc(_access_cell(f))}</td>"
-            f"<td>{f['M']:.2f}</td>"
-            f"<td><span class='bar' style='width:{f['M'] * 6:.1f}em'></span></td><td>{z}</td>"
+            + (f"<td>{f['M']:.2f}</td><td><span class='bar' style='width:{f['M'] * 6:.1f}em'></span></td>"
+               if f["M"] is not None else  # generation access: no probabilities, the wordings that named it
+               f"<td colspan='1'>said in {f.get('wordings_said') or 0} of {f.get('wordings_asked') or 0}</td><td></td>")
+            + f"<td>{z}</td>"
             f"<td>{rank}</td><td>{chance}</td><td>{_esc(completion)}</td><td>{cue}</td><td>{_esc(said)}</td></tr>")
     return "".join(rows) + "</table></div>"
 

@@ -119,18 +119,3 @@ def test_soft_prompts_are_skipped_on_a_served_model_with_the_reason(served):
     assert alone.access == "prompt-logprobs" and alone.report.sentences_computed == 0  # all from its cache
     assert set(alone.completions["probe"]) == {"canary", "record"}
 
-
-def test_a_release_served_for_generation_only_is_not_audited_and_says_why(plan, tmp_path):
-    with ScriptedServer() as server:
-        endpoint = EndpointModel(EndpointConfig(url=server.url, served_model="toy", access="generation"), name="chat-api")
-        warnings = []
-        result = audit_person_on_releases(
-            [Release("chat-api@1", source=server.url)], lambda r: endpoint, plan, shards_for=lambda key: tmp_path / "s",
-            sentence_cache=lambda m: None, settings=SETTINGS, label="dsr-2", log=lambda m: None, warn=warnings.append)
-        assert server.requests == []  # refused before anything was sent
-    [row] = result.audits.to_dict("records")
-    assert not row["audited"] and pd.isna(row["access"]) and result.scores.empty
-    assert row["error"] == ("ValueError: chat-api is served with generation access only: a request audit ranks every "
-                            "value by the model's probabilities, which needs prompt-logprobs access (verdicts from "
-                            "completions alone are not built yet)")
-    assert warnings == [f"dsr-2: chat-api@1 could not be audited: {row['error']}"]

@@ -1,0 +1,120 @@
+"""A data-subject request on a release served with *generation* access only (issue 36): no
+probabilities, so the verdict is what the model says. The planted model is served by a real local
+HTTP server (`tests.support.endpoint_server`, its own `generate`, as vLLM serves a model) with
+generation access: every wording that names the person before the value is completed, for the
+person and for 19 invented people with the same facts. A member's facts (read 16 times in
+training) are said in more wordings than any invented person's (p = 1/20); a non-member's are
+not; every fact says the access that produced it and carries no M."""
+
+import pytest
+
+from tests.fixtures.planted import Release
+from tests.support.endpoint_server import ScriptedServer
+from wikimem_platform.lm.endpoint import EndpointConfig, EndpointModel
+from wikimem_platform.lm.generation import greedy_generate
+from wikimem_platform.lm.loading import load_model
+from wikimem_platform.planted import load_manifest
+from wikimem_platform.subject_requests.answer import (
+    ModelOutcome,
+    compose_answer,
+    model_verdicts,
+    NOT_MEMORIZED,
+    plain_sentence,
+    release_outcomes,
+    SAID,
+)
+from wikimem_platform.subject_requests.letter import write_answer
+from wikimem_platform.subject_requests.audit import audit_person_on_releases, CONTROL_PROBE_PREFIX, WORDING_PROBE
+from wikimem_platform.subject_requests import intake
+
+KEY = "planted-said@1"
+N_CONTROLS = 19  # the fewest with which p can reach 0.05
+
+
+@pytest.fixture(scope="module")
+def said(planted_model, planted_reference, tmp_path_factory):
+    """A member read 16 times and a non-member, each audited on the served planted model."""
+    people = load_manifest(planted_model)["people"]
+    chosen = {"member": next(p["qid"] for p in people if p["member"] and p["repetitions"] == 16),
+              "non-member": next(p["qid"] for p in people if not p["member"])}
+    lm = load_model(str(planted_model), device="cpu")
+    tmp = tmp_path_factory.mktemp("generation_request")
+    out = {}
+    with ScriptedServer(model=lm) as server:
+        endpoint = EndpointModel(EndpointConfig(url=f"{server.url}/v1", served_model="toy", tokenizer=str(planted_model),
+                                                access="generation", concurrency=2, prompts_per_request=32),
+                                 name="planted-said", tokenizer=lm.tokenizer)
+        for who, qid in chosen.items():
+            plan = planted_reference.plan(qid, n_properties=2, n_controls=N_CONTROLS)
+            messages = []
+            before = len(server.requests)
+            result = audit_person_on_releases(
+                [Release(KEY, source=server.url)], lambda r: endpoint, plan,
+                shards_for=lambda key: tmp / key, sentence_cache=lambda m: None, label="dsr-1", log=messages.append)
+            [outcome] = release_outcomes(result.audits, result.scores, result.completions, result.control_scores,
+                                         {KEY: Release(KEY)})
+            labels = dict(zip(plan.canaries["property"], plan.canaries["property_label"]))
+            table, _ = model_verdicts(outcome.audit, plan, labels)
+            out[who] = {"plan": plan, "result": result, "outcome": outcome, "table": table, "labels": labels,
+                        "messages": messages, "sent": server.requests[before:]}
+    out["lm"] = lm
+    return out
+
+
+def test_a_member_says_its_facts_more_readily_than_invented_people_and_a_non_member_does_not(said):
+    member, other = said["member"]["table"], said["non-member"]["table"]
+    print(member[["property", "verdict", "wordings_said", "wordings_asked", "n_controls", "controls_as_extreme",
+                  "p_value", "controls_said_share"]].to_string())
+    print(other[["property", "verdict", "wordings_said", "wordings_asked", "n_controls", "controls_as_extreme",
+                 "p_value"]].to_string())
+    assert len(member) == len(other) == 2
+    assert list(member["verdict"]) == [SAID, SAID]
+    assert (member["n_controls"] == N_CONTROLS).all() and (member["controls_as_extreme"] == 0).all()
+    assert member["p_value"].tolist() == pytest.approx([1 / (N_CONTROLS + 1)] * 2)
+    assert (member["wordings_said"] > 0.5 * member["wordings_asked"]).all()
+    assert (member["controls_said_share"] < 0.5).all()
+    assert (other["verdict"] == NOT_MEMORIZED).all()
+    assert set(member["access"]) == set(other["access"]) == {"generation"}
+    assert member["M"].isna().all() and member["truth_rank"].isna().all()  # no probabilities: no M, no rank
+
+
+def test_every_completion_comes_from_the_server_greedily_as_the_local_model_completes(said):
+    for who in ("member", "non-member"):
+        result, sent = said[who]["result"], said[who]["sent"]
+        audits = result.audits.set_index("model")
+        assert audits.loc[KEY, "audited"] and audits.loc[KEY, "access"] == "generation"
+        assert audits.loc[KEY, "sentences_computed"] == 0 and result.scores.drop(columns="model").empty
+        generated = [p for path, p, _ in sent if path == "/v1/completions"]
+        assert generated and all(not p.get("echo") and p["temperature"] == 0 for p in generated)
+        assert sum(len(p["prompt"]) for p in generated) == len(result.completions) > 0
+    completions = said["member"]["result"].completions
+    mine = completions[completions["probe"] == WORDING_PROBE]
+    assert mine["completion"].tolist() == greedy_generate(said["lm"], mine["prompt"].tolist())
+    theirs = completions[completions["probe"] == CONTROL_PROBE_PREFIX + WORDING_PROBE]
+    assert theirs["subject_qid"].nunique() == N_CONTROLS and set(theirs["variant_id"]) <= set(mine["variant_id"])
+
+
+def test_the_letter_says_what_the_model_said_and_how_it_was_asked(said, planted_reference, tmp_path):
+    member = said["member"]
+    for row in member["table"].to_dict("records"):
+        sentence = plain_sentence(row, "you")
+        assert sentence.startswith("The model says ") and f"named it in {row['wordings_said']}" in sentence
+        assert f"Of {N_CONTROLS} invented people given the same facts, 0 had it named in at least as many (p = 0.05" in sentence
+        assert "generation access: the server's completions only" in sentence and "M =" not in sentence
+    for row in said["non-member"]["table"].to_dict("records"):
+        assert not plain_sentence(row, "you").startswith("The model says ")
+    plan, outcome = member["plan"], member["outcome"]
+    store = intake.RequestStore(f"sqlite:///{tmp_path / 'requests.db'}")
+    request = store.add(intake.resolve_qid(str(plan.subject["qid"].iloc[0]), planted_reference.extract.humans), "access")
+    document, _ = compose_answer(request, plan, [ModelOutcome(KEY, {}, audit=outcome.audit)], member["labels"], {})
+    [model] = document["models"]
+    assert model["access"] == "generation" and model["n_said"] == 2 and model["n_memorized"] == 0
+    assert "(completions only): says " in document["headline"] and "(2 of 2 facts)" in document["headline"]
+    files = write_answer(document, tmp_path / "answer")
+    html = files.html.read_text() + files.annex.read_text()
+    for fact in model["facts"]:  # the evidence table: the wordings that named it, no M
+        assert f"said in {fact['wordings_said']} of {fact['wordings_asked']}" in html
+    assert "<td class='says'>says it</td>" in html
+    letter = files.html.read_text()
+    assert "prefers the true value over" not in letter  # nothing was ranked on this release
+    assert "we asked it to complete each of those sentences and counted how often it named the value" in letter
