@@ -156,7 +156,10 @@ def with_truth_forms(candidates: pd.DataFrame, sources: Mapping[str, Sequence[st
 
 
 def without_forms(frame: pd.DataFrame) -> pd.DataFrame:
-    """Rows of a candidates or scores table that are not forms (the truth under its label only)."""
+    """Rows of a candidates or scores table that are not forms (the truth under its label only); a
+    table without value ids (labels only) has no forms."""
+    if "value" not in frame.columns:
+        return frame.reset_index(drop=True)
     return frame[~is_form(frame["value"])].reset_index(drop=True)
 
 
