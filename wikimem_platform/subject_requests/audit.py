@@ -323,6 +323,19 @@ class ModelAudit:
         return self.control_report.sentences_computed if self.control_report is not None else 0
 
 
+def _completed(lm: LoadedModel | EndpointModel, examples: pd.DataFrame, probe: str,
+               max_new_tokens: int = MAX_NEW_TOKENS) -> pd.DataFrame:
+    """`examples` (prompt, targets: `canary_examples`' rows) with the greedy completion of each
+    prompt, whether it names a target (`hit`) and its CRM cue; COMPLETION_COLUMNS, `probe` given."""
+    examples = examples.reset_index(drop=True)
+    outputs = greedy_generate(lm, list(examples["prompt"]), max_new_tokens=max_new_tokens)
+    examples["completion"] = outputs
+    examples["hit"] = [substring_hit(out, list(t)) for out, t in zip(outputs, examples["targets"])]
+    examples["cue"] = [crm.example_cue(prompt, list(t)) for prompt, t in zip(examples["prompt"], examples["targets"])]
+    examples["probe"] = probe
+    return examples[COMPLETION_COLUMNS]
+
+
 def complete_baselines(lm: LoadedModel | EndpointModel, canaries: pd.DataFrame, max_new_tokens: int = MAX_NEW_TOKENS) -> pd.DataFrame:
     """What the model says: the greedy continuation of each property's first canary wording that
     names the person before the value (the baseline where it does), with its CRM cue and whether
@@ -330,13 +343,8 @@ def complete_baselines(lm: LoadedModel | EndpointModel, canaries: pd.DataFrame, 
     examples = canary_examples(canaries)
     if examples.empty:
         return pd.DataFrame(columns=COMPLETION_COLUMNS)
-    first = examples.sort_values("variant_id", kind="stable").drop_duplicates("property").reset_index(drop=True)
-    outputs = greedy_generate(lm, list(first["prompt"]), max_new_tokens=max_new_tokens)
-    first["completion"] = outputs
-    first["hit"] = [substring_hit(out, list(targets)) for out, targets in zip(outputs, first["targets"])]
-    first["cue"] = [crm.example_cue(prompt, list(targets)) for prompt, targets in zip(first["prompt"], first["targets"])]
-    first["probe"] = CANARY_PROBE
-    return first[COMPLETION_COLUMNS]
+    first = examples.sort_values("variant_id", kind="stable").drop_duplicates("property")
+    return _completed(lm, first, CANARY_PROBE, max_new_tokens)
 
 
 def entity_extractions(lm: LoadedModel | EndpointModel, plan: PersonPlan, soft_prompts: SoftPromptStore | None,
@@ -414,13 +422,7 @@ def wording_completions(lm: LoadedModel | EndpointModel, canaries: pd.DataFrame,
     examples = keep(examples) if len(examples) else examples
     if examples is None or not len(examples):
         return pd.DataFrame(columns=COMPLETION_COLUMNS)
-    examples = examples.reset_index(drop=True)
-    outputs = greedy_generate(lm, list(examples["prompt"]), max_new_tokens=max_new_tokens)
-    examples["completion"] = outputs
-    examples["hit"] = [substring_hit(out, list(t)) for out, t in zip(outputs, examples["targets"])]
-    examples["cue"] = [crm.example_cue(prompt, list(t)) for prompt, t in zip(examples["prompt"], examples["targets"])]
-    examples["probe"] = WORDING_PROBE
-    return examples[COMPLETION_COLUMNS]
+    return _completed(lm, examples, WORDING_PROBE, max_new_tokens)
 
 
 def wordings_said(completions: pd.DataFrame) -> pd.DataFrame:
@@ -490,11 +492,7 @@ def complete_controls(lm: LoadedModel | EndpointModel, plan: PersonPlan, said: p
         wanted = set(zip(hits["property"], hits["variant_id"].astype(int)))
         examples = canary_examples(frame[[(p, int(v)) in wanted for p, v in zip(frame["property"], frame["variant_id"])]])
         if len(examples):
-            outputs = greedy_generate(lm, list(examples["prompt"]), max_new_tokens=max_new_tokens)
-            examples["completion"] = outputs
-            examples["hit"] = [substring_hit(out, list(t)) for out, t in zip(outputs, examples["targets"])]
-            examples["cue"] = [crm.example_cue(prompt, list(t)) for prompt, t in zip(examples["prompt"], examples["targets"])]
-            parts.append(examples.assign(probe=CONTROL_PROBE_PREFIX + CANARY_PROBE)[COMPLETION_COLUMNS])
+            parts.append(_completed(lm, examples, CONTROL_PROBE_PREFIX + CANARY_PROBE, max_new_tokens))
     hits = extracted[extracted["hit"].astype(bool)] if len(extracted) else extracted
     if len(hits):
         names = dict(zip(plan.control_canaries["subject_qid"], plan.control_canaries["subject"]))
