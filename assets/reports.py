@@ -105,12 +105,13 @@ def scores_fingerprint(context: AssetExecutionContext) -> str | None:
         "crm_summary": AssetIn(metadata=OPTIONAL),
         "mia_summary": AssetIn(metadata=OPTIONAL),
         "eme_probe": AssetIn(metadata=OPTIONAL),
+        "controlled_memorization": AssetIn(metadata=OPTIONAL),
         # Every release's wording scores: this one's, and the others' for Kendall τ between releases.
         "wording_sensitivity": AssetIn(partition_mapping=AllPartitionMapping(), metadata=OPTIONAL),
     },
     kinds={"html", "pandas"},
     code_version=source_version("wikimem_platform.reports.compliance", "wikimem_platform.subject_requests.inquiry", "wikimem_platform.eme",
-                                "wikimem_platform.wikimem.wording"),
+                                "wikimem_platform.wikimem.wording", "wikimem_platform.wikimem.controlled_rates"),
 )
 def compliance_report(
     context: AssetExecutionContext,
@@ -124,6 +125,7 @@ def compliance_report(
     crm_summary: Optional[pd.DataFrame],
     mia_summary: Optional[pd.DataFrame],
     eme_probe: Optional[pd.DataFrame],
+    controlled_memorization: Optional[pd.DataFrame],
     wording_sensitivity,  # dict of releases, a bare DataFrame when only one exists, or None
 ) -> Output[pd.DataFrame]:
     """HTML report + forget set (JSONL) + lineage for one release; the forget set is the table."""
@@ -157,6 +159,7 @@ def compliance_report(
         reports.ReportInputs(
             model=model, pairs=pairs, forget=forget, property_labels=property_labels, others=others,
             crm=crm_summary, mia=mia_summary, eme=eme_probe, wordings=wordings, lineage=lineage, criterion=config.criterion,
+            controlled=controlled_memorization,
             forget_criterion=config.forget_criterion,
         ),
         report_dir(context.instance.storage_directory(), key),
@@ -175,6 +178,7 @@ def compliance_report(
             "crm_summary": "included" if crm_summary is not None else "not computed",
             "mia_summary": "included" if mia_summary is not None else "not computed",
             "eme_probe": "included" if eme_probe is not None else "not computed",
+            "controlled_memorization": "included" if controlled_memorization is not None else "not computed",
             "wording_sensitivity": "included" if key in wordings else "not computed",
             **files.summary,
             "forget_set": preview(forget[["subject_label", "property_label", "value_label", "M", "z_star", "cue_flag"]]),

@@ -26,7 +26,9 @@ from wikimem_platform.canaries.encoders import load_encoder
 from wikimem_platform.lm.endpoint import EndpointModel
 from wikimem_platform.versions import source_version
 from wikimem_platform.vocabulary import LENIENT, M_THRESHOLD
+from wikimem_platform.wikimem import controlled_rates, controls
 from wikimem_platform.wikimem.calibration import DISAGREEMENT, flag_disagreements
+from wikimem_platform.wikimem.control_scoring import audit_cohort
 from wikimem_platform.wikimem.memorization import (
     aliases_by_value,
     count_alias_equivalents,
@@ -211,3 +213,57 @@ def memorization(
             "top_memorized": preview(pairs.sort_values(["M", "z_star"], ascending=False)[["subject", "property", "M", "z_star", "cohort"]]),
         },
     )
+
+
+class ControlsConfig(Config):
+    n_controls: int = Field(default=controls.DEFAULT_N_CONTROLS, ge=0, description=(
+        "Invented people per audited person, given the person's facts and scored the same way; a fact then counts "
+        "only when it beats them (p <= alpha). At least 19 for p to reach 0.05; 0 = no controls (an empty table)."))
+    alpha: float = Field(default=controls.DEFAULT_ALPHA, gt=0, lt=1, description="The level a fact must beat the controls at.")
+    m_threshold: float = Field(default=M_THRESHOLD, description="Memorized at threshold: M >= m_threshold (as memorization's).")
+    seed: int = Field(default=0, description="Seed of the invented names (stored with the table).")
+
+
+@asset(group_name=GROUP, partitions_def=models_partitions, kinds={"pytorch", "pandas"}, pool=LM_POOL, op_tags=LM_OP_TAGS,
+       code_version=source_version("wikimem_platform.wikimem.control_scoring", "wikimem_platform.wikimem.controls",
+                                  "wikimem_platform.wikimem.controlled_rates"))
+def controlled_memorization(
+    context: AssetExecutionContext, config: ControlsConfig, scoring: ScoringResource, model_registry: RegistryResource,
+    memorization: pd.DataFrame, scores: pd.DataFrame, canaries: pd.DataFrame, candidates: pd.DataFrame,
+    subjects: pd.DataFrame, claims: pd.DataFrame, humans: pd.DataFrame, value_aliases: pd.DataFrame,
+) -> Output[pd.DataFrame]:
+    """Every audited fact against invented people with the same facts: the memorization table with
+    the controls' verdict beside the paper's flag, Table 1 with and without controls, and the
+    well-known vs lesser-known gap with a bootstrap CI both ways (metadata)."""
+    if config.n_controls == 0 or not len(scores):
+        context.log.info("no controls asked for (n_controls = 0) or nothing scored: an empty table")
+        return Output(memorization.iloc[:0], metadata={"controls": 0})
+    entry = model_registry.registry().get(context.partition_key)
+    lm = scoring.load(entry, served=True)
+    done = audit_cohort(
+        lm, scores, canaries, candidates, subjects, claims, humans, ShardStore(scoring.shards_for(context.partition_key)),
+        scoring.settings(), scoring.sentence_cache(lm), n_controls=config.n_controls, alpha=config.alpha,
+        m_threshold=config.m_threshold, seed=config.seed, embed=load_encoder(), value_aliases=aliases_by_value(value_aliases),
+        log=context.log.info)
+    pairs = controlled_rates.controlled_pairs(memorization, done.comparison, config.m_threshold)
+    pairs["control_names"] = pairs["subject_qid"].map(lambda q: done.names.get(q, []))
+    table = controlled_rates.rates(pairs)
+    gaps = controlled_rates.cohort_gap(pairs)
+    report = done.scored.report
+    context.log.info(f"controls for {context.partition_key}: {len(done.scored.compared)} facts compared, "
+                     f"{report.sentences_computed:,} sentences computed; {table.round(1).to_dict('records')}")
+    numbers = {f"{name}_{row['cohort']}": float(row[name]) for row in table.to_dict("records")
+               for name in (f"{controlled_rates.WITHOUT}_pct", f"{controlled_rates.WITH}_pct")}
+    return Output(pairs, metadata={
+        "rows": len(pairs),
+        "facts_compared": len(done.scored.compared),
+        "controls_per_person": config.n_controls,
+        "alpha": config.alpha,
+        "control_sentences_computed": report.sentences_computed,
+        **numbers,
+        "table_1_with_and_without_controls": MetadataValue.md(table.round(2).to_markdown(index=False)),
+        "cohort_gap": MetadataValue.md(gaps.round(2).to_markdown(index=False) if len(gaps)
+                                       else "one cohort only: no well-known vs lesser-known gap"),
+        "beats_controls": preview(pairs[pairs[controlled_rates.BEATS]][
+            ["subject", "property", "M", "p_value", "verdict", "cohort"]]),
+    })

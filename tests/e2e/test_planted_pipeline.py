@@ -57,8 +57,14 @@ PROBE_CONFIG = {"ops": {"eme_probe": {"config": {
 
 
 @pytest.fixture(scope="module")
-def planted_audit(planted_model, short_planted_model, tmp_path_factory):
-    tmp_path = tmp_path_factory.mktemp("planted_audit")
+def planted_audit_dir(tmp_path_factory):
+    """Where the planted audit keeps its shards and sentence cache (a test scoring more reads it)."""
+    return tmp_path_factory.mktemp("planted_audit")
+
+
+@pytest.fixture(scope="module")
+def planted_audit(planted_model, short_planted_model, planted_audit_dir):
+    tmp_path = planted_audit_dir
     url = f"sqlite:///{tmp_path / 'registry.db'}"
     entry = Registry(url).register(**registry_fields(planted_model))
     short_entry = Registry(url).register(**registry_fields(short_planted_model))
@@ -67,9 +73,10 @@ def planted_audit(planted_model, short_planted_model, tmp_path_factory):
                                resources=resources(tmp_path, url), run_config=planted_data_config(planted_model))
         instance.add_dynamic_partitions("models", [entry.key, short_entry.key])
         scored = materialize(
-            [*UPSTREAM, scoring_assets.scores, scoring_assets.memorization, validation_assets.planted_validation,
-             *SCORING_CHECKS],
-            selection=[scoring_assets.scores, scoring_assets.memorization, validation_assets.planted_validation],
+            [*UPSTREAM, scoring_assets.scores, scoring_assets.memorization, scoring_assets.controlled_memorization,
+             validation_assets.planted_validation, *SCORING_CHECKS],
+            selection=[scoring_assets.scores, scoring_assets.memorization, scoring_assets.controlled_memorization,
+                       validation_assets.planted_validation],
             instance=instance, partition_key=entry.key, resources=resources(tmp_path, url),
         )
         probed = materialize([*UPSTREAM, probe_assets.eme_probe, *PROBE_CHECKS], selection=[probe_assets.eme_probe],
@@ -233,76 +240,81 @@ def test_calibration_study_on_the_planted_model(planted_audit, tmp_path):
 
 
 @pytest.mark.slow
-def test_controls_separate_what_was_planted_from_what_anyone_would_get(planted_audit, tmp_path):
-    """Each audited person of the planted world against 19 invented people with the same facts
-    (names from the bundled sample's labels, never a planted person): 19 more invented people
-    with a member's facts, held out, read against the controls as the person is, reach
-    *memorized* in at most alpha of cases; members' facts read >= 4 times stay *memorized* (recall >= 0.90), and non-members have
-    no *memorized* fact and *weakly associated* ones at most at rate alpha."""
-    from wikimem_platform.wikimem import controls
+def test_controls_separate_what_was_planted_from_what_anyone_would_get(planted_audit, planted_audit_dir, tmp_path):
+    """The cohort audit's `controlled_memorization`: each planted person against 19 invented people
+    with the same facts (names from the bundled sample's labels, never a planted person), scored in
+    rounds and on shortlists. Recomputed here the long way (every control on every value) with 19
+    more invented people per member read >= 4 times, held out and read against the controls as the
+    person is: the asset's verdicts equal the long way's; the held-out people reach *memorized* in
+    at most alpha of cases; members' facts read >= 4 times stay *memorized* (recall >= 0.90);
+    non-members have no *memorized* fact and *weakly associated* ones at most at rate alpha; the
+    members-minus-non-members gap (well-known minus lesser-known here) keeps a CI above 0 with
+    controls."""
+    from wikimem_platform.wikimem import controls, control_scoring, controlled_rates
     from wikimem_platform.canaries.build import build_canaries
     from wikimem_platform.canaries.encoders import load_encoder
     from wikimem_platform.reference.counterfactuals import build_candidates
     from wikimem_platform.wikimem.memorization import aliases_by_value, evaluate_wikimem
     from wikimem_platform.lm.loading import load_model
-    from wikimem_platform.wikimem.scoring import SentenceNllCache, ShardStore, score_canaries
-    from wikimem_platform.subject_requests.audit import control_names
+    from wikimem_platform.wikimem.scoring import ShardStore, score_canaries
 
     upstream, scored, planted_model, _ = planted_audit
     subjects, claims = upstream.asset_value("subjects"), upstream.asset_value("claims")
     table, templates = upstream.asset_value("property_table"), upstream.asset_value("canary_templates")
-    counterfactuals = upstream.asset_value("counterfactuals")
-    humans = upstream.asset_value("humans")
+    canaries, candidates = upstream.asset_value("canaries"), upstream.asset_value("candidates")
+    counterfactuals, humans = upstream.asset_value("counterfactuals"), upstream.asset_value("humans")
+    asset = scored.asset_value("controlled_memorization")
     reps = {p["qid"]: p["repetitions"] for p in load_manifest(planted_model)["people"]}
-    control_subjects, control_facts = [], []
-    for person in subjects.to_dict("records"):
-        facts = claims[claims["qid"] == person["qid"]]
-        # probes (the false-positive rate) for the members' facts: what the model knows about
-        # someone could leak to anyone given the same facts; non-members' facts know no one
-        n_probes = controls.DEFAULT_N_PROBES if reps[person["qid"]] >= 4 else 0
-        # as a request draws them: every planted first-name / surname pair is a person, so the
-        # names come from the bundled sample's labels
-        names = control_names(pd.DataFrame([person]), facts, humans, claims, controls.DEFAULT_N_CONTROLS + n_probes)
-        for role, chosen in (("control", names[:controls.DEFAULT_N_CONTROLS]), ("probe", names[controls.DEFAULT_N_CONTROLS:])):
-            people, copied = controls.control_people(pd.DataFrame([person]), facts, chosen)
-            control_subjects.append(people.assign(qid=people["qid"] + f"-{role}-" + person["qid"]))
-            control_facts.append(copied.assign(qid=copied["qid"] + f"-{role}-" + person["qid"]))
-    ctl_subjects = pd.concat(control_subjects, ignore_index=True)
-    ctl_claims = pd.concat(control_facts, ignore_index=True)
-    # as a request scores them: controls without look-alike names (they are compared on the
-    # generic-subject score); probes with them, since a probe is read as the person is (M with
-    # S(h) for the level, the compared score for p)
-    is_probe = ctl_subjects["qid"].str.contains("-probe-")
-    canaries = pd.concat([
-        build_canaries(ctl_subjects[~is_probe], ctl_claims, table, templates, n_context=4, seed=0, n_similar=0),
-        build_canaries(ctl_subjects[is_probe], ctl_claims, table, templates, n_context=4, seed=0, n_similar=2),
-    ], ignore_index=True)
-    candidates = build_candidates(ctl_subjects, ctl_claims, counterfactuals)
-    lm = load_model(str(planted_model), device="cpu")
-    scores, _ = score_canaries(lm, canaries, candidates, ShardStore(tmp_path / "shards"), {"dtype": "float32"},
-                               log=lambda m: None, sentence_cache=SentenceNllCache(tmp_path / "cache.sqlite"))
+    n = controls.DEFAULT_N_CONTROLS
+    names = asset.drop_duplicates("subject_qid").set_index("subject_qid")["control_names"].map(list).to_dict()
+    assert set(names) == set(subjects["qid"]) and all(len(set(chosen)) == n for chosen in names.values())
+    # the held-out people: more invented names of the same draw, none a control
+    more = control_scoring.cohort_control_names(subjects, claims, humans, 3 * n)
+    held_out = {q: [name for name in more[q] if name not in names[q]][:n] for q in names}
+    assert all(len(chosen) == n for chosen in held_out.values())
     embed, aliases = load_encoder(), aliases_by_value(upstream.asset_value("value_aliases"))
-
-    def pairs_of(frame, alpha):
-        pairs = evaluate_wikimem(frame, alpha=alpha, embed=embed, value_aliases=aliases).pairs
-        pairs["control_of"] = pairs["subject_qid"].str.split("-").str[-1]
-        pairs["role"] = pairs["subject_qid"].str.split("-").str[-2]
-        return pairs
-
-    probe_scores = scores[scores["subject_qid"].str.contains("-probe-")]
-    pairs = pairs_of(scores[~scores["subject_qid"].str.contains("-probe-")], controls.COMPARED_ALPHA)
-    probes = controls.with_compared(pairs_of(probe_scores, 1.0), pairs_of(probe_scores, controls.COMPARED_ALPHA))
-    probes["control_of"] = probes["subject_qid"].str.split("-").str[-1]
-    person_scores = scored.asset_value("scores")
-    person_pairs = controls.with_compared(
-        scored.asset_value("memorization"),
-        evaluate_wikimem(person_scores, alpha=controls.COMPARED_ALPHA, embed=embed, value_aliases=aliases).pairs)
-    out = pd.concat([controls.compare_with_controls(
-        block, pairs[pairs["control_of"] == qid], probes[probes["control_of"] == qid])
-        for qid, block in person_pairs.groupby("subject_qid")], ignore_index=True)
-    assert (out["n_controls"] == controls.DEFAULT_N_CONTROLS).all()
+    giveaways = control_scoring.cohort_giveaways(canaries, aliases)
+    person_pairs = control_scoring.compared_people(scored.asset_value("scores"), giveaways, embed, aliases)
+    # the long way: every control on every value (the person's own rows under each name, as the
+    # asset scores them), for every fact with something to test (M > 0; the others need no control)
+    control_canaries, control_candidates = controls.control_rows(canaries, candidates, names, per_person_ids=True)
+    tested = set(zip(person_pairs.loc[person_pairs["M"] > 0, "subject_qid"], person_pairs.loc[person_pairs["M"] > 0, "property"]))
+    control_canaries = control_canaries[[k in tested for k in zip(control_canaries["control_of"], control_canaries["property"])]]
+    of = controls.controls_of(control_canaries)
+    # probes for the members' facts (what the model knows about someone could leak to anyone given
+    # the same facts; non-members' facts know no one), read as a person is: with look-alike names
+    probe_subjects, probe_facts = [], []
+    for person in subjects.to_dict("records"):
+        if reps[person["qid"]] >= 4:
+            people, copied = controls.control_people(pd.DataFrame([person]), claims[claims["qid"] == person["qid"]],
+                                                     held_out[person["qid"]])
+            probe_subjects.append(people.assign(qid=people["qid"] + "-probe-" + person["qid"]))
+            probe_facts.append(copied.assign(qid=copied["qid"] + "-probe-" + person["qid"]))
+    probe_people, probe_claims = pd.concat(probe_subjects, ignore_index=True), pd.concat(probe_facts, ignore_index=True)
+    of.update(dict(zip(probe_people["qid"], probe_people["control_of"])))
+    probe_canaries = build_canaries(probe_people, probe_claims, table, templates, n_context=4, seed=0, n_similar=2)
+    lm = load_model(str(planted_model), device="cpu")
+    scoring = resources(planted_audit_dir, "sqlite://")["scoring"]
+    everything, _ = score_canaries(
+        lm, pd.concat([control_canaries, probe_canaries], ignore_index=True),
+        pd.concat([control_candidates, build_candidates(probe_people, probe_claims, counterfactuals)], ignore_index=True),
+        ShardStore(tmp_path / "shards"), scoring.settings(), log=lambda m: None,
+        sentence_cache=scoring.sentence_cache(lm))  # the asset's cache: its controls' sentences are read back
+    kept = control_scoring.drop_giveaways(everything, giveaways, of)
+    is_probe = kept["subject_qid"].str.contains("-probe-")
+    control_pairs = controls.compared(kept[~is_probe], embed, aliases).pairs
+    probe_scores = kept[is_probe]
+    probes = controls.with_compared(evaluate_wikimem(probe_scores, embed=embed, value_aliases=aliases).pairs,
+                                    controls.compared(probe_scores, embed, aliases).pairs)
+    out = controls.compare_with_controls(person_pairs, control_pairs, probes, of=of)
+    compared = out[out["M"] > 0]
+    assert (compared["n_controls"] == n).all()
+    # rounds and shortlists change no verdict
+    merged = out.merge(asset[["subject_qid", "property", "verdict"]], on=["subject_qid", "property"], suffixes=("", "_asset"))
+    assert len(merged) == len(asset) and (merged["verdict"] == merged["verdict_asset"]).all(), \
+        merged.loc[merged["verdict"] != merged["verdict_asset"], ["subject_qid", "property", "M", "p_value", "verdict", "verdict_asset"]]
     out["repetitions"] = out["subject_qid"].map(reps)
-    assert (out.loc[out["repetitions"] >= 4, "n_probes"] == controls.DEFAULT_N_PROBES).all()
+    assert (out.loc[(out["repetitions"] >= 4) & (out["M"] > 0), "n_probes"] == controls.DEFAULT_N_PROBES).all()
     print(out.groupby(["repetitions", "verdict"]).size().unstack(fill_value=0).to_string())
     print(out[["fpr_memorized", "fpr_weak", "controls_M_mean", "controls_M_max"]].describe().round(3).to_string())
     read_4 = out[out["repetitions"] >= 4]
@@ -317,3 +329,10 @@ def test_controls_separate_what_was_planted_from_what_anyone_would_get(planted_a
     # Their weakly-associated rate is alpha by design (a probe beats all 19 controls 1 time in 20
     # when nothing ties), so it is reported, not asserted.
     observe("controls: held-out invented people with members' facts, weakly associated", probed["fpr_weak"].mean())
+    # the asset's Table 1 both ways, and the cohort gap with its CI both ways
+    rates = controlled_rates.rates(asset).set_index("cohort")
+    print(rates.round(2).to_string())
+    gaps = controlled_rates.cohort_gap(asset).set_index("measure")
+    print(gaps.round(2).to_string())
+    criterion("controls: members-minus-non-members gap with controls, CI low (%)",
+              gaps.loc[controlled_rates.WITH, "ci_low_pct"], ">", 0)

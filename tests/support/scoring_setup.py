@@ -29,7 +29,7 @@ def scores_config(properties=("P106",), per_cohort=1) -> dict:
 def resources(tmp_path, registry_url: str) -> dict:
     return {
         "io_manager": ParquetIOManager(base_dir=str(tmp_path / "parquet")),
-        "scoring": ScoringResource(shard_dir=str(tmp_path / "shards")),
+        "scoring": ScoringResource(shard_dir=str(tmp_path / "shards"), nll_cache_dir=str(tmp_path / "nll_cache")),
         "model_registry": RegistryResource(url=registry_url),
     }
 

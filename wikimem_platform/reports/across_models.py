@@ -26,14 +26,19 @@ import pandas as pd
 from wikimem_platform.reference.cohorts import LESSER_KNOWN, WELL_KNOWN
 from wikimem_platform.reports.compliance import html_table
 from wikimem_platform.storage import write_atomically
+from wikimem_platform.wikimem import controlled_rates
 from wikimem_platform.wikimem.memorization import cohort_table
 
 RELEASE = "model"
 RELEASE_INFO_COLUMNS = ["family", "variant", "parameter_count"]
 PAIR_KEYS = ["subject_qid", "property"]
 ALL_COHORTS = "all"
+# with controls (controlled_rates): shares of facts memorized beyond the invented-person controls and
+# beating them at all; empty for a release whose controls were not computed
+CONTROLLED_COLUMNS = [f"{controlled_rates.WITH}_pct", f"{controlled_rates.BEATS}_pct"]
 TABLE1_COLUMNS = [RELEASE, *RELEASE_INFO_COLUMNS, "cohort", "n_subjects", "n_pairs", "M_bar_pct", "strict_pct",
-                  "lenient_pct", "at_threshold_pct", "z_star_mean", "H_M0", "H_M0_of"]
+                  "lenient_pct", "at_threshold_pct", *CONTROLLED_COLUMNS, "z_star_mean", "H_M0", "H_M0_of"]
+GAP_COLUMNS = [RELEASE, *controlled_rates.GAP_COLUMNS]
 PAPER_MEASURES = {"M_bar_pct": "M̄ (%)", "z_star_mean": "z̄*", "H_M0_of": "H(M=0)"}
 RATE_COLUMNS = [RELEASE, "variant", "cohort", "property", "property_label", "n_pairs", "M_bar_pct"]
 REPORT_NOTE = (
@@ -43,6 +48,12 @@ REPORT_NOTE = (
     "people's facts. strict = every wording, lenient = at least one, at threshold = M at or above the threshold. "
     "z* says how clearly the true value wins when it does (larger = more certain). H(M=0) counts the people of "
     "whom the model holds none of the audited facts.")
+
+
+GAP_NOTE = (
+    "The gap in the share of facts memorized between well-known and lesser-known people, first as the paper counts "
+    "(M ≥ 0.8), then counting only facts that also beat invented people given the same facts (p ≤ α). The 95% "
+    "interval resamples people within each cohort (2,000 bootstrap samples).")
 
 
 def stack_releases(per_release: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
@@ -72,11 +83,12 @@ def _release_info(releases: pd.DataFrame | None, keys: Sequence[str]) -> pd.Data
 
 
 def table1(per_release: Mapping[str, pd.DataFrame], releases: pd.DataFrame | None = None,
-           cohorts_and_all: bool = True) -> pd.DataFrame:
+           cohorts_and_all: bool = True, controlled: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     """Table 1 across releases: one row per (release, cohort), plus an `all` row per release.
 
     `releases`: the registry's rows (columns key, family, variant, parameter_count); releases it
-    does not list keep empty info. H_M0_of is the paper's "6/100" notation.
+    does not list keep empty info. H_M0_of is the paper's "6/100" notation. `controlled`: per
+    release, its `controlled_memorization` table: the rates with controls beside those without.
     """
     stacked = stack_releases(per_release)
     if not len(stacked):
@@ -89,8 +101,24 @@ def table1(per_release: Mapping[str, pd.DataFrame], releases: pd.DataFrame | Non
         parts.append(cohort_table(stacked.assign(cohort=ALL_COHORTS), outer_keys=(RELEASE,)))
     table = pd.concat(parts, ignore_index=True)
     table["H_M0_of"] = table["H_M0"].astype(str) + "/" + table["n_subjects"].astype(str)
+    with_controls = [controlled_rates.rates(frame).assign(**{RELEASE: key})
+                     for key, frame in (controlled or {}).items() if frame is not None and len(frame)]
+    if with_controls:
+        rates = pd.concat(with_controls, ignore_index=True)[[RELEASE, "cohort", *CONTROLLED_COLUMNS]]
+        table = table.merge(rates, on=[RELEASE, "cohort"], how="left")
+    else:
+        table = table.assign(**{c: float("nan") for c in CONTROLLED_COLUMNS})
     table = table.merge(_release_info(releases, table[RELEASE].unique()), on=RELEASE, how="left")
     return _in_order(table, per_release)[TABLE1_COLUMNS]
+
+
+def cohort_gaps(controlled: Mapping[str, pd.DataFrame] | None) -> pd.DataFrame:
+    """Per release with controls: the well-known minus lesser-known gap without and with them, each
+    with its bootstrap CI (`controlled_rates.cohort_gap`)."""
+    frames = [controlled_rates.cohort_gap(frame).assign(**{RELEASE: key})
+              for key, frame in (controlled or {}).items() if frame is not None and len(frame)]
+    frames = [f for f in frames if len(f)]
+    return pd.concat(frames, ignore_index=True)[GAP_COLUMNS] if frames else pd.DataFrame(columns=GAP_COLUMNS)
 
 
 def _in_order(frame: pd.DataFrame, per_release: Mapping[str, pd.DataFrame], *more: str) -> pd.DataFrame:
@@ -207,6 +235,7 @@ class AcrossModelsReport:
     table1: pd.DataFrame
     rates: pd.DataFrame
     wording_kendall: pd.DataFrame | None = None  # Kendall τ of wording scores between releases
+    gaps: pd.DataFrame | None = None  # cohort_gaps: the well-known vs lesser-known gap per release, both ways
     generated_at: str = ""
 
 
@@ -242,6 +271,9 @@ def render_html(report: AcrossModelsReport) -> str:
         f"<p class='note'>{esc(REPORT_NOTE)}</p>",
         "<h2>Table 1 (paper layout)</h2>", _table_html(table1_paper_layout(report.table1)),
         "<h2>Table 1 (every measure)</h2>", _table_html(report.table1),
+        "<h2>Well-known minus lesser-known, without and with controls</h2>",
+        (f"<p class='note'>{esc(GAP_NOTE)}</p>" + _table_html(report.gaps)) if report.gaps is not None and len(report.gaps)
+        else "<p class='note'>No release has controls for both cohorts (controlled_memorization).</p>",
         *body,
         "<h2>Per property</h2>", _table_html(report.rates),
         kendall,

@@ -29,7 +29,7 @@ from wikimem_platform.mia.evaluation import normalized_auroc
 from wikimem_platform.storage import write_atomically
 from wikimem_platform.unlearning.forget_sets import DEFAULT_FORGET_CRITERION, write_jsonl
 from wikimem_platform.vocabulary import AT_THRESHOLD, CRITERIA, DEFAULT_CRITERION, LENIENT, STRICT
-from wikimem_platform.wikimem import wording
+from wikimem_platform.wikimem import controlled_rates, wording
 from wikimem_platform.wikimem.memorization import cohort_table, memorized
 
 # --------------------------------------------------------------------------- lineage
@@ -202,6 +202,7 @@ class ReportInputs:
     mia: pd.DataFrame | None = None  # mia_summary table, None if not computed
     eme: pd.DataFrame | None = None  # eme_probe table (one row per arm and fact), None if not computed
     wordings: dict = field(default_factory=dict)  # release key -> wording_sensitivity table (this one's and others')
+    controlled: pd.DataFrame | None = None  # controlled_memorization (the pairs read against controls), None if not computed
     lineage: dict = field(default_factory=dict)
     criterion: str = DEFAULT_CRITERION
     forget_criterion: str = DEFAULT_FORGET_CRITERION
@@ -230,6 +231,10 @@ def report_summary(inputs: ReportInputs) -> dict:
     if len(pairs) and "cohort" in pairs:
         for row in cohort_table(pairs).to_dict("records"):
             numbers[f"M_bar_pct_{row['cohort']}"] = float(row["M_bar_pct"])
+    controlled = inputs.controlled
+    if controlled is not None and len(controlled):
+        numbers["memorized_with_controls"] = int(controlled[controlled_rates.WITH].sum())
+        numbers["beats_controls"] = int(controlled[controlled_rates.BEATS].sum())
     return numbers
 
 
@@ -241,6 +246,8 @@ SUMMARY_LABELS = {
     "forget_set_facts": "facts in the forget set (under the erasure criterion)",
     "cued_facts_in_forget_set": "of those, facts whose prompt already shows part of the value",
     "M_bar_pct": "mean M (%): average share of wordings ranking the true value first",
+    "memorized_with_controls": "facts memorized and beating invented people with the same facts (p ≤ α)",
+    "beats_controls": "facts beating the invented people at all (memorized or weakly associated)",
 }
 CRITERION_WORDS = {STRICT: "ranked first in every wording (M = 1)", AT_THRESHOLD: "M ≥ 0.8",
                    LENIENT: "ranked first in at least one wording (M > 0)"}
@@ -328,7 +335,7 @@ def plain_summary(inputs: ReportInputs, summary: Mapping) -> str:
             who = sorted(_person_names(block).unique())
             out.append(f"{cohort.capitalize()} people ({len(who)}: {', '.join(who)}): mean M "
                        f"{block['M'].mean():.0%}, {int(memorized(block, inputs.criterion).sum())} of {len(block)} facts memorized.")
-    paragraphs = [f"<p><b>In short:</b> {html.escape(' '.join(out))}</p>"]
+    paragraphs = [f"<p><b>In short:</b> {html.escape(' '.join(out))}</p>", controls_paragraph(inputs.controlled)]
     mia = inputs.mia
     if mia is not None and len(mia):
         attacks = mia[mia["attack"] != "bag_of_words"] if "attack" in mia else mia
@@ -345,6 +352,42 @@ def plain_summary(inputs: ReportInputs, summary: Mapping) -> str:
             paragraphs.append(f"<p>Cue-resistant memorization ({html.escape(str(row.get('paradigm', '')))}): the model "
                               f"produced the value in {row['hit_rate']:.0%} of {int(row['n'])} examples.</p>")
     return "".join(p for p in paragraphs if p)
+
+
+def controls_paragraph(controlled: pd.DataFrame | None) -> str:
+    """What the invented-person controls change, in words ('' when they were not computed)."""
+    if controlled is None or not len(controlled):
+        return ""
+    without, with_controls = int(controlled[controlled_rates.WITHOUT].sum()), int(controlled[controlled_rates.WITH].sum())
+    weak = int(controlled[controlled_rates.BEATS].sum()) - with_controls
+    n = int(controlled["n_controls"].max()) if controlled["n_controls"].notna().any() else 0
+    alpha = controlled["alpha"].dropna()
+    level = f"p ≤ {alpha.iloc[0]:g}" if len(alpha) else "p ≤ α"
+    text = (f"Read against up to {n} invented people given the same facts (controls), {with_controls} of the "
+            f"{without} facts with M ≥ 0.8 are memorized beyond what the model would say of anyone with those facts "
+            f"({level}); {weak} more fact{'s' if weak != 1 else ''} beat{'s' if weak == 1 else ''} the controls "
+            "with M below 0.8 (weakly associated). The other facts are no evidence about these people.")
+    return f"<p>{html.escape(text)}</p>"
+
+
+def controls_tables(controlled: pd.DataFrame | None) -> str:
+    """Table 1 with and without controls per cohort, and the cohort gap with its bootstrap CI both ways."""
+    if controlled is None:
+        return "<p class='note'>Not computed: no controlled_memorization stored for this release.</p>"
+    if not len(controlled):
+        return "<p class='note'>No controls were asked for (n_controls = 0).</p>"
+    gaps = controlled_rates.cohort_gap(controlled)
+    gaps["measure"] = gaps["measure"].map({controlled_rates.WITHOUT: "memorized (M ≥ 0.8), without controls",
+                                           controlled_rates.WITH: "memorized, beyond the controls"})
+    return (f"<p class='note'>{html.escape(CONTROLS_NOTE)}</p>" + html_table(controlled_rates.rates(controlled))
+            + (html_table(gaps) if len(gaps) else "<p class='note'>One cohort only: no well-known vs lesser-known gap.</p>"))
+
+
+CONTROLS_NOTE = (
+    "Each audited person is compared with invented people (names of the same shape, nobody in Wikidata) given the "
+    "person's facts and scored on the same wordings and candidates. A fact counts as memorized with controls when "
+    "M ≥ 0.8 and at most a share α of the invented people get a result at least as strong (p ≤ α). The gap is "
+    "well-known minus lesser-known, with a 95% bootstrap interval over people resampled within each cohort.")
 
 
 def mia_table(mia: pd.DataFrame) -> pd.DataFrame:
@@ -423,6 +466,20 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "kind": ("wording kind", ""),
     "rank1_rate": ("ranked first", "share of people whose true value this wording ranks first"),
     "release": ("release", ""),
+    "pairs": ("facts tested", "(person, property) pairs audited"),
+    "subjects": ("people", "people audited"),
+    "pairs_compared": ("facts compared", "facts ranked first in some wording, read against the controls"),
+    "memorized_without_controls_pct": ("memorized (%)", "share of facts with M >= 0.8 (the paper's Table 1)"),
+    "memorized_with_controls_pct": ("memorized, beyond controls (%)", "M >= 0.8 and p <= alpha against the controls"),
+    "beats_controls_pct": ("beats controls (%)", "memorized or weakly associated: p <= alpha"),
+    "alpha": ("α", "the level a fact must beat the controls at"),
+    "n_controls": ("controls", "invented people per person (at most)"),
+    "measure": ("measure", ""),
+    "well_known_pct": ("well-known (%)", ""), "lesser_known_pct": ("lesser-known (%)", ""),
+    "gap_pct": ("gap (points)", "well-known minus lesser-known"),
+    "ci_low_pct": ("95% CI low", "bootstrap over people within each cohort"),
+    "ci_high_pct": ("95% CI high", "bootstrap over people within each cohort"),
+    "n_well_known": ("well-known people", ""), "n_lesser_known": ("lesser-known people", ""),
 }
 # Columns whose values are shares, scores or rates: never shown as integers even when whole.
 _FRACTIONAL = ("auroc", "rate", "share", "pct", "tau", "z_star", "cue", "_ll_", "auc", "utility", "delta", "sigma",
@@ -614,6 +671,7 @@ def render_html(inputs: ReportInputs, summary: Mapping) -> str:
         "<h2>People audited</h2>",
         html_table(people, max_rows=None) if len(people) else "<p>No audited pair.</p>",
         "<h2>Table 1 (per cohort)</h2>", html_table(table1) if len(table1) else "<p>No audited pair.</p>",
+        "<h2>Against invented people with the same facts (controls)</h2>", controls_tables(inputs.controlled),
         *body,
         f"<h2>Forget set ({len(inputs.forget)} facts)</h2>",
         "<p>Also written as <code>forget_set.jsonl</code> next to this file.</p>",

@@ -27,7 +27,6 @@ before the value, judged by value/alias match, against the same invented control
 
 from __future__ import annotations
 
-import functools
 import gc
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -48,14 +47,13 @@ from wikimem_platform.lm.endpoint import access_of, EndpointModel, GENERATION, P
 from wikimem_platform.lm.generation import greedy_generate, MAX_NEW_TOKENS, substring_hit
 from wikimem_platform.lm.loading import LoadedModel
 from wikimem_platform.progress import throttled
-from wikimem_platform.reference import bundled
 from wikimem_platform.reference.counterfactuals import build_candidates, draw_counterfactuals
 from wikimem_platform.reference.value_forms import DEFAULT_MAX_FORMS, form_sources, with_form_aliases, with_truth_forms
 from wikimem_platform.subject_requests.intake import SubjectRequest
 from wikimem_platform.vocabulary import N_SCORED_VARIANTS
-from wikimem_platform.wikidata.extract import ALLOWED_DATATYPES, read_dump
-from wikimem_platform.wikimem import controls
-from wikimem_platform.wikimem.memorization import aliases_by_value, evaluate_wikimem
+from wikimem_platform.wikidata.extract import ALLOWED_DATATYPES
+from wikimem_platform.wikimem import control_scoring, controls
+from wikimem_platform.wikimem.memorization import aliases_by_value
 from wikimem_platform.wikimem.scoring import score_canaries, ScoringReport, SentenceNllCache, ShardStore
 
 # A property built on demand needs at least this many other values to rank the truth against.
@@ -141,33 +139,6 @@ class PersonPlan:
         return float(frame["control_alpha"].iloc[0])
 
 
-def control_names(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFrame, claims: pd.DataFrame,
-                  n: int, seed: int = 0) -> list[str]:
-    """n invented names for the person (`controls.invented_names`): name parts from the extract,
-    or from the bundled sample when the extract cannot give n names of the person's shape (a small
-    or planted extract whose every first-name / surname pair is somebody)."""
-    person = subject.iloc[0]
-    origin = facts.loc[facts["property"] == controls.CITIZENSHIP, "value"]
-    given = person.get("aliases")
-    aliases = [a for a in given if isinstance(a, str)] if isinstance(given, (list, tuple, np.ndarray)) else []
-    taken = controls.taken_names(humans)
-    kwargs = dict(origin=origin.iloc[0] if len(origin) else None, avoid=aliases, seed=seed)
-    try:
-        return controls.invented_names(str(person["label"]), n, controls.name_parts(humans, claims), taken, **kwargs)
-    except ValueError:
-        parts, sample_taken = _sample_name_parts()
-        return controls.invented_names(str(person["label"]), n, parts, taken | sample_taken, **kwargs)
-
-
-@functools.lru_cache(maxsize=1)
-def _sample_name_parts() -> tuple[pd.DataFrame, frozenset[str]]:
-    """Name parts and taken names of the bundled sample, read once per process (the fallback of
-    `control_names`, asked for every person of a small extract)."""
-
-    sample = read_dump(bundled.SAMPLE_DUMP)
-    return controls.name_parts(sample.humans, sample.claims), frozenset(controls.taken_names(sample.humans))
-
-
 def plan_person_audit(
     subject: pd.DataFrame,
     facts: pd.DataFrame,
@@ -222,17 +193,10 @@ def plan_person_audit(
         else:
             extra.append(prop)
 
-    # (subjects, facts) -> (canaries, candidates), one per set of tables used: the person's and
-    # the controls' come from the same builds, so controls get exactly the person's templates and pools
     sources = form_sources(value_aliases) if truth_forms > 0 else {}
-
-    def reference_build(who, what, n_similar=n_similar):
-        ref = what[what["property"].isin(covered & set(wanted))]
-        return (build_canaries(who, ref, property_table, templates, n_context=n_context, seed=seed, n_similar=n_similar),
-                with_truth_forms(build_candidates(who, ref, counterfactuals), sources, truth_forms))
-
-    builds = [reference_build]
-    canaries, candidates = reference_build(subject, facts)
+    ref = facts[facts["property"].isin(covered & set(wanted))]
+    canaries = build_canaries(subject, ref, property_table, templates, n_context=n_context, seed=seed, n_similar=n_similar)
+    candidates = with_truth_forms(build_candidates(subject, ref, counterfactuals), sources, truth_forms)
 
     if extra:
         pool = draw_counterfactuals(claims, humans, extra, per_property=counterfactuals_per_property, seed=seed,
@@ -261,26 +225,21 @@ def plan_person_audit(
                 coverage += [(p, labels[p], ON_DEMAND, "") for p in ok]
                 both = pd.concat([property_table, table[table["property"].isin(ok)]], ignore_index=True)
                 all_templates = pd.concat([templates, built], ignore_index=True)
-                def on_demand_build(who, what, n_similar=n_similar, ok=ok, both=both, all_templates=all_templates, pool=pool):
-                    own = what[what["property"].isin((covered & set(wanted)) | set(ok))]
-                    more = build_canaries(who, own, both, all_templates, n_context=n_context, seed=seed, n_similar=n_similar)
-                    return (more[more["property"].isin(ok)],
-                            with_truth_forms(build_candidates(who, own[own["property"].isin(ok)], pool), sources, truth_forms))
-
-                more, more_candidates = on_demand_build(subject, facts)
-                canaries = pd.concat([canaries, more], ignore_index=True)
+                own = facts[facts["property"].isin((covered & set(wanted)) | set(ok))]
+                more = build_canaries(subject, own, both, all_templates, n_context=n_context, seed=seed, n_similar=n_similar)
+                more_candidates = with_truth_forms(build_candidates(subject, own[own["property"].isin(ok)], pool),
+                                                   sources, truth_forms)
+                canaries = pd.concat([canaries, more[more["property"].isin(ok)]], ignore_index=True)
                 candidates = pd.concat([candidates, more_candidates], ignore_index=True)
-                builds.append(on_demand_build)
     order = {p: i for i, p in enumerate(wanted)}
     coverage_frame = pd.DataFrame(coverage, columns=COVERAGE_COLUMNS)
     coverage_frame = coverage_frame.sort_values("property", key=lambda c: c.map(order), kind="stable", ignore_index=True)
     plan = PersonPlan(subject, facts, canaries, candidates, coverage_frame)
     if n_controls and len(canaries):
-        people, copied = controls.control_people(subject, facts, control_names(subject, facts, humans, claims, n_controls, seed))
-        # no look-alike names: the controls are compared on the generic-subject score (controls.COMPARED_ALPHA)
-        built = [build(people, copied, n_similar=0) for build in builds]
-        plan.control_canaries = pd.concat([c for c, _ in built], ignore_index=True).assign(control_alpha=control_alpha)
-        plan.control_candidates = pd.concat([c for _, c in built], ignore_index=True)
+        # the person's canaries and candidates under each invented name (controls.control_rows)
+        names = controls.control_names(subject, facts, humans, claims, n_controls, seed)
+        control_canaries, plan.control_candidates = controls.control_rows(canaries, candidates, {subject["qid"].iloc[0]: names})
+        plan.control_canaries = control_canaries.assign(control_alpha=control_alpha)
     return plan
 
 
@@ -508,67 +467,16 @@ def complete_controls(lm: LoadedModel | EndpointModel, plan: PersonPlan, said: p
 
 def _score_controls(lm, plan: PersonPlan, scores: pd.DataFrame, store: ShardStore, settings, sentence_cache, log,
                     progress, embed, value_aliases, shortlist_size: int) -> tuple[pd.DataFrame, ScoringReport, tuple[str, ...]]:
-    """The controls of the facts the person's scores leave something to test (M > 0).
-
-    Two savings, both exact: controls come in doubling rounds (`controls.rounds`), and a fact
-    whose outcome is settled (enough controls as extreme as the person to put p above the level)
-    gets no more; after the first round, whose one control gets every value, each control is
-    first scored on that control's shortlist of values (`controls.shortlist`: the same for
-    everyone with these facts and name shape, so its sentences are shared across requests), and
-    only one the shortlist does not show to be less extreme than the person gets every value.
-    Rows scored on the shortlist only are marked `shortlisted` (their M is an upper bound)."""
+    """The controls of the facts the person's scores leave something to test (M > 0), in rounds
+    and on shortlists (`control_scoring.score_controls`, exact); the giveaway wordings are left
+    out as the answer leaves them out. Returns the scores, their cost and the properties compared."""
+    person = plan.subject["qid"].iloc[0]
     giveaways = find_giveaways(plan.canaries, with_form_aliases(value_aliases, plan.candidates))
-    scores = giveaways.drop(scores)  # compared on the wordings the answer reads (`crm.giveaways`)
-    levels = evaluate_wikimem(scores, embed=embed, value_aliases=value_aliases).pairs
-    to_compare = tuple(p for p in controls.facts_to_compare(levels) if p not in giveaways.untestable)
-    person = controls.with_compared(levels, controls.compared(scores, embed, value_aliases).pairs)
-    person = person[person["property"].isin(to_compare)]
-    ids, n = plan.control_ids, plan.n_controls
-    log(f"controls: {len(to_compare)} of {len(levels)} facts ranked first in some wording are compared with up to "
-        f"{n} invented people")
-    canaries, candidates = plan.control_canaries, plan.control_candidates
-    n_values = candidates.groupby(["subject_qid", "property"]).size().groupby("property").max().to_dict()
-    candidate_keys = list(zip(candidates["subject_qid"], candidates["property"]))
-    canary_keys = list(zip(canaries["subject_qid"], canaries["property"]))
-    total, frames, pairs, short = ScoringReport(), [], [], {}
-
-    def score(rows: pd.Series, values: pd.Series) -> pd.DataFrame:
-        keys = set(zip(canaries.loc[rows, "subject_qid"], canaries.loc[rows, "property"]))
-        wanted = pd.Series([k in keys for k in candidate_keys], index=candidates.index, dtype=bool) & values
-        out, report = score_canaries(lm, canaries[rows], candidates[wanted], store, settings, log=log,
-                                     progress=progress, sentence_cache=sentence_cache)
-        total.add(report)
-        return out
-
-    open_facts, done = set(to_compare), 0
-    for upto in controls.rounds(n) if to_compare else []:
-        if not open_facts:
-            break
-        rows = canaries["subject_qid"].isin(ids[done:upto]) & canaries["property"].isin(open_facts)
-        on_shortlist = pd.Series([p not in short or v in short[p] for p, v in zip(candidates["property"], candidates["value"])],
-                                 index=candidates.index, dtype=bool)
-        first = score(rows, on_shortlist)
-        first_result = controls.compared(giveaways.drop(first), embed, value_aliases)
-        unsettled = first_result.pairs[controls.as_extreme(person, first_result.pairs)]
-        keys = {k for k in zip(unsettled["subject_qid"], unsettled["property"]) if k[1] in short}
-        full_rows = rows & pd.Series([k in keys for k in canary_keys], index=canaries.index, dtype=bool)
-        full = score(full_rows, pd.Series(True, index=candidates.index)) if full_rows.any() else first.iloc[:0]
-        kept = first[[k not in keys for k in zip(first["subject_qid"], first["property"])]]
-        kept = kept.assign(shortlisted=kept["property"].isin(short))
-        frames += [kept, full.assign(shortlisted=False)]
-        settled_pairs = first_result.pairs[[k not in keys for k in zip(first_result.pairs["subject_qid"],
-                                                                        first_result.pairs["property"])]]
-        pairs += [settled_pairs, controls.compared(giveaways.drop(full), embed, value_aliases).pairs] if len(full) else [settled_pairs]
-        if not short and sentence_cache is not None:  # the first control, every value: the shortlist
-            # (pays only when short, and when the cache keeps its sentences for a full pass)
-            short = {p: values for p, values in controls.shortlist(first_result, shortlist_size).items()
-                     if len(values) < n_values.get(p, 0)}
-        so_far = pd.concat(pairs, ignore_index=True)
-        counts = so_far[controls.as_extreme(person, so_far)].groupby("property").size()
-        open_facts -= {p for p in open_facts if controls.settled(int(counts.get(p, 0)), n, plan.control_alpha)}
-        done = upto
-    control_scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*scores.columns, "shortlisted"])
-    return control_scores, total, to_compare
+    done = control_scoring.score_controls(
+        lm, scores, plan.control_canaries, plan.control_candidates, store, settings, sentence_cache,
+        giveaways={person: giveaways}, n_controls=plan.n_controls, alpha=plan.control_alpha, embed=embed,
+        value_aliases=value_aliases, shortlist_size=shortlist_size, log=log, progress=progress)
+    return done.scores, done.report, tuple(p for _, p in done.compared)
 
 
 # --------------------------------------------------------------------------- every release

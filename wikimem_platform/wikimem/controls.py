@@ -37,15 +37,18 @@ values and gets the others only when the shortlist cannot show it weaker than th
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from wikimem_platform.labels import normalize_label
+from wikimem_platform.reference import bundled
+from wikimem_platform.wikidata.extract import read_dump
 from wikimem_platform.wikimem.memorization import evaluate_wikimem, WikiMemResult
 
 # The fewest controls at which a p-value with the +1 correction can reach 0.05: 1 / (19 + 1).
@@ -184,9 +187,41 @@ def invented_names(name: str, n: int, parts: pd.DataFrame, taken: set[str], *, o
     return out
 
 
-def control_id(name: str) -> str:
-    """The same invented name has the same id in every request (its shards are shared)."""
-    return CONTROL_ID_PREFIX + hashlib.sha256(name.encode()).hexdigest()[:12]
+def control_names(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFrame, claims: pd.DataFrame,
+                  n: int, seed: int = 0, *, parts: pd.DataFrame | None = None, taken: set[str] | None = None) -> list[str]:
+    """n invented names for the person (`invented_names`): name parts from the extract,
+    or from the bundled sample when the extract cannot give n names of the person's shape (a small
+    or planted extract whose every first-name / surname pair is somebody). parts / taken: the
+    extract's `name_parts` and `taken_names`, when already computed (a cohort: once for all)."""
+    person = subject.iloc[0]
+    origin = facts.loc[facts["property"] == CITIZENSHIP, "value"]
+    given = person.get("aliases")
+    aliases = [a for a in given if isinstance(a, str)] if isinstance(given, (list, tuple, np.ndarray)) else []
+    taken = taken_names(humans) if taken is None else taken
+    parts = name_parts(humans, claims) if parts is None else parts
+    kwargs = dict(origin=origin.iloc[0] if len(origin) else None, avoid=aliases, seed=seed)
+    try:
+        return invented_names(str(person["label"]), n, parts, taken, **kwargs)
+    except ValueError:
+        parts, sample_taken = _sample_name_parts()
+        return invented_names(str(person["label"]), n, parts, taken | sample_taken, **kwargs)
+
+
+@functools.lru_cache(maxsize=1)
+def _sample_name_parts() -> tuple[pd.DataFrame, frozenset[str]]:
+    """Name parts and taken names of the bundled sample, read once per process (the fallback of
+    `control_names`, asked for every person of a small extract)."""
+
+    sample = read_dump(bundled.SAMPLE_DUMP)
+    return name_parts(sample.humans, sample.claims), frozenset(taken_names(sample.humans))
+
+
+def control_id(name: str, of: str | None = None) -> str:
+    """The same invented name has the same id in every request (its shards are shared); in a
+    cohort, where people of one name shape and origin draw the same names, `of` (the person's
+    qid) keeps each person's controls apart."""
+    base = CONTROL_ID_PREFIX + hashlib.sha256(name.encode()).hexdigest()[:12]
+    return f"{base}-of-{of}" if of else base
 
 
 def control_people(subject: pd.DataFrame, facts: pd.DataFrame, names: Sequence[str]
@@ -204,13 +239,52 @@ def control_people(subject: pd.DataFrame, facts: pd.DataFrame, names: Sequence[s
     return subjects, control_facts
 
 
+def control_rows(canaries: pd.DataFrame, candidates: pd.DataFrame, names: Mapping[str, Sequence[str]],
+                 *, per_person_ids: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(canaries, candidates) of the controls: each person's own rows with the person's name
+    replaced by each invented name — the same wordings (the contextualized one states the copied
+    facts), the same true values and counterfactuals — without aliases or look-alike names (the
+    controls are compared on the generic-subject score, `COMPARED_ALPHA`).
+
+    names: person qid -> invented names, in the order they are to be scored. Rows carry
+    `control_of` (the person) and `control_rank` (the name's place in that order).
+    per_person_ids: ids of the form `control_id(name, of=person)`, needed when several people
+    share names (a cohort); a request keeps `control_id(name)`, the same in every request."""
+    canary_frames, candidate_frames = [], []
+    for person, chosen in names.items():
+        own_canaries = canaries[canaries["subject_qid"] == person]
+        own_candidates = candidates[candidates["subject_qid"] == person]
+        for rank, name in enumerate(chosen):
+            qid = control_id(name, person if per_person_ids else None)
+            canary_frames.append(own_canaries.assign(
+                subject_qid=qid, subject=name, subject_aliases=[[] for _ in range(len(own_canaries))],
+                subject_similar=[[] for _ in range(len(own_canaries))], control_of=person, control_rank=rank))
+            candidate_frames.append(own_candidates.assign(subject_qid=qid, control_of=person))
+    extra = {"control_of": pd.Series(dtype=str), "control_rank": pd.Series(dtype="int64")}
+    out_canaries = (pd.concat(canary_frames, ignore_index=True) if canary_frames
+                    else canaries.iloc[:0].assign(**extra))
+    out_candidates = (pd.concat(candidate_frames, ignore_index=True) if candidate_frames
+                      else candidates.iloc[:0].assign(control_of=pd.Series(dtype=str)))
+    return out_canaries, out_candidates
+
+
+def controls_of(control_canaries: pd.DataFrame) -> dict[str, str]:
+    """control qid -> the person it is a control of (`control_rows`)."""
+    if control_canaries is None or not len(control_canaries):
+        return {}
+    return dict(zip(control_canaries["subject_qid"], control_canaries["control_of"]))
+
+
 # --------------------------------------------------------------------------- the person against them
 
-def _as_extreme(m: np.ndarray, rank: np.ndarray, m0: float, rank0: float) -> np.ndarray:
-    """Controls at least as extreme as (m0, rank0): higher M, or the same M and a truth summed
-    rank at least as good (1 = first). A missing rank counts as last."""
+def _as_extreme(m: np.ndarray, rank: np.ndarray, m0, rank0) -> np.ndarray:
+    """Controls at least as extreme as (m0, rank0) — scalars, or one per control: higher M, or the
+    same M and a truth summed rank at least as good (1 = first). A missing rank counts as last; a
+    missing m0 (no person to compare with) is never matched."""
     rank = np.where(np.isnan(rank), np.inf, rank)
-    rank0 = np.inf if rank0 is None or np.isnan(rank0) else rank0
+    m0 = np.asarray(m0, dtype=float)
+    rank0 = np.asarray(np.nan if rank0 is None else rank0, dtype=float)
+    rank0 = np.where(np.isnan(rank0), np.inf, rank0)
     return (m > m0 + 1e-12) | ((np.abs(m - m0) <= 1e-12) & (rank <= rank0))
 
 
@@ -236,20 +310,20 @@ def compared(scores: pd.DataFrame, embed=None, value_aliases=None) -> WikiMemRes
                             include_contextualized=True)
 
 
-def shortlist(scored: WikiMemResult, k: int = SHORTLIST) -> dict[str, set[str]]:
-    """Per property: the true values and the k wrong values a control scored on every value
-    puts highest (compared score summed over wordings) — the likeliest to beat the truth for
-    the other controls too.
+def shortlist(scored: WikiMemResult, of: Mapping[str, str], k: int = SHORTLIST) -> dict[tuple[str, str], set[str]]:
+    """Per (person, property) — `of` maps a control to its person: the true values and the k
+    wrong values a control scored on every value puts highest (compared score summed over
+    wordings) — the likeliest to beat the truth for the person's other controls too.
 
     Exact, not an approximation: a control's M and summed rank on the truth + shortlist are
     bounds (M can only fall and the rank only grow with more values), so a control they show to
     be less extreme than the person is less extreme; any other gets every value
-    (`audit._score_controls`)."""
-    summed = scored.summed
+    (`control_scoring.score_controls`)."""
+    summed = scored.summed.assign(_person=lambda f: f["subject_qid"].map(of))
     out = {}
-    for prop, block in summed.groupby("property"):
+    for (person, prop), block in summed.groupby(["_person", "property"]):
         wrong = block[~block["is_g"]].sort_values("s_sum", ascending=False)["value"].head(k)
-        out[prop] = set(block.loc[block["is_g"], "value"]) | set(wrong)
+        out[(person, prop)] = set(block.loc[block["is_g"], "value"]) | set(wrong)
     return out
 
 
@@ -286,19 +360,25 @@ def settled(as_extreme: int, n_controls: int, alpha: float = DEFAULT_ALPHA) -> b
     return p_value(as_extreme, n_controls) > alpha
 
 
-def as_extreme(person_pairs: pd.DataFrame, control_pairs: pd.DataFrame) -> pd.Series:
-    """Per control pair (control_pairs' index): at least as extreme as the person's pair of the
-    same property (on the compared statistic)?"""
-    person = person_pairs.set_index("property")
-    out = pd.Series(False, index=control_pairs.index)
-    for prop, block in control_pairs.groupby("property"):
-        if prop not in person.index:
-            continue
-        pair = person.loc[prop]
-        m, rank = _m_and_rank(block)
-        compared = float(pair["M_compared"] if "M_compared" in pair else pair["M"])
-        out[block.index] = _as_extreme(m, rank, compared, float(pair.get("summed_truth_rank", np.nan)))
-    return out
+def as_extreme(person_pairs: pd.DataFrame, control_pairs: pd.DataFrame, of: Mapping[str, str] | None = None) -> pd.Series:
+    """Per control pair (control_pairs' index): at least as extreme as its person's pair of the
+    same property (on the compared statistic)? One person: `of` None; several (a cohort): `of`
+    maps each control's qid to its person's."""
+    who = person_pairs["subject_qid"].astype(str).to_numpy() if of is not None else np.full(len(person_pairs), "")
+    level = "M_compared" if "M_compared" in person_pairs else "M"
+    reference = pd.DataFrame({
+        "_who": who, "property": person_pairs["property"].to_numpy(),
+        "_m0": person_pairs[level].to_numpy(dtype=float),
+        "_r0": (person_pairs["summed_truth_rank"].to_numpy(dtype=float) if "summed_truth_rank" in person_pairs
+                else np.full(len(person_pairs), np.nan)),
+    }).drop_duplicates(["_who", "property"])
+    theirs = (control_pairs["subject_qid"].map(of).fillna("").astype(str).to_numpy() if of is not None
+              else np.full(len(control_pairs), ""))
+    keys = pd.DataFrame({"_who": theirs, "property": control_pairs["property"].to_numpy()})
+    joined = keys.merge(reference, on=["_who", "property"], how="left")
+    m, rank = _m_and_rank(control_pairs)
+    return pd.Series(_as_extreme(m, rank, joined["_m0"].to_numpy(), joined["_r0"].to_numpy()),
+                     index=control_pairs.index, dtype=bool)
 
 
 def _m_and_rank(pairs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -311,7 +391,7 @@ def _m_and_rank(pairs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFrame,
                           probe_pairs: pd.DataFrame | None = None, *, alpha: float = DEFAULT_ALPHA,
-                          m_threshold: float = M_THRESHOLD) -> pd.DataFrame:
+                          m_threshold: float = M_THRESHOLD, of: Mapping[str, str] | None = None) -> pd.DataFrame:
     """One row per fact of the person (COMPARISON_COLUMNS).
 
     person_pairs: `pair_metrics` rows of the person (subject_qid, property, M, summed_truth_rank;
@@ -320,15 +400,18 @@ def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFram
     A fact with M = 0 is "no evidence" whether or not it has controls (`facts_to_compare`).
     probe_pairs: more invented people with the same facts, held out of the controls: each is
     read against the controls exactly as the person is, and the share reaching each verdict is
-    its false-positive rate (NaN without probes). Held out, because a control read against the
+    its false-positive rate (NaN without probes). of: control (and probe) qid -> person qid, when
+    control_pairs hold the controls of several people (a cohort); None: all are the person's. Held out, because a control read against the
     other controls has a coarser p-value (at best 1/n, above alpha = 0.05 with n = 19) and could
     never be flagged: a rate measured that way would be 0 by construction.
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     rows = []
+    control_person = control_pairs["subject_qid"].map(of) if of is not None else None
     for pair in person_pairs.to_dict("records"):
-        ctl = control_pairs[control_pairs["property"] == pair["property"]]
+        mine = control_pairs["property"] == pair["property"]
+        ctl = control_pairs[mine if of is None else mine & (control_person == pair["subject_qid"])]
         n = len(ctl)
         m, rank = _m_and_rank(ctl)
         person_rank = float(pair.get("summed_truth_rank", np.nan))
@@ -338,6 +421,8 @@ def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFram
         probe_verdicts = []
         if probe_pairs is not None and n:
             probes = probe_pairs[probe_pairs["property"] == pair["property"]]
+            if of is not None:
+                probes = probes[probes["subject_qid"].map(of) == pair["subject_qid"]]
             probe_m, probe_rank = _m_and_rank(probes)
             probe_level = probes["M"].to_numpy(dtype=float)
             probe_verdicts = [verdict(level, p_value(int(_as_extreme(m, rank, pm, pr).sum()), n), alpha, m_threshold)

@@ -78,3 +78,33 @@ def test_cross_model_report_renders_in_headless_chromium(tmp_path):
     assert "Table 1 (paper layout)" in text and "instruct@1 (instruct)" in text and "Kendall" in text
     check = reports.check_rendering(path, screenshot=tmp_path / "shot.png")
     assert check.figures == 2 and check.ok, check
+
+
+def test_table1_with_controls_and_the_gap_both_ways_by_hand():
+    """base@1 read against controls: Q1's P27 (M = 1) beats them, Q1's P106 (M = .5) beats them
+    below the threshold (weakly associated), Q3's P27 does not. Well-known: 1 of 2 facts memorized
+    beyond the controls (50 %), 2 of 2 beat them (100 %); lesser-known 0 of 3. instruct@1 has no
+    controls: its columns stay empty. The gap with controls: 50 - 0 points, one well-known person
+    and nobody lesser-known beating them in any resample: CI 50 to 50."""
+    from wikimem_platform.wikimem import controlled_rates, controls
+
+    comparison = pd.DataFrame({
+        "subject_qid": ["Q1", "Q1", "Q3"], "property": ["P27", "P106", "P27"],
+        "verdict": [controls.MEMORIZED, controls.WEAK, controls.NO_EVIDENCE], "p_value": [0.05, 0.05, 0.6],
+        "n_controls": [19, 19, 11], "controls_as_extreme": [0, 0, 6], "alpha": 0.05, "controls_M_mean": 0.0,
+        "controls_M_max": 0.2, "M_compared": [1.0, 0.5, 0.2]})
+    controlled = {"base@1": controlled_rates.controlled_pairs(BASE, comparison)}
+    table = am.table1(PER_RELEASE, RELEASES, controlled=controlled).set_index(["model", "cohort"])
+    assert table.loc[("base@1", WK), "memorized_with_controls_pct"] == 50
+    assert table.loc[("base@1", WK), "beats_controls_pct"] == 100
+    assert table.loc[("base@1", LK), "memorized_with_controls_pct"] == 0
+    assert table.loc[("base@1", "all"), "memorized_with_controls_pct"] == pytest.approx(20)  # 1 of 5
+    assert table.loc[("base@1", WK), "at_threshold_pct"] == 50  # without controls, as before
+    assert table.loc[("instruct@1", WK)][["memorized_with_controls_pct", "beats_controls_pct"]].isna().all()
+    gaps = am.cohort_gaps(controlled).set_index("measure")
+    assert list(gaps["model"]) == ["base@1", "base@1"]
+    assert tuple(gaps.loc[controlled_rates.WITH, ["gap_pct", "ci_low_pct", "ci_high_pct"]]) == (50, 50, 50)
+    assert am.cohort_gaps({}).empty
+    page = am.render_html(am.AcrossModelsReport(am.table1(PER_RELEASE, RELEASES, controlled=controlled),
+                                                am.property_rates(PER_RELEASE, RELEASES), gaps=am.cohort_gaps(controlled)))
+    assert "Well-known minus lesser-known, without and with controls" in page and "<th>gap (points)</th>" in page

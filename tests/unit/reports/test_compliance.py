@@ -2,6 +2,7 @@
 Dagster asset's lineage on hand-made stored tables (no model is loaded here)."""
 
 import json
+import re
 import math
 import zlib
 import struct
@@ -20,6 +21,7 @@ from assets import summaries as summary_assets
 from assets import wording as wording_assets
 from resources import ParquetIOManager, RegistryResource, ScoringResource
 from tests.unit.subject_requests.test_inquiry import NEW, OLD
+from wikimem_platform.wikimem import controlled_rates, controls
 from wikimem_platform.registry import Registry
 from wikimem_platform.unlearning.forget_sets import FORGET_COLUMNS, best_true_values, forget_set, write_jsonl
 from wikimem_platform.reports import compliance as reports
@@ -108,12 +110,24 @@ def _wordings(scores):
 WORDINGS = {"a@2": _wordings([0.9, 0.6, 0.7]), "g@1": _wordings([0.8, 0.5, 0.6])}
 
 
-def write_sample_report(tmp_path, crm=None, mia=None, others=None, eme=None, wordings=None):
+def _controlled(pairs):
+    """NEW read against 19 controls: Q1's P27 (M = 1) beats them all, Q2's P27 (3/11) too (weakly
+    associated), Q3's P19 (10/11) is matched by 5 (what anyone with Q3's facts gets)."""
+    comparison = pd.DataFrame({
+        "subject_qid": ["Q1", "Q2", "Q3"], "property": ["P27", "P27", "P19"],
+        "verdict": [controls.MEMORIZED, controls.WEAK, controls.NO_EVIDENCE], "p_value": [0.05, 0.05, 0.3],
+        "n_controls": 19, "controls_as_extreme": [0, 0, 5], "alpha": 0.05, "controls_M_mean": 0.1,
+        "controls_M_max": [0.2, 0.1, 1.0], "M_compared": [1.0, 0.27, 0.9]})
+    return controlled_rates.controlled_pairs(pairs, comparison)
+
+
+def write_sample_report(tmp_path, crm=None, mia=None, others=None, eme=None, wordings=None, controlled=False):
     pairs = pd.DataFrame(NEW)
     inputs = reports.ReportInputs(
         model={"key": "a@2", "source_kind": "shipped", "source": "smollm2-135m-instruct", "variant": "instruct", "family": "smollm2"},
         pairs=pairs, forget=forget_set("a@2", pairs, best_true_values(SCORES)),
         property_labels={"P106": "occupation"}, others=others or {}, crm=crm, mia=mia, eme=eme, wordings=wordings or {},
+        controlled=_controlled(pairs) if controlled else None,
         lineage={"model": {"key": "a@2"}, "code": {"git_commit": "abc"}, "config_hash": "f00",
                  "data_assets": [{"asset": "canaries", "materialization_id": 7, "run_id": "r1", "data_version": "dv1"}]},
     )
@@ -123,14 +137,26 @@ def write_sample_report(tmp_path, crm=None, mia=None, others=None, eme=None, wor
 def test_report_sections_with_and_without_summaries(tmp_path):
     bare = write_sample_report(tmp_path / "bare")
     page = bare.html.read_text()
-    assert page.count("Not computed") == 4 and "Only instruct models have stored results" in page
+    assert page.count("Not computed") == 5 and "Only instruct models have stored results" in page
     assert page.count('class="plotly-graph-div') == 3  # by property, cohorts, z*
     assert "dv1" in page and "abc" in page  # lineage rendered
     assert json.loads(bare.lineage.read_text())["summary"]["forget_set_facts"] == 3  # Q1 P27, Q2 P27, Q3 P19 (lenient)
     base = {"g@1": ({"key": "g@1", "variant": "base", "family": "other"}, pd.DataFrame(OLD))}
-    full = write_sample_report(tmp_path / "full", crm=CRM, mia=MIA, others=base, eme=EME, wordings=WORDINGS)
+    full = write_sample_report(tmp_path / "full", crm=CRM, mia=MIA, others=base, eme=EME, wordings=WORDINGS, controlled=True)
     page = full.html.read_text()
     assert "Not computed" not in page and page.count('class="plotly-graph-div') == 8
+    # Controls: of the 2 facts at M >= 0.8 (Q1 P27, Q3 P19) only Q1's beats them; Q2's P27 beats
+    # them below the threshold. Well-known (Q1): 1 of 2 facts both ways; lesser-known (Q2, Q3): 1 of
+    # 2 without, 0 with. The gap with controls is 50 points, and every resample keeps it (one
+    # well-known person; both lesser-known people at 0): CI 50 to 50
+    assert ("Read against up to 19 invented people given the same facts (controls), 1 of the 2 facts with M ≥ 0.8 "
+            "are memorized beyond what the model would say of anyone with those facts (p ≤ 0.05); 1 more fact beats") in page
+    assert full.summary["memorized_with_controls"] == 1 and full.summary["beats_controls"] == 2
+    assert "<th>memorized, beyond controls (%)</th>" in page and "<th>gap (points)</th>" in page
+    compact = re.sub(r">\s+<", "><", page)
+    assert "<td>memorized, beyond the controls</td><td>50.000</td><td>0.000</td><td>50.000</td><td>50.000</td><td>50.000</td>" in compact
+    # without controls the lesser-known resamples hold Q3 (1 of 1) twice, once or never: gap -50 to 50
+    assert "<td>50.000</td><td>50.000</td><td>0.000</td><td>-50.000</td><td>50.000</td><td>1</td><td>2</td>" in compact
     # Wordings: Δ = 0.9 - 0.6 on this release; dev (0.9, 0.6, 0.7) vs test (0.7, 0.6, 0.9): two
     # concordant pairs of three, τ = 1/3; the two releases order their wordings alike (τ = 1)
     assert "Which wordings reveal the most" in page and "{subject} works as {value}." in page

@@ -164,3 +164,49 @@ def test_ties_count_against_the_person():
     assert out["verdict"] == NO_EVIDENCE
     with pytest.raises(ValueError, match="alpha"):
         controls.compare_with_controls(person, ctl, alpha=0)
+
+
+def test_a_cohort_reads_each_person_against_their_own_controls_by_hand():
+    """Two people with the same property and the same 19 control names (one name shape and
+    origin): `of` keeps them apart. Q1 (M = 1.0) beats its controls (all M = 0); Q2 (M = 0.5)
+    is matched by 3 of its own controls (M = 0.5, rank 1) -> p = 4/20. Read without `of`, Q1
+    would count Q2's three controls as well (p = 4/20): the verdict would be wrong."""
+    ctl1 = _pairs("c1-", "P27", [0.0] * 19, [5] * 19)
+    ctl2 = _pairs("c2-", "P27", [0.5] * 3 + [0.0] * 16, [1] * 3 + [5] * 16)
+    of = {**{q: "Q1" for q in ctl1["subject_qid"]}, **{q: "Q2" for q in ctl2["subject_qid"]}}
+    person = pd.DataFrame({"subject_qid": ["Q1", "Q2"], "property": "P27", "M": [1.0, 0.5], "summed_truth_rank": [1, 1]})
+    both = pd.concat([ctl1, ctl2], ignore_index=True)
+    extreme = controls.as_extreme(person, both, of)
+    assert int(extreme[:19].sum()) == 0 and int(extreme[19:].sum()) == 3
+    out = controls.compare_with_controls(person, both, of=of).set_index("subject_qid")
+    assert list(out["n_controls"]) == [19, 19]
+    assert out.loc["Q1", "p_value"] == pytest.approx(1 / 20) and out.loc["Q1", "verdict"] == MEMORIZED
+    assert out.loc["Q2", "controls_as_extreme"] == 3 and out.loc["Q2", "p_value"] == pytest.approx(4 / 20)
+    assert out.loc["Q2", "verdict"] == NO_EVIDENCE
+    mixed = controls.compare_with_controls(person[person["subject_qid"] == "Q1"], both).iloc[0]
+    assert mixed["n_controls"] == 38 and mixed["controls_as_extreme"] == 0  # without `of`: every control counted
+
+
+def test_control_rows_copy_the_persons_rows_under_each_name():
+    """The person's canaries and candidates under each invented name: same wordings, truths and
+    values; no aliases or look-alike names; per-person ids when people share names."""
+    canaries = pd.DataFrame({
+        "subject_qid": ["Q1", "Q1", "Q2"], "subject": ["Ada Lovelace", "Ada Lovelace", "Alan Turing"],
+        "subject_aliases": [["Ada"], ["Ada"], []], "subject_similar": [["Ida Lovelace"], ["Ida Lovelace"], ["Alan Tuning"]],
+        "property": ["P27", "P106", "P27"], "variant_id": [0, 0, 0], "template": ["{subject} was a citizen of {value}."] * 2 + ["x"],
+    })
+    candidates = pd.DataFrame({"subject_qid": ["Q1", "Q1", "Q2"], "property": "P27", "value": ["Q145", "Q30", "Q145"],
+                               "is_true": [True, False, True]})
+    names = {"Q1": ["Bo Kim", "Li Wu"], "Q2": ["Bo Kim"]}
+    rows, values = controls.control_rows(canaries, candidates, names, per_person_ids=True)
+    assert len(rows) == 2 * 2 + 1 and len(values) == 2 * 2 + 1
+    assert set(rows.loc[rows["control_of"] == "Q1", "subject"]) == {"Bo Kim", "Li Wu"}
+    assert list(rows.loc[rows["subject"] == "Li Wu", "control_rank"]) == [1, 1]
+    bo = rows[rows["subject"] == "Bo Kim"]
+    assert bo["subject_qid"].nunique() == 2  # the same name, two people: two ids
+    assert (rows["subject_aliases"].map(len) == 0).all() and (rows["subject_similar"].map(len) == 0).all()
+    assert list(rows.loc[rows["control_of"] == "Q1", "template"].unique()) == ["{subject} was a citizen of {value}."]
+    assert controls.controls_of(rows) == dict(zip(rows["subject_qid"], rows["control_of"]))
+    assert set(values.loc[values["control_of"] == "Q1", "value"]) == {"Q145", "Q30"}
+    shared, _ = controls.control_rows(canaries, candidates, {"Q1": ["Bo Kim"]})
+    assert set(shared["subject_qid"]) == {controls.control_id("Bo Kim")}  # a request: the same id in every request
