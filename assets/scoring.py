@@ -237,7 +237,8 @@ def controlled_memorization(
     well-known vs lesser-known gap with a bootstrap CI both ways (metadata)."""
     if config.n_controls == 0 or not len(scores):
         context.log.info("no controls asked for (n_controls = 0) or nothing scored: an empty table")
-        return Output(memorization.iloc[:0], metadata={"controls": 0})
+        empty = controlled_rates.controlled_pairs(memorization.iloc[:0], pd.DataFrame(columns=controls.COMPARISON_COLUMNS))
+        return Output(empty.assign(control_names=pd.Series(dtype=object)), metadata={"controls_per_person": 0})
     entry = model_registry.registry().get(context.partition_key)
     lm = scoring.load(entry, served=True)
     done = audit_cohort(

@@ -5,9 +5,10 @@ import pandas as pd
 from dagster import AssetCheckResult, asset_check
 
 from assets.partitions import models_partitions
-from assets.scoring import memorization, scores
+from assets.scoring import controlled_memorization, memorization, scores
 from expectations.gx import check_result, gxe
 from wikimem_platform.vocabulary import N_SCORED_VARIANTS
+from wikimem_platform.wikimem import controls
 
 NLL_COLUMNS = ("nll_h", "nll_h0", "nll_similar_mean")
 
@@ -52,3 +53,27 @@ def scores_check(scores: pd.DataFrame) -> AssetCheckResult:
 @asset_check(asset=memorization, blocking=True, partitions_def=models_partitions, description=f"M in [0, 1], ranks within 1..n, {N_SCORED_VARIANTS} variants per pair.")
 def memorization_check(memorization: pd.DataFrame) -> AssetCheckResult:
     return check_result(memorization_for_checks(memorization), "memorization", memorization_suite())
+
+
+def controlled_memorization_suite() -> list:
+    return [
+        gxe.ExpectColumnValuesToBeInSet(column="verdict", value_set=list(controls.VERDICTS)),
+        gxe.ExpectColumnValuesToBeBetween(column="p_value", min_value=0, max_value=1, strict_min=True),
+        gxe.ExpectColumnValuesToBeInSet(column="evidence_within_alpha", value_set=[True]),
+        gxe.ExpectCompoundColumnsToBeUnique(column_list=["subject_qid", "property"]),
+    ]
+
+
+def controlled_for_checks(pairs: pd.DataFrame) -> pd.DataFrame:
+    """True where a fact that beats the controls has p <= alpha and at least one control (a verdict
+    other than "no evidence" without a p-value would be a claim nothing measured)."""
+    beats = pairs["verdict"].isin([controls.MEMORIZED, controls.WEAK])
+    within = ~beats | ((pairs["n_controls"].fillna(0) > 0) & (pairs["p_value"] <= pairs["alpha"]))
+    return pairs[["subject_qid", "property", "verdict", "p_value"]].assign(evidence_within_alpha=within.astype(bool))
+
+
+@asset_check(asset=controlled_memorization, blocking=True, partitions_def=models_partitions,
+             description="Verdicts from the controls' vocabulary; p in (0, 1]; a fact beats the controls only at p <= alpha.")
+def controlled_memorization_check(controlled_memorization: pd.DataFrame) -> AssetCheckResult:
+    return check_result(controlled_for_checks(controlled_memorization), "controlled_memorization",
+                        controlled_memorization_suite())

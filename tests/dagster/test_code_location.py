@@ -19,7 +19,7 @@ from wikimem_platform.progress import LOG_EVERY_SECONDS
 BIN = Path(sys.executable).parent
 MODEL_JOBS = {"model_audit", "model_audit_with_reference_data", "request_audit"}
 SENSORS = {"model_registry_sensor", "model_audit_failure_sensor", "subject_request_sensor", "request_audit_failure_sensor"}
-LM_ASSETS = {"scores", "calibration_study", "crm_summary", "mia_summary", "eme_probe", "planted_validation", "request_scores", "ner_memorization"}
+LM_ASSETS = {"scores", "controlled_memorization", "calibration_study", "crm_summary", "mia_summary", "eme_probe", "planted_validation", "request_scores", "ner_memorization"}
 
 
 def _env(home: Path) -> dict:

@@ -8,6 +8,7 @@ import pytest
 from dagster import DagsterInstance, materialize
 
 from assets import across_models as across_assets
+from wikimem_platform.wikimem import controls
 from assets import probes as probe_assets
 from assets import scoring as scoring_assets
 from assets import summaries as summary_assets
@@ -40,7 +41,7 @@ def summaries(tmp_path_factory):
     with DagsterInstance.ephemeral() as instance:
         materialize_upstream(instance, tmp_path, url)
         instance.add_dynamic_partitions("models", [entry.key])
-        targets = [scoring_assets.scores, scoring_assets.memorization,
+        targets = [scoring_assets.scores, scoring_assets.memorization, scoring_assets.controlled_memorization,
                    summary_assets.crm_summary, summary_assets.mia_summary, probe_assets.eme_probe,
                    wording_assets.wording_sensitivity]
         result = materialize(
@@ -70,7 +71,8 @@ def _metadata(result) -> dict:
 def test_summaries_materialize_and_pass_their_checks(summaries):
     summaries, _ = summaries
     evaluations = summaries.get_asset_check_evaluations()
-    assert {"crm_summary_check", "mia_summary_check", "eme_probe_check", "wording_sensitivity_check"} <= {
+    assert {"crm_summary_check", "mia_summary_check", "eme_probe_check", "wording_sensitivity_check",
+            "controlled_memorization_check"} <= {
         e.check_name for e in evaluations}
     failed = [(e.check_name, e.metadata) for e in evaluations if not e.passed]
     assert not failed, failed
@@ -167,6 +169,11 @@ def test_table1_and_fig1_across_releases_and_the_cross_model_report(summaries):
     overall = table[table["cohort"] == "all"].iloc[0]
     assert overall["M_bar_pct"] == pytest.approx(100 * release["M"].mean()) and overall["n_pairs"] == len(pairs)
     assert overall["variant"] == "instruct"                         # from the registry
+    # the same rows with controls, from the release's controlled_memorization
+    controlled = summaries.asset_value("controlled_memorization")
+    assert overall["memorized_with_controls_pct"] == pytest.approx(100 * controlled["memorized_with_controls"].mean())
+    gaps = across.asset_value("cohort_gap_across_models")
+    assert list(gaps["measure"]) == ["memorized_without_controls", "memorized_with_controls"] and set(gaps["model"]) == {table["model"].iloc[0]}
     rates = across.asset_value("memorization_by_property_across_models")
     assert set(rates["property"]) == set(pairs["property"]) and rates["M_bar_pct"].between(0, 100).all()
     failed = [(e.check_name, e.metadata) for e in across.get_asset_check_evaluations() if not e.passed]
@@ -179,3 +186,24 @@ def test_table1_and_fig1_across_releases_and_the_cross_model_report(summaries):
     # The release without an audit is said to be left out, in plain words, never as a warning.
     assert not [m for level, m in across.logs if level >= logging.WARNING], across.logs
     assert any(m.startswith(f"{NOT_AUDITED}: no stored memorization yet") for _, m in across.logs), across.logs
+
+
+@pytest.mark.slow
+def test_controlled_memorization_reads_every_fact_against_invented_people(summaries):
+    """Every audited fact has the controls' verdict beside the paper's flag; a fact ranked first in
+    no wording is "no evidence" without any control; a compared one has 1..19 controls and its
+    p-value; the invented names are stored with the table, none the person's."""
+    summaries, _ = summaries
+    pairs = summaries.asset_value("memorization")
+    controlled = summaries.asset_value("controlled_memorization")
+    assert len(controlled) == len(pairs) and set(controlled["verdict"]) <= set(controls.VERDICTS)
+    compared = controlled[controlled["n_controls"].fillna(0) > 0]
+    assert compared["n_controls"].between(1, controls.DEFAULT_N_CONTROLS).all()
+    assert compared["p_value"].between(1 / (controls.DEFAULT_N_CONTROLS + 1), 1).all()
+    not_compared = controlled[controlled["n_controls"].fillna(0) == 0]
+    assert (not_compared["verdict"] == controls.NO_EVIDENCE).all() and not_compared["p_value"].isna().all()
+    assert (controlled[controlled["M"] == 0]["verdict"] == controls.NO_EVIDENCE).all()
+    for row in controlled.to_dict("records"):
+        assert len(set(row["control_names"])) == controls.DEFAULT_N_CONTROLS and row["subject"] not in list(row["control_names"])
+    meta = _metadata(summaries)["controlled_memorization"]
+    assert meta["controls_per_person"].value == controls.DEFAULT_N_CONTROLS and "table_1_with_and_without_controls" in meta
