@@ -73,7 +73,6 @@ from wikimem_platform.wikidata.entities import (
     english_aliases,
     english_description,
     english_label,
-    entity_terms,
     is_human,
     label_text,
     parse_claims,
@@ -95,6 +94,9 @@ MAX_MALFORMED_EXAMPLES = 5
 SPILL_ROWS = 32_768
 """Rows of one kind buffered before they are written as a Parquet row group: small enough that
 the writing happens during the pass (where the helpers take up the slack), not all at its end."""
+SPILL_TERMS_BYTES = 4 << 20
+"""Bytes of terms maps buffered before they are written (a map is ~0.7 KB on average, up to
+~12 KB on the benchmark's dump: 32,768 rows of them would hold up to ~400 MB)."""
 
 HUMAN_HINT = b'"id":"Q5"'
 """The P31 = Q5 value as the dump serializes it: lines holding it go straight to the human decoder."""
@@ -151,6 +153,30 @@ def decoders(languages: tuple[str, ...] = ()) -> Decoders:
         ("datatype", Any, _UNSET), ("claims", dict[str, list[_Statement]] | list | None, _UNSET),
         ("sitelinks", dict[str, msgspec.Raw] | list | None, _UNSET)])
     return Decoders(languages, terms, msgspec.json.Decoder(light), light_keys, msgspec.json.Decoder(human))
+
+
+class _TermMaps(msgspec.Struct):
+    """An entity's terms maps restricted to the extract's languages, as spilled (`terms_blob`)."""
+
+    labels: Any = _UNSET
+    descriptions: Any = _UNSET
+    aliases: Any = _UNSET
+
+
+def terms_blob(labels: Any = _UNSET, descriptions: Any = _UNSET, aliases: Any = _UNSET) -> bytes:
+    """An entity's terms maps (decoded terms-map structs, or dicts already cut to the extract's
+    languages) as JSON for the spill. `entities.entity_terms` reads them at the end, for the few
+    entities that turn out to be humans or cited values: done here for every line, its Python
+    work per language doubled the reader's CPU time. Text json cannot encode (a lone surrogate,
+    which ``json.loads`` lets through) is escaped."""
+    try:
+        return msgspec.json.encode(_TermMaps(labels, descriptions, aliases))
+    except UnicodeEncodeError:
+        maps = {key: _terms(value) for key, value in zip(_TERM_KEYS, (labels, descriptions, aliases)) if value is not _UNSET}
+        return json.dumps(maps, ensure_ascii=True).encode()
+
+
+_TERM_KEYS = ("labels", "descriptions", "aliases")
 
 
 def _terms(value: Any) -> Any:
@@ -271,20 +297,18 @@ def _record_light(light: Any, out: BlockResult, typed: Decoders) -> bool:
     if english:
         out.rows["aliases"].append((light.id, english))
     if typed.languages:
-        maps = {"labels": _terms(labels), "aliases": _terms(aliases)}
-        if descriptions is not _UNSET:
-            maps["descriptions"] = _terms(descriptions)
-        out.rows["terms"].extend((light.id, *row) for row in entity_terms(maps, typed.languages))
+        out.rows["terms"].append((light.id, terms_blob(labels, descriptions, aliases)))
     return True
 
 
 def record_entity(entity: dict, datatypes: tuple[str, ...], out: BlockResult, human: bool | None = None,
                   languages: tuple[str, ...] = ()) -> None:
     """One valid entity's rows, with the reference functions; ``human`` if already known. The terms
-    of ``languages`` are kept for every entity: which ones are cited values is known only at the end."""
+    maps of ``languages`` are kept for every entity: which ones are cited values is known only at the end."""
     entity_id = entity["id"]
     if languages:
-        out.rows["terms"].extend((entity_id, *row) for row in entity_terms(entity, languages))
+        maps = {key: _in_languages(entity[key], languages) for key in _TERM_KEYS if key in entity}
+        out.rows["terms"].append((entity_id, terms_blob(**maps)))
     label = english_label(entity)
     if label is not None:
         out.rows["labels"].append((entity_id, label))
@@ -312,6 +336,11 @@ def record_entity(entity: dict, datatypes: tuple[str, ...], out: BlockResult, hu
     out.rows["claims"].extend(
         (r["qid"], r["property"], r["datatype"], r["value"], r["value_label"], r.get("unit")) for r in claims
     )
+
+
+def _in_languages(terms: Any, languages: tuple[str, ...]) -> Any:
+    """A terms map cut to ``languages``; anything else as it is (`entity_terms` judges it)."""
+    return {language: terms[language] for language in languages if language in terms} if isinstance(terms, dict) else terms
 
 
 def _text(value: Any) -> str | None:
@@ -623,12 +652,12 @@ class PartsWriter:
             "aliases": pa.schema([("id", string), ("aliases", strings)]),
             "properties": pa.schema([("property", string), ("label", string), ("description", string),
                                      ("aliases", strings), ("datatype", string)]),
-            "terms": pa.schema([("id", string), ("language", string), ("label", string), ("description", string),
-                                ("aliases", strings)]),
+            "terms": pa.schema([("id", string), ("terms", pa.binary())]),
         }
         self.directory = directory
         self.buffers: dict[str, list[list]] = {kind: [[] for _ in self.schemas[kind]] for kind in SPILL_KINDS}
         self.writers: dict[str, Any] = {}
+        self.terms_bytes = 0
 
     def path(self, kind: str) -> Path:
         return self.directory / f"{kind}.parquet"
@@ -639,7 +668,9 @@ class PartsWriter:
             buffer = self.buffers[kind]
             for column, values in zip(buffer, new):
                 column.extend(values)
-            if len(buffer[0]) >= SPILL_ROWS:
+            if kind == "terms" and new:
+                self.terms_bytes += sum(map(len, new[1]))
+            if len(buffer[0]) >= SPILL_ROWS or (kind == "terms" and self.terms_bytes >= SPILL_TERMS_BYTES):
                 self._flush(kind)
 
     def _flush(self, kind: str) -> None:
@@ -654,6 +685,8 @@ class PartsWriter:
         self.writers[kind].write_table(table)
         for column in buffer:
             column.clear()
+        if kind == "terms":
+            self.terms_bytes = 0
 
     def close(self) -> dict[str, Path]:
         for kind in SPILL_KINDS:
@@ -677,18 +710,22 @@ class SpilledExtract:
     """Lines of the file read (brackets and blank lines included): the next chunk's line offset."""
     malformed_lines: list[tuple[int, str]] = field(default_factory=list)
     """The first malformed lines: (line number within the chunk, error)."""
+    languages: tuple[str, ...] = ()
+    """The languages whose terms maps the ``terms`` part holds, in the order the terms table lists them."""
 
     def to_json(self) -> str:
         """Paths and counts as text, for a store that takes any JSON (a step's output)."""
         return json.dumps({"stats": asdict(self.stats), "parts": {k: str(v) for k, v in self.parts.items()},
-                           "physical_lines": self.physical_lines, "malformed_lines": self.malformed_lines})
+                           "physical_lines": self.physical_lines, "malformed_lines": self.malformed_lines,
+                           "languages": list(self.languages)})
 
     @classmethod
     def from_json(cls, text: str) -> SpilledExtract:
         record = json.loads(text)
         return cls(stats=ParseStats(**record["stats"]), parts={k: Path(v) for k, v in record["parts"].items()},
                    physical_lines=record["physical_lines"],
-                   malformed_lines=[(number, message) for number, message in record["malformed_lines"]])
+                   malformed_lines=[(number, message) for number, message in record["malformed_lines"]],
+                   languages=tuple(record.get("languages", ())))
 
 
 # The counts a block, a chunk and the whole read share (BlockResult and ParseStats fields of the same name).
@@ -1048,7 +1085,8 @@ def spill_dump(
     finally:
         if helpers is not None:
             helpers.close()
-    return SpilledExtract(stats=stats, parts=parts, physical_lines=lines_before, malformed_lines=malformed_lines)
+    return SpilledExtract(stats=stats, parts=parts, physical_lines=lines_before, malformed_lines=malformed_lines,
+                          languages=languages)
 
 
 def read_chunk(

@@ -175,13 +175,17 @@ def assemble_chunks(chunks: Sequence[SpilledExtract], path: str | Path, max_malf
 
     if not chunks:
         raise ValueError(f"no chunks read from {path}")
+    languages = chunks[0].languages
+    if any(chunk.languages != languages for chunk in chunks):
+        raise ValueError(f"the chunks of {path} were read for different languages: "
+                         f"{sorted({chunk.languages for chunk in chunks})}")
     stats = ParseStats(workers=max(chunk.stats.workers for chunk in chunks))
     lines_before = 0
     for chunk in chunks:
         merge_counts(stats, chunk.stats, chunk.malformed_lines, lines_before)
         lines_before += chunk.physical_lines
     _check_malformed(stats, max_malformed_share, path)
-    return _extract_from_parts([chunk.parts for chunk in chunks], stats, path)
+    return _extract_from_parts([chunk.parts for chunk in chunks], stats, path, languages)
 
 
 def _read_dump_full(
@@ -252,10 +256,12 @@ def _read_dump_full(
     return _assemble(humans, claims, value_aliases, properties, stats, path, kept_terms)
 
 
-def _extract_from_parts(parts: Sequence[dict[str, Path]], stats: ParseStats, path: str | Path) -> WikidataExtract:
+def _extract_from_parts(parts: Sequence[dict[str, Path]], stats: ParseStats, path: str | Path,
+                        languages: tuple[str, ...]) -> WikidataExtract:
     """The extract from the fast mode's Parquet parts, one set per chunk in file order (rows in
     file order, as the full parse sees them). It runs after the parallel pass, alone on one core:
-    claims are labelled with Arrow compute, the few Python rows are built with the collector paused."""
+    claims are labelled with Arrow compute, the few Python rows are built with the collector paused;
+    the terms maps of the humans and cited values only are read (`entity_terms`)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -271,7 +277,11 @@ def _extract_from_parts(parts: Sequence[dict[str, Path]], stats: ParseStats, pat
         humans = [row for p in parts for row in _table_rows(pq.ParquetFile(p["humans"]).read())]
         properties = [row for p in parts for row in _table_rows(pq.ParquetFile(p["properties"]).read())]
         described = kept_values | {row[0] for row in humans}
-        terms = {(row[0], row[1]): row for p in parts for row in _rows_with_ids(p["terms"], "id", described)}  # the last wins
+        terms: dict[tuple[str, str], tuple] = {}  # (id, language) -> its row; the last line's wins
+        for p in parts:
+            for entity_id, blob in _rows_with_ids(p["terms"], "id", described):
+                for row in entity_terms(json.loads(blob), languages):
+                    terms[entity_id, row[0]] = (entity_id, *row)
         return _assemble(humans, claims, value_aliases, properties, stats, path, list(terms.values()))
 
 
@@ -280,17 +290,21 @@ def _table_rows(table) -> list[tuple]:
 
 
 def _rows_with_ids(path: Path, id_column: str, ids: set[str]) -> Iterator[tuple]:
-    """Rows (id first) of a part whose id is in ``ids``, streamed batch by batch."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    """Rows (id first) of a part whose id is in ``ids``, read one row group (one spill) at a time on
+    this thread. The ids are looked up in the Python set: Arrow's `is_in` rebuilds its hash table of
+    ``ids`` on every call (1.3 s for 5 M ids), and the batch reader's threads held several row groups
+    at once (+85 MB on the benchmark's terms maps)."""
     import pyarrow.parquet as pq
 
     if not ids:
         return
-    wanted = pa.array(sorted(ids), type=pa.string())
-    for batch in pq.ParquetFile(path).iter_batches(batch_size=1 << 20):
-        kept = batch.filter(pc.is_in(batch.column(id_column), value_set=wanted))
-        yield from zip(*(column.to_pylist() for column in kept.columns))
+    part = pq.ParquetFile(path)
+    for index in range(part.num_row_groups):
+        group = part.read_row_group(index, use_threads=False)
+        rows = [row for row, entity_id in enumerate(group.column(id_column).to_pylist()) if entity_id in ids]
+        if rows:
+            kept = group.take(rows)
+            yield from zip(*(column.to_pylist() for column in kept.columns))
 
 
 def _assemble(

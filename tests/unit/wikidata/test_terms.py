@@ -12,7 +12,7 @@ import pytest
 from tests.unit.wikidata.test_dump_reader import assert_same_extract
 from tests.unit.wikidata.test_extract import human, write_dump
 from wikimem_platform.reference import bundled
-from wikimem_platform.wikidata.dump_reader import parse_block
+from wikimem_platform.wikidata.dump_reader import parse_block, terms_blob
 from wikimem_platform.wikidata.entities import check_languages, DEFAULT_LANGUAGES, TERMS_COLUMNS
 from wikimem_platform.wikidata.extract import read_dump
 
@@ -103,11 +103,27 @@ def test_terms_of_values_and_people_read_alike_in_every_mode(tmp_path):
         assert_same_extract(reference, read_dump(path, workers=2, block_bytes=256))
 
 
-def test_a_block_spills_the_terms_of_every_entity_only_when_asked():
-    line = value_with_terms("Q7", labels={"en": term("en", "seven"), "nl": term("nl", "zeven")}).encode() + b"\n"
-    assert parse_block(line).rows["terms"] == []
-    assert parse_block(line, languages=("en", "nl")).rows["terms"] == [
-        ["Q7", "Q7"], ["en", "nl"], ["seven", "zeven"], [None, None], [[], []]]  # columns
+def test_a_block_spills_the_terms_maps_of_every_entity_only_when_asked():
+    """Every entity's maps, cut to the languages asked, are spilled as JSON (`entity_terms` reads
+    them at the end, for the humans and cited values only): on the light decoder's path (a line of
+    the dump's usual shape) and on the general one (no aliases key)."""
+    labels = {"en": term("en", "seven"), "nl": term("nl", "zeven"), "ru": term("ru", "семь")}
+    usual = value_with_terms("Q7", labels=labels, descriptions={"nl": term("nl", "getal")}, aliases={})
+    unusual = value_with_terms("Q8", labels=labels)
+    block = (usual + "\n" + unusual + "\n").encode()
+    assert parse_block(block).rows["terms"] == []
+    ids, maps = parse_block(block, languages=("nl", "en")).rows["terms"]  # columns
+    assert ids == ["Q7", "Q8"]
+    nl_and_en = {"en": term("en", "seven"), "nl": term("nl", "zeven")}
+    assert json.loads(maps[0]) == {"labels": nl_and_en, "descriptions": {"nl": term("nl", "getal")}, "aliases": {}}
+    assert json.loads(maps[1]) == {"labels": nl_and_en}
+
+
+def test_terms_maps_json_cannot_encode_are_spilled_escaped():
+    """A lone surrogate (json.loads lets "\\ud800" through, then UTF-8 refuses it) is spilled as a
+    JSON escape and read back as it was."""
+    labels = {"pl": term("pl", "Odd\ud800land")}
+    assert json.loads(terms_blob(labels=labels)) == {"labels": labels}
 
 
 @pytest.mark.parametrize("languages, message", [
