@@ -399,6 +399,9 @@ def main() -> None:
 
     if args.languages_only:
         bench_languages(gz, mb, args.repeats)
+        if load > 1.0:
+            say(f"load average {load:.2f} at start: other jobs shared the cores; compare CPU seconds, and 2 workers "
+                f"with 2 workers only")
         return
     zcat = mb / tool_seconds("zcat", gz, args.repeats)
     decompress = median_run("decompress", gz, repeats=args.repeats)
