@@ -167,8 +167,8 @@ def terms_blob(labels: Any = _UNSET, descriptions: Any = _UNSET, aliases: Any = 
     """An entity's terms maps (decoded terms-map structs, or dicts already cut to the extract's
     languages) as JSON for the spill. `entities.entity_terms` reads them at the end, for the few
     entities that turn out to be humans or cited values: done here for every line, its Python
-    work per language doubled the reader's CPU time. Text json cannot encode (a lone surrogate,
-    which ``json.loads`` lets through) is escaped."""
+    work per language doubled the reader's CPU time. Text UTF-8 cannot encode (a lone surrogate,
+    which ``json.loads`` lets through) is written as a JSON escape."""
     try:
         return msgspec.json.encode(_TermMaps(labels, descriptions, aliases))
     except UnicodeEncodeError:
@@ -275,9 +275,9 @@ def _parse_line(data: bytes, view: memoryview, start: int, end: int, line_number
 
 
 def _record_light(light: Any, out: BlockResult, typed: Decoders) -> bool:
-    """The common line, a non-human item of the usual shape: its English label and aliases and its
-    terms, read with the reference functions' own term helpers. False when the line needs the
-    general path."""
+    """The common line, a non-human item of the usual shape: its English label and aliases, read
+    with the reference functions' own term helpers, and its terms maps (`terms_blob`). False when
+    the line needs the general path."""
     labels, aliases, claims, terms = light.labels, light.aliases, light.claims, typed.terms
     if type(labels) is not terms or type(aliases) is not terms or PID_PATTERN.match(light.id):
         return False

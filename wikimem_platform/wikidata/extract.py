@@ -253,7 +253,7 @@ def _read_dump_full(
     value_aliases = [(v, aliases_by_id[v]) for v in kept_values if v in aliases_by_id]
     described = kept_values | {row[0] for row in humans}
     kept_terms = [row for (entity_id, _), row in terms.items() if entity_id in described]
-    return _assemble(humans, claims, value_aliases, properties, stats, path, kept_terms)
+    return _assemble(humans, claims, value_aliases, properties, stats, path, kept_terms, languages)
 
 
 def _extract_from_parts(parts: Sequence[dict[str, Path]], stats: ParseStats, path: str | Path,
@@ -282,7 +282,7 @@ def _extract_from_parts(parts: Sequence[dict[str, Path]], stats: ParseStats, pat
             for entity_id, blob in _rows_with_ids(p["terms"], "id", described):
                 for row in entity_terms(json.loads(blob), languages):
                     terms[entity_id, row[0]] = (entity_id, *row)
-        return _assemble(humans, claims, value_aliases, properties, stats, path, list(terms.values()))
+        return _assemble(humans, claims, value_aliases, properties, stats, path, list(terms.values()), languages)
 
 
 def _table_rows(table) -> list[tuple]:
@@ -309,7 +309,7 @@ def _rows_with_ids(path: Path, id_column: str, ids: set[str]) -> Iterator[tuple]
 
 def _assemble(
     humans: list[tuple], claims: pd.DataFrame, value_aliases: list[tuple], properties: list[tuple],
-    stats: ParseStats, path: str | Path, terms: list[tuple] = (),
+    stats: ParseStats, path: str | Path, terms: list[tuple] = (), languages: tuple[str, ...] = (),
 ) -> WikidataExtract:
     """The frames of an extract from its rows (one constructor for both modes)."""
     logger.info(
@@ -331,8 +331,9 @@ def _assemble(
     )
     terms_frame = pd.DataFrame(terms, columns=TERMS_COLUMNS)
     terms_frame["aliases"] = terms_frame["aliases"].map(list)
-    # by entity number; within one, the languages in the order asked (the order the rows came in)
-    terms_frame = terms_frame.sort_values("qid", key=_id_sort_key, kind="stable", ignore_index=True)
+    order = pd.DataFrame({"entity": _id_sort_key(terms_frame["qid"]),
+                          "language": terms_frame["language"].map({code: i for i, code in enumerate(languages)})})
+    terms_frame = terms_frame.loc[order.sort_values(["entity", "language"], kind="stable").index].reset_index(drop=True)
     return WikidataExtract(humans=humans_frame, claims=claims, stats=stats,
                            value_aliases=aliases_frame, properties=properties_frame, terms=terms_frame)
 

@@ -144,3 +144,14 @@ def test_a_bad_language_is_refused_with_the_field_named(languages, message):
 def test_language_codes_with_subtags_are_taken():
     assert check_languages(["pt-br", "zh-hans", "be-tarask", "en"]) == ("pt-br", "zh-hans", "be-tarask", "en")
     assert check_languages([]) == ()
+
+
+def test_rows_follow_entity_number_then_the_languages_asked(tmp_path):
+    """Q9's German comes from its second line, its French from the first: still listed as asked."""
+    lines = [human("Q10", {"en": "Ten", "fr": "Dix"}), human("Q9", {"en": "Nine", "fr": "Neuf"}),
+             human("Q9", {"en": "Nine", "de": "Neun"})]
+    path = write_dump(tmp_path / "order.json", lines)
+    for extract in (read_dump(path, languages=["pl", "de", "fr", "en"]),
+                    read_dump(path, mode="full", languages=["pl", "de", "fr", "en"])):
+        assert list(zip(extract.terms["qid"], extract.terms["language"])) == [
+            ("Q9", "de"), ("Q9", "fr"), ("Q9", "en"), ("Q10", "fr"), ("Q10", "en")]
