@@ -46,6 +46,7 @@ from wikimem_platform.wikidata.dump_reader import (
     read_chunk,
     SpilledExtract,
 )
+from wikimem_platform.wikidata.entities import check_languages, DEFAULT_LANGUAGES
 from wikimem_platform.wikidata.extract import ALLOWED_DATATYPES, assemble_chunks, load_property_metadata, ParseStats
 
 GROUP = "data"
@@ -55,6 +56,9 @@ class ExtractConfig(Config):
     web_presence_path: str | None = str(bundled.SAMPLE_WEB_PRESENCE)
     max_malformed_share: float = 0.01
     datatypes: list[str] = list(ALLOWED_DATATYPES)
+    # Languages whose labels, descriptions and aliases `entity_terms` keeps (Wikidata codes: "pl",
+    # "pt-br"); [] keeps the English columns only.
+    languages: list[str] = list(DEFAULT_LANGUAGES)
     # Steps: the dump is cut into chunks of about chunk_bytes of the file, one step each (an executor
     # spreads them over processes or machines): plain JSON at line starts, .bz2 at its compressed
     # blocks; a .gz dump is one chunk (dump_reader.plan_chunks).
@@ -83,6 +87,7 @@ def plan_dump_chunks(context: OpExecutionContext, config: ExtractConfig):
     """Cut the dump into the chunks that the next step reads one per step."""
     if config.workers < 0:
         raise ValueError(f"workers must be >= 0 (0 = one per CPU core), got {config.workers}")
+    check_languages(config.languages)  # refused before any chunk is read
     chunks = plan_chunks(config.dump_path, config.chunk_bytes)
     context.log.info(f"{config.dump_path}: {len(chunks)} chunk(s) of about {config.chunk_bytes:,} bytes of the file")
     for chunk in chunks:
@@ -102,7 +107,7 @@ def parse_dump_chunk(context: OpExecutionContext, config: ExtractConfig, planned
 
     try:
         spilled = read_chunk(chunk, work_dir, tuple(config.datatypes), workers=config.workers or os.cpu_count() or 1,
-                             progress=log_progress)
+                             progress=log_progress, languages=config.languages)
     except BaseException:
         shutil.rmtree(work_dir, ignore_errors=True)
         raise
@@ -111,7 +116,7 @@ def parse_dump_chunk(context: OpExecutionContext, config: ExtractConfig, planned
     return _record_frame(chunk.index, spilled)
 
 
-@op(out={name: Out() for name in ("humans", "claims", "value_aliases", "dump_properties")})
+@op(out={name: Out() for name in ("humans", "claims", "value_aliases", "dump_properties", "entity_terms")})
 def collect_dump_chunks(context: OpExecutionContext, config: ExtractConfig, read: list[pd.DataFrame]):
     """Merge the chunks (counts, malformed threshold over all lines, value labels) into the extract."""
     in_file_order = sorted(read, key=lambda frame: int(frame["chunk"].iloc[0]))
@@ -158,6 +163,17 @@ def collect_dump_chunks(context: OpExecutionContext, config: ExtractConfig, read
         "dump_properties",
         metadata={"rows": len(extract.properties), "preview": preview(extract.properties)},
     )
+    terms = extract.terms
+    yield Output(
+        terms,
+        "entity_terms",
+        metadata={
+            "rows": len(terms),
+            "languages": MetadataValue.json(list(config.languages)),
+            "rows_per_language": MetadataValue.json(terms["language"].value_counts().to_dict()),
+            "preview": preview(terms),
+        },
+    )
     for chunk in chunks:  # the extract is stored: its parts are not needed again
         chunk_dir = next(iter(chunk.parts.values())).parent
         shutil.rmtree(chunk_dir, ignore_errors=True)
@@ -178,6 +194,7 @@ def _extract_config(config: ExtractConfig) -> dict:
         "claims": AssetOut(group_name=GROUP, kinds={"pandas"}, code_version=EXTRACT_VERSION, description="Their claims of the selected datatypes, values labelled in English."),
         "value_aliases": AssetOut(group_name=GROUP, kinds={"pandas"}, code_version=EXTRACT_VERSION, description="English aliases of the entities cited as claim values, one row per value that has any."),
         "dump_properties": AssetOut(group_name=GROUP, kinds={"pandas"}, code_version=EXTRACT_VERSION, description="The dump's property entities (label, description, aliases, datatype); none in the bundled sample."),
+        "entity_terms": AssetOut(group_name=GROUP, kinds={"pandas"}, code_version=EXTRACT_VERSION, description="Labels, descriptions and aliases of the humans and of the item values they cite in the configured languages: one row per (qid, language) with any."),
     },
     group_name=GROUP,  # graph_multi_asset reads the group here, not from each AssetOut
     config=_extract_config,
@@ -186,8 +203,9 @@ def wikidata_extract():
     """The dump read in chunks, one step each (plain JSON cut at line starts, .bz2 at its blocks; a
     .gz is one chunk), each spilling Parquet parts under the instance storage; one step merges them."""
     chunks = plan_dump_chunks().map(parse_dump_chunk)
-    humans, claims, value_aliases, dump_properties = collect_dump_chunks(chunks.collect())
-    return {"humans": humans, "claims": claims, "value_aliases": value_aliases, "dump_properties": dump_properties}
+    humans, claims, value_aliases, dump_properties, entity_terms = collect_dump_chunks(chunks.collect())
+    return {"humans": humans, "claims": claims, "value_aliases": value_aliases, "dump_properties": dump_properties,
+            "entity_terms": entity_terms}
 
 
 class PropertyTableConfig(Config):

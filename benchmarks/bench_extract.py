@@ -17,6 +17,11 @@ system), which other jobs on a shared machine do not inflate as much as they inf
 Decompression alone is measured two ways: `zcat` (GNU gzip, the issue's yardstick) and the
 reader's own decompressor (ISA-L's inflate, one stream), several times faster than `zcat`.
 
+The reader keeps the terms (labels, descriptions, aliases) of the default languages
+(`entities.DEFAULT_LANGUAGES`); every run also times it English-only (``languages=()``, the
+reader before issue 39), alternating with the default on 1 and 2 workers, and prints the
+ratios of wall and CPU seconds and the bytes the terms add to the spilled parts.
+
 With --bz2 the same dump is also written as one bzip2 stream (`bzip2 -9`, as the dumps are) and
 read three ways: whole by one step (indexed_bzip2 threads), and cut at its blocks into chunks
 (`plan_chunks`) read by one process after another or by two processes at once, as two machines
@@ -174,19 +179,39 @@ def run_one(kind: str, path: str, workers: int) -> dict:
         result = {"spilled": [(chunk.index, one.to_json()) for chunk, one in zip(chunks, spilled)]}
     elif kind == "full":
         extract = read_dump(path, mode="full")
-    else:
+    else:  # "fast": the default languages' terms; "fast-en": English only, as before issue 39
+        from wikimem_platform.wikidata.entities import DEFAULT_LANGUAGES
+
+        languages = () if kind == "fast-en" else DEFAULT_LANGUAGES
         with tempfile.TemporaryDirectory(prefix="bench-extract-") as directory:
-            spilled = spill_dump(path, Path(directory), workers=workers)
+            spilled = spill_dump(path, Path(directory), workers=workers, languages=languages)
+            parts_bytes = {part: spilled.parts[part].stat().st_size for part in spilled.parts}
             assembly_started, assembly_cpu = time.perf_counter(), cpu_seconds()[0]
             extract = assemble_chunks([spilled], path)
             result = {"assemble_seconds": time.perf_counter() - assembly_started,
-                      "assemble_cpu": cpu_seconds()[0] - assembly_cpu}
+                      "assemble_cpu": cpu_seconds()[0] - assembly_cpu, "parts_bytes": parts_bytes}
+            sizing_started, sizing_cpu = time.perf_counter(), cpu_seconds()[0]  # not the reader's time or memory
+            result["reader_peak_rss_mb"] = peak_rss_mb()
+            result["terms_map_bytes"] = terms_map_bytes(spilled.parts["terms"])
+            started += time.perf_counter() - sizing_started
+            main_before += cpu_seconds()[0] - sizing_cpu
     if kind != "decompress" and not kind.startswith("chunks"):
         result.update({"humans": len(extract.humans), "claims": len(extract.claims), "lines": extract.stats.lines,
-                       "value_aliases": len(extract.value_aliases)})
+                       "value_aliases": len(extract.value_aliases), "terms": len(extract.terms),
+                       "terms_per_language": extract.terms["language"].value_counts().to_dict()})
     main_after, workers_after = cpu_seconds()
     return {**result, "seconds": time.perf_counter() - started, "main_cpu": main_after - main_before,
-            "workers_cpu": workers_after - workers_before, "peak_rss_mb": peak_rss_mb()}
+            "workers_cpu": workers_after - workers_before, "peak_rss_mb": result.pop("reader_peak_rss_mb", None) or peak_rss_mb()}
+
+
+def terms_map_bytes(part: Path) -> int:
+    """The spilled terms maps' bytes before Parquet's compression and dictionary encoding (this
+    dump repeats its entities, so the compressed part understates a real dump's)."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    maps = pq.read_table(part, columns=["terms"])["terms"]
+    return int(pc.sum(pc.binary_length(maps)).as_py() or 0)
 
 
 def measure(kind: str, path: Path, workers: int = 1) -> dict:
@@ -295,6 +320,42 @@ def paired_runs(path: Path, repeats: int) -> dict[int, dict]:
     return {workers: median(measured) for workers, measured in runs.items()}
 
 
+def language_runs(path: Path, repeats: int) -> dict[tuple[str, int], dict]:
+    """The reader with the default languages' terms ("fast") and English-only ("fast-en"), on 1 and
+    2 workers, run alternately ``repeats`` times each; the median run of each."""
+    runs: dict[tuple[str, int], list[dict]] = {(kind, workers): [] for workers in (1, 2) for kind in ("fast-en", "fast")}
+    for _ in range(repeats):
+        for kind, workers in runs:
+            runs[kind, workers].append(measure(kind, path, workers))
+    return {key: median(measured) for key, measured in runs.items()}
+
+
+def bench_languages(path: Path, mb: float, repeats: int) -> None:
+    """The cost of the terms table: the default languages against English only, same dump."""
+    from wikimem_platform.wikidata.entities import DEFAULT_LANGUAGES
+
+    runs = language_runs(path, repeats)
+    for workers in (1, 2):
+        english, multilingual = runs["fast-en", workers], runs["fast", workers]
+        if (english["humans"], english["claims"]) != (multilingual["humans"], multilingual["claims"]):
+            raise RuntimeError("the English columns differ between the two readers")
+        for name, run in (("English only", english), (f"languages {','.join(DEFAULT_LANGUAGES)}", multilingual)):
+            parts = run["parts_bytes"]
+            say(f"reader .json.gz, {workers} worker{'s' if workers > 1 else ''}, {name}: {run['seconds']:.2f} s = "
+                f"{mb / run['seconds']:.0f} MB/s; CPU s {run['main_cpu'] + run['workers_cpu']:.2f} "
+                f"(assembly {run['assemble_seconds']:.2f} s); peak RSS {run['peak_rss_mb']:.0f} MB; "
+                f"spilled parts {sum(parts.values()) / 1e6:.1f} MB (terms {parts.get('terms', 0) / 1e6:.1f} MB; "
+                f"{run['terms_map_bytes'] / 1e6:.0f} MB of terms maps before compression); {run['terms']:,} term rows")
+        cpu_english = english["main_cpu"] + english["workers_cpu"]
+        cpu_multilingual = multilingual["main_cpu"] + multilingual["workers_cpu"]
+        say(f"multilingual / English only, {workers} worker{'s' if workers > 1 else ''}: wall "
+            f"{multilingual['seconds'] / english['seconds']:.2f}x, CPU seconds {cpu_multilingual / cpu_english:.2f}x, "
+            f"assembly {multilingual['assemble_seconds'] / english['assemble_seconds']:.2f}x, spilled bytes "
+            f"{sum(multilingual['parts_bytes'].values()) / sum(english['parts_bytes'].values()):.2f}x, peak RSS "
+            f"{multilingual['peak_rss_mb'] / english['peak_rss_mb']:.2f}x")
+    say(f"term rows per language: {runs['fast', 1]['terms_per_language']}")
+
+
 def tool_seconds(tool: str, path: Path, repeats: int = 1) -> float:
     """Median wall seconds of a decompressing command (`zcat`, `bzip2 -dc`) writing to /dev/null."""
     seconds = []
@@ -315,6 +376,8 @@ def main() -> None:
                         help="also read the dump as .json.bz2: whole, and cut at its blocks into chunk steps")
     parser.add_argument("--out", default=None, help="also write the output to this file")
     parser.add_argument("--repeats", type=int, default=5, help="runs per configuration, the median reported (default 5)")
+    parser.add_argument("--languages-only", action="store_true",
+                        help="only the .json.gz reader, default languages against English only (no zcat, no projection)")
     parser.add_argument("--run-one", nargs=3, metavar=("KIND", "PATH", "WORKERS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run_one:
@@ -334,6 +397,12 @@ def main() -> None:
         f"{meta['bytes'] / meta['gz_bytes']:.1f}; {meta['lines']:,} lines, average {meta['bytes'] / meta['lines'] / 1e3:.1f} KB; "
         f"{meta['humans']:,} humans = {meta['humans'] / meta['lines']:.1%}; built in {meta['build_s']} s, cached)")
 
+    if args.languages_only:
+        bench_languages(gz, mb, args.repeats)
+        if load > 1.0:
+            say(f"load average {load:.2f} at start: other jobs shared the cores; compare CPU seconds, and 2 workers "
+                f"with 2 workers only")
+        return
     zcat = mb / tool_seconds("zcat", gz, args.repeats)
     decompress = median_run("decompress", gz, repeats=args.repeats)
     alone = mb / decompress["seconds"]
@@ -346,6 +415,7 @@ def main() -> None:
             f"= {rate / zcat:.0%} of zcat, {rate / alone:.0%} of inflate alone; {run['humans'] / run['seconds']:,.0f} humans/s; "
             f"CPU s main {run['main_cpu']:.1f} + workers {run['workers_cpu']:.1f}; peak RSS {run['peak_rss_mb']:.0f} MB "
             f"({run['humans']:,} humans, {run['claims']:,} claims, {run['value_aliases']:,} value aliases)")
+    bench_languages(gz, mb, args.repeats)
     speedup = runs[1]["seconds"] / runs[2]["seconds"]
     # The limit on 2 cores: Amdahl's, with the one-process assembly as the only serial part and
     # no extra CPU for the hand-over (the extra CPU the 2-process run took is printed beside it).

@@ -12,6 +12,7 @@ from assets.data import candidates, counterfactuals, property_table, subjects
 from expectations.gx import check_result, gxe
 from wikimem_platform.reference.cohorts import LESSER_KNOWN, WELL_KNOWN
 from wikimem_platform.reference.counterfactuals import flag_truth_clashes
+from wikimem_platform.wikidata.entities import LANGUAGE_CODE
 from wikimem_platform.wikidata.extract import ALLOWED_DATATYPES, PID_PATTERN, QID_PATTERN
 
 QID = QID_PATTERN.pattern
@@ -52,6 +53,17 @@ def value_aliases_suite() -> list:
         gxe.ExpectColumnValuesToNotBeNull(column="value"),
         gxe.ExpectColumnValuesToMatchRegex(column="value", regex=QID),
         gxe.ExpectColumnValuesToBeUnique(column="value"),
+        gxe.ExpectColumnValuesToNotBeNull(column="aliases"),
+    ]
+
+
+def entity_terms_suite() -> list:
+    return [
+        gxe.ExpectColumnValuesToNotBeNull(column="qid"),
+        gxe.ExpectColumnValuesToMatchRegex(column="qid", regex=QID),
+        gxe.ExpectColumnValuesToNotBeNull(column="language"),
+        gxe.ExpectColumnValuesToMatchRegex(column="language", regex=LANGUAGE_CODE.pattern),
+        gxe.ExpectCompoundColumnsToBeUnique(column_list=["qid", "language"]),
         gxe.ExpectColumnValuesToNotBeNull(column="aliases"),
     ]
 
@@ -121,6 +133,11 @@ def claims_check(claims: pd.DataFrame) -> AssetCheckResult:
 @asset_check(asset="value_aliases", blocking=True, description="One row per value id (a QID), aliases present.")
 def value_aliases_check(value_aliases: pd.DataFrame) -> AssetCheckResult:
     return check_result(value_aliases, "value_aliases", value_aliases_suite())
+
+
+@asset_check(asset="entity_terms", blocking=True, description="One row per (QID, language code), aliases present.")
+def entity_terms_check(entity_terms: pd.DataFrame) -> AssetCheckResult:
+    return check_result(entity_terms, "entity_terms", entity_terms_suite())
 
 
 @asset_check(asset=property_table, blocking=True, description="Property ids, labels, datatypes, usage.")

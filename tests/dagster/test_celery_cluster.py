@@ -36,7 +36,7 @@ from wikimem_platform.registry import Registry
 pytestmark = pytest.mark.slow
 
 MODEL = "smollm2-135m-instruct"
-UPSTREAM = "humans,claims,value_aliases,dump_properties,property_table,subjects,counterfactuals,candidates,canary_templates,canaries"
+UPSTREAM = "humans,claims,value_aliases,dump_properties,entity_terms,property_table,subjects,counterfactuals,candidates,canary_templates,canaries"
 AUDIT = "scores,memorization"
 PROPERTIES = ("P106", "P27")  # two property shards: two steps that each load the model
 DEFAULT_QUEUE = "dagster"  # deploy/celery/run_config.yaml's task_default_queue

@@ -118,3 +118,23 @@ def test_gx_counterfactual_counts_flag_a_property_without_counterfactuals():
     counts = counterfactual_counts(table, cfs)
     assert counts.set_index("property")["counterfactuals"].to_dict() == {"P106": 3, "P19": 0}
     assert not validate_frame(counts, "counts", counterfactual_counts_suite()).success
+
+
+def test_entity_terms_hold_the_configured_languages(materialized):
+    terms = materialized.asset_value("entity_terms")
+    q42 = terms[terms["qid"] == "Q42"].set_index("language")
+    assert q42.loc["de", "description"] == "britischer Schriftsteller" and q42.loc["pl", "label"] == "Douglas Adams"
+    assert set(terms["language"]) == {"en", "de", "fr", "es", "it", "pl", "nl", "pt"}
+    [event] = [m for m in materialized.get_asset_materialization_events() if m.asset_key == AssetKey("entity_terms")]
+    assert event.materialization.metadata["rows_per_language"].value["pl"] > 2000
+
+
+def test_a_bad_language_fails_the_extract_before_any_chunk_is_read(tmp_path):
+    with DagsterInstance.ephemeral() as instance:
+        result = materialize([data_assets.wikidata_extract], instance=instance, raise_on_error=False,
+                             resources={"io_manager": ParquetIOManager(base_dir=str(tmp_path))},
+                             run_config={"ops": {"wikidata_extract": {"config": {"languages": ["de", "Polish"]}}}})
+    assert not result.success
+    [failure] = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]
+    assert failure.step_key == "wikidata_extract.plan_dump_chunks"
+    assert "languages: 'Polish' is not a Wikidata language code" in failure.event_specific_data.error.to_string()

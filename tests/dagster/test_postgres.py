@@ -30,7 +30,8 @@ def test_runs_and_materializations_are_stored_in_postgres(postgres_url, tmp_path
         assert cursor.fetchall() == [(result.run_id, "SUCCESS")]
         cursor.execute("SELECT DISTINCT asset_key FROM event_logs WHERE dagster_event_type = 'ASSET_MATERIALIZATION'")
         assert {row[0] for row in cursor.fetchall()} == {
-            '["humans"]', '["claims"]', '["value_aliases"]', '["dump_properties"]', '["property_table"]'}
+            '["humans"]', '["claims"]', '["value_aliases"]', '["dump_properties"]', '["entity_terms"]',
+            '["property_table"]'}
 
 
 def test_registry_sensor_with_postgres_instance_and_registry(postgres_server, monkeypatch):

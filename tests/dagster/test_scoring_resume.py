@@ -12,7 +12,7 @@ from tests.support.scoring_setup import UPSTREAM_CONFIG, scores_config
 from wikimem_platform.registry import Registry
 
 MODEL = "smollm2-135m-instruct"
-UPSTREAM = "humans,claims,value_aliases,dump_properties,property_table,subjects,counterfactuals,candidates,canary_templates,canaries"
+UPSTREAM = "humans,claims,value_aliases,dump_properties,entity_terms,property_table,subjects,counterfactuals,candidates,canary_templates,canaries"
 
 
 @pytest.mark.slow

@@ -4,9 +4,13 @@ cue(prompt, target) = |LCS_substring(norm(prompt), norm(target))| / |norm(target
 
 Definitions, following App. D and the authors' code (xiaoyuluoit97/pii_crm,
 dataset_process/cues_calculate/cal_cue_email.py):
-- norm(x): Unicode NFKC, then str.lower(), then keep only characters whose Unicode category is a
-  letter (L*) or a number (N*) — the peer's `norm_alnum_nfkc`; identical to str.isalnum on
-  every code point in Python 3.11 (checked). Combining marks (M*) are dropped, as in the peer.
+- norm(x): the platform's one name key (`labels.fold`: NFKC, casefold, the accents of Latin
+  and Greek letters dropped, "Ł" as "L") with spaces and underscores removed: letters
+  (L*), numbers (N*) and the combining marks of other scripts. Two departures from the peer's
+  `norm_alnum_nfkc` (NFKC, lower, L* and N* only): an accent no longer decides the cue
+  ("Krakow" shows all of "Kraków", as a writer without the key would type it), and a Devanagari
+  vowel sign or virama is kept, being part of its letter (the peer dropped every mark, so
+  "कमल" showed all of "कमला").
 - LCS is the longest common *contiguous* substring: difflib.SequenceMatcher(autojunk=False)
   .find_longest_match, which with no junk is exact (tested against a brute-force DP).
 - Empty normalized target -> 0.0 (the peer's choice: nothing to reveal, so no cue). Note that a
@@ -29,6 +33,8 @@ import difflib
 import unicodedata
 from collections.abc import Iterable
 
+from wikimem_platform.labels import fold
+
 TWO_PART_SUFFIXES = frozenset({
     "co.uk", "org.uk", "ac.uk", "gov.uk", "me.uk", "ltd.uk", "plc.uk", "net.uk",
     "com.au", "net.au", "org.au", "edu.au", "gov.au",
@@ -39,9 +45,8 @@ TWO_PART_SUFFIXES = frozenset({
 
 
 def norm(text: str) -> str:
-    """NFKC, lowercase, keep Unicode letters and numbers only."""
-    text = unicodedata.normalize("NFKC", text).lower()
-    return "".join(ch for ch in text if unicodedata.category(ch)[0] in "LN")
+    """`labels.fold` without spaces and underscores: letters, numbers, other scripts' marks."""
+    return fold(text).replace(" ", "").replace("_", "")
 
 
 def norm_digits(text: str) -> str:

@@ -33,16 +33,14 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 import math
-import re
-import unicodedata
 
 from wikimem_platform.canaries.text import render, VALUE
+from wikimem_platform.labels import fold
 from wikimem_platform.vocabulary import CONTEXTUALIZED_KINDS
 
 SHOWN, IMPLIED = "shown", "implied"
 MIN_WORD = 4  # shorter words of a value ("of", "3", "Go") say too little to count as shown
 STEM_SHARE = 0.75  # a text word beginning with this share of a value word shows it ("German" -> "Germany")
-_WORDS = re.compile(r"[^\W_]+")
 GIVEAWAY_COLUMNS = ["property", "variant_id", "kind", "rule", "detail"]
 
 _PLACES = ("P19", "P20", "P551", "P119")  # place of birth, of death, residence, burial
@@ -94,9 +92,8 @@ class Giveaways:
 
 
 def words(text: str) -> list[str]:
-    """Letters-and-digits words, accents stripped and case folded ("Kraków" -> "krakow")."""
-    plain = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
-    return _WORDS.findall(plain.casefold())
+    """Letters-and-digits words, accents stripped and case folded (`labels.fold`: "Kraków" -> "krakow")."""
+    return fold(text).replace("_", " ").split()
 
 
 def shows(text: str, value: str) -> bool:

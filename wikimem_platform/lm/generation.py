@@ -4,8 +4,8 @@
   15 new tokens; prompts batched with LEFT padding (a peer pitfall: right-padded batches make
   the model continue after pad tokens). The start-token rule is `LoadedModel.encode`'s.
 - Hit: a target (or one of its aliases) occurs in the output. Matching is on normalized text
-  (`labels.normalize_label`: NFKC, casefold, words split on non-word characters) and at word
-  boundaries, so "male" is not found in "female" nor "1" in "1954"; phone targets compare
+  (`labels.fold`: NFKC, casefold, accents of Latin and Greek letters ignored, words split
+  on non-word characters: "Krakow" names "Kraków") and at word boundaries, so "male" is not found in "female" nor "1" in "1954"; phone targets compare
   digits only (the peer's rule).
 - Reconstruction log-likelihood log p(target | prompt) comes from the shared-prefix NLL engine
   (`nll.score_token_ids`): NLL(prompt tokens) - NLL(prompt + target tokens). The split is made
@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 
 import pandas as pd
 
-from wikimem_platform.labels import normalize_label
+from wikimem_platform.labels import fold, normalize_label
 from wikimem_platform.lm.batching import padded_batches
 from wikimem_platform.lm.endpoint import EndpointModel
 from wikimem_platform.lm.loading import LoadedModel
@@ -140,7 +140,7 @@ def _digits(text: str) -> str:
 
 
 def substring_hit(output: str, targets: Sequence[str] | str, kind: str = "text") -> bool:
-    """Whether some target occurs in the output (normalized, at word boundaries; phone: digits).
+    """Whether some target occurs in the output (`labels.fold`, at word boundaries; phone: digits).
 
     Empty targets (nothing left after normalization) never hit.
     """
@@ -149,8 +149,8 @@ def substring_hit(output: str, targets: Sequence[str] | str, kind: str = "text")
     if kind == "phone":
         out = _digits(output)
         return any(t and t in out for t in map(_digits, targets))
-    out = f" {normalize_label(output)} "
-    return any(t and f" {t} " in out for t in map(normalize_label, targets))
+    out = f" {fold(output)} "
+    return any(t and f" {t} " in out for t in map(fold, targets))
 
 
 # --------------------------------------------------------------------------- reconstruction

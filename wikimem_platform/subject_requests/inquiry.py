@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from wikimem_platform.crm import metrics as crm
-from wikimem_platform.labels import find_subjects, normalize_label, query_qid
+from wikimem_platform.labels import find_subjects, fold, query_qid
 from wikimem_platform.storage import StoredResults, json_scalar
 from wikimem_platform.subject_requests.answer_files import stored_answers
 from wikimem_platform.wikimem.memorization import memorized
@@ -138,12 +138,12 @@ def request_answers(query: str, storage_dir: str | Path) -> list[dict]:
     """The stored answers of data-subject requests about the person the query names (newest
     first): their subject's QID, name or one of its aliases."""
     qid = query_qid(query)
-    wanted = normalize_label(query)
+    wanted = fold(query)
     found = []
     for answer in stored_answers(storage_dir):
         subject = answer["subject"]
         names = [subject["label"], *subject.get("aliases", [])]
-        if (qid and subject.get("qid") == qid) or any(normalize_label(n) == wanted for n in names):
+        if (qid and subject.get("qid") == qid) or any(fold(n) == wanted for n in names):
             found.append(answer)
     return found
 

@@ -2,11 +2,13 @@
 
 Every line of a dump must be decoded anyway: a malformed line has to be counted exactly as the
 full parse counts it, and the English label and aliases of every entity may be needed later as a
-value label (values come before or after the humans citing them). So the floor is one cheap
-decode per line. msgspec's typed decoding is that floor: a Struct that names only ``id``, the
-English entries of labels and aliases and ``claims.P31`` validates the whole line but skips the
-rest (qualifiers, references, sitelinks, other languages) without building objects, at about
-1 GB/s of CPU, four times orjson's full parse and eight times ``json.loads`` on these lines.
+value label (values come before or after the humans citing them), as may its terms in the
+extract's languages. So the floor is one cheap decode per line. msgspec's typed decoding is that
+floor: a Struct that names only ``id``, the entries of labels and aliases (and descriptions) in
+the extract's languages and ``claims.P31`` validates the whole line but skips the rest
+(qualifiers, references, sitelinks, other languages) without building objects, at about 1 GB/s of
+CPU, four times orjson's full parse and eight times ``json.loads`` on these lines. The structs
+are built per set of languages (`decoders`); with none, only English is decoded.
 
 Lines are routed from their raw bytes first: a line holding the dump's own serialization of the
 P31 = Q5 value (``"id":"Q5"``) goes straight to the human decoder (claims' main snaks); every
@@ -35,8 +37,8 @@ are those of one pass.
 Memory: blocks of whole lines (``block_bytes``) read into one reused buffer per process, at most
 four in flight per helper; rows are written to Parquet parts in a work directory as they arrive
 (a row group per SPILL_ROWS rows of a kind, so that writing them is spread over the pass too).
-The English labels of all entities go to disk, not to memory; only the ids cited by humans'
-claims are held to resolve them at the end.
+The English labels and the terms of all entities go to disk, not to memory; only the ids cited by
+humans' claims are held to resolve them at the end.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from contextlib import contextmanager
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from multiprocessing import get_context
 from multiprocessing.connection import Connection
 from multiprocessing.shared_memory import SharedMemory
@@ -65,6 +68,8 @@ from wikimem_platform.wikidata import bzip2_blocks
 from wikimem_platform.wikidata.entities import (
     alias_texts,
     ALLOWED_DATATYPES,
+    check_languages,
+    DEFAULT_LANGUAGES,
     english_aliases,
     english_description,
     english_label,
@@ -89,6 +94,9 @@ MAX_MALFORMED_EXAMPLES = 5
 SPILL_ROWS = 32_768
 """Rows of one kind buffered before they are written as a Parquet row group: small enough that
 the writing happens during the pass (where the helpers take up the slack), not all at its end."""
+SPILL_TERMS_BYTES = 4 << 20
+"""Bytes of terms maps buffered before they are written (a map is ~0.7 KB on average, up to
+~12 KB on the benchmark's dump: 32,768 rows of them would hold up to ~400 MB)."""
 
 HUMAN_HINT = b'"id":"Q5"'
 """The P31 = Q5 value as the dump serializes it: lines holding it go straight to the human decoder."""
@@ -96,10 +104,9 @@ HUMAN_HINT = b'"id":"Q5"'
 _UNSET = msgspec.UNSET
 
 
-class _EnglishOnly(msgspec.Struct):
-    """A labels / descriptions / aliases map with only its English entry decoded."""
-
-    en: Any = _UNSET
+class _TermsMap(msgspec.Struct):
+    """Base of the terms-map structs `decoders` builds: a labels / descriptions / aliases map with
+    only the entries of the extract's languages decoded (English first, as attribute ``t0``)."""
 
 
 class _InstanceOf(msgspec.Struct):
@@ -111,46 +118,79 @@ class _Statement(msgspec.Struct):
     rank: Any = _UNSET
 
 
-_Terms = _EnglishOnly | list | None
+@dataclass(frozen=True)
+class Decoders:
+    """The typed decoders for one set of term languages (`decoders`)."""
+
+    languages: tuple[str, ...]
+    """The languages of the terms table; empty: the English columns only (nothing else decoded)."""
+    terms: type
+    """The terms-map struct: entries of "en" (``t0``) and of ``languages``."""
+    light: msgspec.json.Decoder
+    """What every line needs: its id, its terms (value labels, value aliases, value terms) and its
+    P31 statements (a human in an encoding the byte test does not know)."""
+    light_keys: tuple[str, ...]
+    human: msgspec.json.Decoder
+    """Humans (and properties): terms, every statement's main snak and rank, sitelinks."""
 
 
-class _LightEntity(msgspec.Struct):
-    """What every line needs: its id, English label and aliases (value labels, value aliases) and
-    its P31 statements (a human in an encoding the byte test does not know)."""
-
-    id: str
-    labels: _Terms = _UNSET
-    aliases: _Terms = _UNSET
-    claims: _InstanceOf | list | None = _UNSET
+_HUMAN_KEYS = ("labels", "descriptions", "aliases", "datatype", "sitelinks")
 
 
-class _HumanEntity(msgspec.Struct):
-    """Humans (and properties): English terms, every statement's main snak and rank, sitelinks."""
+@lru_cache(maxsize=8)
+def decoders(languages: tuple[str, ...] = ()) -> Decoders:
+    """The decoders reading the terms of "en" and of ``languages``, built once per process. With
+    no languages the light decoder skips descriptions as before (the English-only reader)."""
+    codes = ("en", *(code for code in languages if code != "en"))
+    fields = [(f"t{index}", Any, msgspec.field(default=_UNSET, name=code)) for index, code in enumerate(codes)]
+    terms = msgspec.defstruct("_Terms", fields, bases=(_TermsMap,))
+    union = terms | list | None
+    light_keys = ("labels", "aliases", "descriptions") if languages else ("labels", "aliases")
+    light = msgspec.defstruct("_LightEntity", [("id", str), *((key, union, _UNSET) for key in light_keys),
+                                               ("claims", _InstanceOf | list | None, _UNSET)])
+    human = msgspec.defstruct("_HumanEntity", [
+        ("id", str), *((key, union, _UNSET) for key in ("labels", "descriptions", "aliases")),
+        ("datatype", Any, _UNSET), ("claims", dict[str, list[_Statement]] | list | None, _UNSET),
+        ("sitelinks", dict[str, msgspec.Raw] | list | None, _UNSET)])
+    return Decoders(languages, terms, msgspec.json.Decoder(light), light_keys, msgspec.json.Decoder(human))
 
-    id: str
-    labels: _Terms = _UNSET
-    descriptions: _Terms = _UNSET
-    aliases: _Terms = _UNSET
-    datatype: Any = _UNSET
-    claims: dict[str, list[_Statement]] | list | None = _UNSET
-    sitelinks: dict[str, msgspec.Raw] | list | None = _UNSET
+
+class _TermMaps(msgspec.Struct):
+    """An entity's terms maps restricted to the extract's languages, as spilled (`terms_blob`)."""
+
+    labels: Any = _UNSET
+    descriptions: Any = _UNSET
+    aliases: Any = _UNSET
 
 
-_LIGHT = msgspec.json.Decoder(_LightEntity)
-_HUMAN = msgspec.json.Decoder(_HumanEntity)
+def terms_blob(labels: Any = _UNSET, descriptions: Any = _UNSET, aliases: Any = _UNSET) -> bytes:
+    """An entity's terms maps (decoded terms-map structs, or dicts already cut to the extract's
+    languages) as JSON for the spill. `entities.entity_terms` reads them at the end, for the few
+    entities that turn out to be humans or cited values: done here for every line, its Python
+    work per language doubled the reader's CPU time. Text UTF-8 cannot encode (a lone surrogate,
+    which ``json.loads`` lets through) is written as a JSON escape."""
+    try:
+        return msgspec.json.encode(_TermMaps(labels, descriptions, aliases))
+    except UnicodeEncodeError:
+        maps = {key: _terms(value) for key, value in zip(_TERM_KEYS, (labels, descriptions, aliases)) if value is not _UNSET}
+        return json.dumps(maps, ensure_ascii=True).encode()
+
+
+_TERM_KEYS = ("labels", "descriptions", "aliases")
 
 
 def _terms(value: Any) -> Any:
-    """A terms map as the reference functions read it ({"en": ...} or {}); other values as they are."""
-    if isinstance(value, _EnglishOnly):
-        return {} if value.en is _UNSET else {"en": value.en}
+    """A terms map as the reference functions read it ({"en": ..., "de": ...} or {}); other values as they are."""
+    if isinstance(value, _TermsMap):
+        return {code: entry for code, entry in zip(type(value).__struct_encode_fields__, msgspec.structs.astuple(value))
+                if entry is not _UNSET}
     return value
 
 
-def _as_entity(decoded: _LightEntity | _HumanEntity) -> dict:
+def _as_entity(decoded: Any, keys: tuple[str, ...]) -> dict:
     """The decoded fields as the dict the reference functions of `entities` read (same values)."""
     entity: dict[str, Any] = {"id": decoded.id}
-    for key in _LIGHT_KEYS if isinstance(decoded, _LightEntity) else _HUMAN_KEYS:
+    for key in keys:
         value = getattr(decoded, key)
         if value is not _UNSET:
             entity[key] = _terms(value)
@@ -168,10 +208,6 @@ def _as_entity(decoded: _LightEntity | _HumanEntity) -> dict:
     elif claims is not _UNSET:
         entity["claims"] = claims
     return entity
-
-
-_LIGHT_KEYS = ("labels", "aliases")
-_HUMAN_KEYS = ("labels", "descriptions", "aliases", "datatype", "sitelinks")
 
 
 def _reference_entity(line: bytes) -> dict:
@@ -204,27 +240,27 @@ class BlockResult:
         return self
 
 
-SPILL_KINDS = ("humans", "claims", "labels", "aliases", "properties")
+SPILL_KINDS = ("humans", "claims", "labels", "aliases", "properties", "terms")
 
 
 def _parse_line(data: bytes, view: memoryview, start: int, end: int, line_number: int,
-                datatypes: tuple[str, ...], out: BlockResult) -> None:
+                datatypes: tuple[str, ...], out: BlockResult, typed: Decoders) -> None:
     """One line, ``data[start:end]`` (stripped, without its comma), decoded without copying it."""
     entity: dict | None = None
     line = view[start:end]
     human: bool | None = None
     try:
         if data.find(HUMAN_HINT, start, end) >= 0:
-            entity = _as_entity(_HUMAN.decode(line))
+            entity = _as_entity(typed.human.decode(line), _HUMAN_KEYS)
         else:
-            light = _LIGHT.decode(line)
-            if _record_light(light, out):
+            light = typed.light.decode(line)
+            if _record_light(light, out, typed):
                 out.entities += 1
                 return
-            entity = _as_entity(light)
+            entity = _as_entity(light, typed.light_keys)
             human = bool(entity.get("claims")) and is_human(entity)
             if human or PID_PATTERN.match(light.id):  # a human in another encoding, or a property
-                entity = _as_entity(_HUMAN.decode(line))
+                entity = _as_entity(typed.human.decode(line), _HUMAN_KEYS)
     except (msgspec.DecodeError, msgspec.ValidationError):
         human = None
         try:
@@ -235,32 +271,44 @@ def _parse_line(data: bytes, view: memoryview, start: int, end: int, line_number
                 out.malformed_examples.append((line_number, str(err)[:120]))
             return
     out.entities += 1
-    record_entity(entity, datatypes, out, human)
+    record_entity(entity, datatypes, out, human, typed.languages)
 
 
-def _record_light(light: _LightEntity, out: BlockResult) -> bool:
+def _record_light(light: Any, out: BlockResult, typed: Decoders) -> bool:
     """The common line, a non-human item of the usual shape: its English label and aliases, read
-    with the reference functions' own term helpers. False when the line needs the general path."""
-    labels, aliases, claims = light.labels, light.aliases, light.claims
-    if type(labels) is not _EnglishOnly or type(aliases) is not _EnglishOnly or PID_PATTERN.match(light.id):
+    with the reference functions' own term helpers, and its terms maps (`terms_blob`). False when
+    the line needs the general path."""
+    labels, aliases, claims, terms = light.labels, light.aliases, light.claims, typed.terms
+    if type(labels) is not terms or type(aliases) is not terms or PID_PATTERN.match(light.id):
         return False
+    if typed.languages:
+        descriptions = light.descriptions
+        if descriptions is not _UNSET and type(descriptions) is not terms:
+            return False
     if type(claims) is _InstanceOf:
         if claims.P31 is not _UNSET and states_human(claims.P31):
             return False
     elif claims is not _UNSET:
         return False
-    label = label_text({} if labels.en is _UNSET else labels.en)
+    label = label_text({} if labels.t0 is _UNSET else labels.t0)
     if label is not None:
         out.rows["labels"].append((light.id, label))
-    english = [] if aliases.en is _UNSET else alias_texts(aliases.en)
+    english = [] if aliases.t0 is _UNSET else alias_texts(aliases.t0)
     if english:
         out.rows["aliases"].append((light.id, english))
+    if typed.languages:
+        out.rows["terms"].append((light.id, terms_blob(labels, descriptions, aliases)))
     return True
 
 
-def record_entity(entity: dict, datatypes: tuple[str, ...], out: BlockResult, human: bool | None = None) -> None:
-    """One valid entity's rows, with the reference functions; ``human`` if already known."""
+def record_entity(entity: dict, datatypes: tuple[str, ...], out: BlockResult, human: bool | None = None,
+                  languages: tuple[str, ...] = ()) -> None:
+    """One valid entity's rows, with the reference functions; ``human`` if already known. The terms
+    maps of ``languages`` are kept for every entity: which ones are cited values is known only at the end."""
     entity_id = entity["id"]
+    if languages:
+        maps = {key: _in_languages(entity[key], languages) for key in _TERM_KEYS if key in entity}
+        out.rows["terms"].append((entity_id, terms_blob(**maps)))
     label = english_label(entity)
     if label is not None:
         out.rows["labels"].append((entity_id, label))
@@ -290,6 +338,11 @@ def record_entity(entity: dict, datatypes: tuple[str, ...], out: BlockResult, hu
     )
 
 
+def _in_languages(terms: Any, languages: tuple[str, ...]) -> Any:
+    """A terms map cut to ``languages``; anything else as it is (`entity_terms` judges it)."""
+    return {language: terms[language] for language in languages if language in terms} if isinstance(terms, dict) else terms
+
+
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -314,14 +367,15 @@ def paused_gc() -> Iterator[None]:
 
 
 def parse_block(data: bytes | bytearray | mmap, datatypes: tuple[str, ...] = ALLOWED_DATATYPES,
-                size: int | None = None) -> BlockResult:
+                size: int | None = None, languages: tuple[str, ...] = ()) -> BlockResult:
     """Parse whole dump lines: the first ``size`` bytes of ``data`` (all of it by default; the
-    block ends at a line end or at the end of the file).
+    block ends at a line end or at the end of the file); terms kept in ``languages``.
 
     Lines are found with ``find`` and decoded from a memoryview, never copied, with the garbage
     collector paused.
     """
     out = BlockResult()
+    typed = decoders(languages)
     view = memoryview(data)
     with paused_gc():
         position, size, number = 0, len(data) if size is None else size, 0
@@ -340,7 +394,7 @@ def parse_block(data: bytes | bytearray | mmap, datatypes: tuple[str, ...] = ALL
             out.lines += 1
             if data[end - 1] == _COMMA:
                 end -= 1
-            _parse_line(data, view, start, end, number, datatypes, out)
+            _parse_line(data, view, start, end, number, datatypes, out, typed)
         out.physical_lines = number
         out.columnize()
     return out
@@ -370,15 +424,17 @@ def _copy_pieces(pieces: Sequence[bytes], target: bytearray | memoryview) -> Non
         offset += len(piece)
 
 
-def parse_pieces(pieces: Sequence[bytes], datatypes: tuple[str, ...] = ALLOWED_DATATYPES) -> BlockResult:
+def parse_pieces(pieces: Sequence[bytes], datatypes: tuple[str, ...] = ALLOWED_DATATYPES,
+                 languages: tuple[str, ...] = ()) -> BlockResult:
     """Parse a block given as pieces (`iter_block_pieces`), copied once into the block buffer."""
     size = sum(map(len, pieces))
     data = _scratch(size)
     _copy_pieces(pieces, data)
-    return parse_block(data, datatypes, size)
+    return parse_block(data, datatypes, size, languages)
 
 
-def parse_file_range(path: str, start: int, end: int, datatypes: tuple[str, ...]) -> BlockResult:
+def parse_file_range(path: str, start: int, end: int, datatypes: tuple[str, ...],
+                     languages: tuple[str, ...] = ()) -> BlockResult:
     """Parse the lines of an uncompressed dump that start in [start, end) (a helper's task), read
     into the block buffer."""
     with open(path, "rb") as handle:
@@ -388,7 +444,7 @@ def parse_file_range(path: str, start: int, end: int, datatypes: tuple[str, ...]
                 handle.readline()  # the line under way belongs to the previous range
         begin = handle.tell()
         if begin >= end:
-            return parse_block(b"", datatypes)
+            return parse_block(b"", datatypes, languages=languages)
         data = _scratch(end - begin)
         with memoryview(data) as target:
             size = handle.readinto(target[: end - begin])
@@ -397,7 +453,7 @@ def parse_file_range(path: str, start: int, end: int, datatypes: tuple[str, ...]
             data = _scratch(size + len(tail), keep=size)
             data[size: size + len(tail)] = tail
             size += len(tail)
-    return parse_block(data, datatypes, size)
+    return parse_block(data, datatypes, size, languages)
 
 
 # --------------------------------------------------------------------------- input
@@ -596,10 +652,12 @@ class PartsWriter:
             "aliases": pa.schema([("id", string), ("aliases", strings)]),
             "properties": pa.schema([("property", string), ("label", string), ("description", string),
                                      ("aliases", strings), ("datatype", string)]),
+            "terms": pa.schema([("id", string), ("terms", pa.binary())]),
         }
         self.directory = directory
         self.buffers: dict[str, list[list]] = {kind: [[] for _ in self.schemas[kind]] for kind in SPILL_KINDS}
         self.writers: dict[str, Any] = {}
+        self.terms_bytes = 0
 
     def path(self, kind: str) -> Path:
         return self.directory / f"{kind}.parquet"
@@ -610,7 +668,9 @@ class PartsWriter:
             buffer = self.buffers[kind]
             for column, values in zip(buffer, new):
                 column.extend(values)
-            if len(buffer[0]) >= SPILL_ROWS:
+            if kind == "terms" and new:
+                self.terms_bytes += sum(map(len, new[1]))
+            if len(buffer[0]) >= SPILL_ROWS or (kind == "terms" and self.terms_bytes >= SPILL_TERMS_BYTES):
                 self._flush(kind)
 
     def _flush(self, kind: str) -> None:
@@ -625,6 +685,8 @@ class PartsWriter:
         self.writers[kind].write_table(table)
         for column in buffer:
             column.clear()
+        if kind == "terms":
+            self.terms_bytes = 0
 
     def close(self) -> dict[str, Path]:
         for kind in SPILL_KINDS:
@@ -648,18 +710,22 @@ class SpilledExtract:
     """Lines of the file read (brackets and blank lines included): the next chunk's line offset."""
     malformed_lines: list[tuple[int, str]] = field(default_factory=list)
     """The first malformed lines: (line number within the chunk, error)."""
+    languages: tuple[str, ...] = ()
+    """The languages whose terms maps the ``terms`` part holds, in the order the terms table lists them."""
 
     def to_json(self) -> str:
         """Paths and counts as text, for a store that takes any JSON (a step's output)."""
         return json.dumps({"stats": asdict(self.stats), "parts": {k: str(v) for k, v in self.parts.items()},
-                           "physical_lines": self.physical_lines, "malformed_lines": self.malformed_lines})
+                           "physical_lines": self.physical_lines, "malformed_lines": self.malformed_lines,
+                           "languages": list(self.languages)})
 
     @classmethod
     def from_json(cls, text: str) -> SpilledExtract:
         record = json.loads(text)
         return cls(stats=ParseStats(**record["stats"]), parts={k: Path(v) for k, v in record["parts"].items()},
                    physical_lines=record["physical_lines"],
-                   malformed_lines=[(number, message) for number, message in record["malformed_lines"]])
+                   malformed_lines=[(number, message) for number, message in record["malformed_lines"]],
+                   languages=tuple(record.get("languages", ())))
 
 
 # The counts a block, a chunk and the whole read share (BlockResult and ParseStats fields of the same name).
@@ -685,21 +751,22 @@ def malformed_example(line_number: int, message: str) -> str:
 _ATTACHED: dict[str, SharedMemory] = {}
 
 
-def parse_shared_block(name: str, length: int, datatypes: tuple[str, ...]) -> BlockResult:
+def parse_shared_block(name: str, length: int, datatypes: tuple[str, ...], languages: tuple[str, ...] = ()) -> BlockResult:
     """A helper's task for a compressed dump: the block the main process wrote to a shared slot,
     parsed where it lies (the slot's mmap, ``buf.obj``, finds and indexes as bytes do)."""
     memory = _ATTACHED.get(name)
     if memory is None:  # registered again with the main process's resource tracker: a no-op
         memory = _ATTACHED[name] = SharedMemory(name=name)
-    return parse_block(memory.buf.obj, datatypes, length)
+    return parse_block(memory.buf.obj, datatypes, length, languages)
 
 
-def _parse_shared_here(memory: SharedMemory, length: int, datatypes: tuple[str, ...]) -> BlockResult:
+def _parse_shared_here(memory: SharedMemory, length: int, datatypes: tuple[str, ...],
+                       languages: tuple[str, ...]) -> BlockResult:
     """A block taken back from a shared slot, copied into this process's block buffer first (no
     view of the slot outlives the parse, so the slot can be closed even after an error)."""
     data = _scratch(length)
     data[:length] = memory.buf[:length]
-    return parse_block(data, datatypes, length)
+    return parse_block(data, datatypes, length, languages)
 
 
 STOP_SECONDS = 5.0
@@ -903,7 +970,7 @@ class _SharedWork:
 
 
 def _shared_stream(helpers: _Helpers, blocks: Iterator[list[bytes]], datatypes: tuple[str, ...],
-                   block_bytes: int, tickets: int) -> Iterator[BlockResult]:
+                   block_bytes: int, tickets: int, languages: tuple[str, ...]) -> Iterator[BlockResult]:
     """Decompressed blocks parsed here and by the helpers (`_SharedWork`), which get theirs
     through shared-memory slots, one per ticket, not through pipes (pickling 1 GB through pipes
     cost this process more CPU than decompressing it); results in file order."""
@@ -915,12 +982,12 @@ def _shared_stream(helpers: _Helpers, blocks: Iterator[list[bytes]], datatypes: 
             size = sum(map(len, pieces))
             ticket = work.take_ticket() if size <= slots[0].size else None
             if ticket is None:
-                work.add_here(parse_pieces(pieces, datatypes))
+                work.add_here(parse_pieces(pieces, datatypes, languages))
                 continue
             memory = slots[ticket]
             _copy_pieces(pieces, memory.buf)  # the one copy of these bytes in this process
-            helpers.send(ticket, parse_shared_block, memory.name, size, datatypes)
-            work.add(ticket, lambda memory=memory, size=size: _parse_shared_here(memory, size, datatypes))
+            helpers.send(ticket, parse_shared_block, memory.name, size, datatypes, languages)
+            work.add(ticket, lambda memory=memory, size=size: _parse_shared_here(memory, size, datatypes, languages))
         yield from work.drain()
     finally:
         for memory in slots:
@@ -929,7 +996,7 @@ def _shared_stream(helpers: _Helpers, blocks: Iterator[list[bytes]], datatypes: 
 
 
 def _ranged_stream(helpers: _Helpers, path: str, ranges: Sequence[tuple[int, int]],
-                   datatypes: tuple[str, ...], tickets: int) -> Iterator[BlockResult]:
+                   datatypes: tuple[str, ...], tickets: int, languages: tuple[str, ...]) -> Iterator[BlockResult]:
     """Byte ranges of an uncompressed dump parsed here and by the helpers (`_SharedWork`, each
     helper reading its range itself); results in file order."""
     work = _SharedWork(helpers, tickets)
@@ -937,10 +1004,10 @@ def _ranged_stream(helpers: _Helpers, path: str, ranges: Sequence[tuple[int, int
         yield from work.ready()
         ticket = work.take_ticket()
         if ticket is None:
-            work.add_here(parse_file_range(path, start, end, datatypes))
+            work.add_here(parse_file_range(path, start, end, datatypes, languages))
         else:
-            helpers.send(ticket, parse_file_range, path, start, end, datatypes)
-            work.add(ticket, lambda start=start, end=end: parse_file_range(path, start, end, datatypes))
+            helpers.send(ticket, parse_file_range, path, start, end, datatypes, languages)
+            work.add(ticket, lambda start=start, end=end: parse_file_range(path, start, end, datatypes, languages))
     yield from work.drain()
 
 
@@ -953,14 +1020,17 @@ def spill_dump(
     progress: Callable[[ParseStats], None] | None = None,
     progress_every: int = 100_000,
     chunk: DumpChunk | None = None,
+    languages: Sequence[str] = DEFAULT_LANGUAGES,
 ) -> SpilledExtract:
     """Read the dump once, ``workers`` processes parsing (this one and ``workers - 1`` helpers),
     writing its rows to Parquet parts in ``work_dir``.
 
     Uncompressed dumps are split into byte ranges that the helpers read themselves; compressed
     ones are decompressed here (``.bz2`` on ``workers`` threads) and handed to the helpers in
-    blocks of whole lines. ``chunk``: only that stretch of the dump (`plan_chunks`).
+    blocks of whole lines. ``chunk``: only that stretch of the dump (`plan_chunks`). The terms of
+    every entity in ``languages`` are spilled too (`entities.check_languages`; empty: none).
     """
+    languages = check_languages(languages)
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     if block_bytes < 1:
@@ -982,17 +1052,18 @@ def spill_dump(
     elif is_compressed(path):
         blocks = iter_block_pieces(path, block_bytes, threads)
     if workers == 1 and blocks is not None:
-        results: Iterator[BlockResult] = (parse_pieces(pieces, datatypes) for pieces in blocks)
+        results: Iterator[BlockResult] = (parse_pieces(pieces, datatypes, languages) for pieces in blocks)
     elif workers == 1:  # an uncompressed dump is read range by range into the block buffer
-        results = (parse_file_range(str(path), a, b, datatypes) for a, b in file_ranges(path, block_bytes, start, end))
+        results = (parse_file_range(str(path), a, b, datatypes, languages)
+                   for a, b in file_ranges(path, block_bytes, start, end))
     else:
         tickets = BLOCKS_IN_FLIGHT_PER_HELPER * (workers - 1)
         helpers = _Helpers(workers - 1, tickets)  # this process parses too
         if blocks is not None:
-            results = _shared_stream(helpers, blocks, datatypes, block_bytes, tickets)
+            results = _shared_stream(helpers, blocks, datatypes, block_bytes, tickets, languages)
         else:
             results = _ranged_stream(helpers, str(path), file_ranges(path, block_bytes, start, end), datatypes,
-                                     tickets)
+                                     tickets, languages)
     lines_before = 0
     malformed_lines: list[tuple[int, str]] = []
     try:
@@ -1014,7 +1085,8 @@ def spill_dump(
     finally:
         if helpers is not None:
             helpers.close()
-    return SpilledExtract(stats=stats, parts=parts, physical_lines=lines_before, malformed_lines=malformed_lines)
+    return SpilledExtract(stats=stats, parts=parts, physical_lines=lines_before, malformed_lines=malformed_lines,
+                          languages=languages)
 
 
 def read_chunk(
@@ -1024,8 +1096,9 @@ def read_chunk(
     workers: int = 1,
     block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: Callable[[ParseStats], None] | None = None,
+    languages: Sequence[str] = DEFAULT_LANGUAGES,
 ) -> SpilledExtract:
     """One chunk of `plan_chunks` read to Parquet parts in ``work_dir`` (one step of a fanned-out
     extract); `wikidata.assemble_chunks` merges the chunks."""
     return spill_dump(chunk.path, work_dir, datatypes, workers=workers, block_bytes=block_bytes, progress=progress,
-                      chunk=chunk)
+                      chunk=chunk, languages=languages)

@@ -1,4 +1,4 @@
-"""Fields of one Wikidata entity as the dump reader keeps them: English terms, humanness, claims.
+"""Fields of one Wikidata entity as the dump reader keeps them: terms, humanness, claims.
 
 Plain Python on the decoded JSON (no pandas): the one place an entity's fields are read, shared by
 the full parse (`wikidata`) and the fast reader's worker processes (`dump_reader`), which import
@@ -8,6 +8,7 @@ only this module so that they start in a fraction of a second.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -24,6 +25,12 @@ _DATAVALUE_TO_DATATYPE = {
     "quantity": "quantity",
     "time": "time",
 }
+DEFAULT_LANGUAGES: tuple[str, ...] = ("en", "de", "fr", "es", "it", "pl", "nl", "pt")
+"""Languages whose labels, descriptions and aliases the extract keeps (`entity_terms`) by default."""
+LANGUAGE_CODE = re.compile(r"^[a-z]{2,3}(-[a-z0-9]{1,8})*$")
+"""A Wikidata term language code: a lower-case ISO 639 code, optionally with subtags (pt-br, zh-hans)."""
+TERMS_COLUMNS = ["qid", "language", "label", "description", "aliases"]
+"""One row per (entity, language) with any term; the extract's English columns stay where they were."""
 _MONTHS = (
     "January February March April May June July August September October November December"
 ).split()
@@ -66,7 +73,8 @@ def english_label(entity: dict) -> str | None:
 
 
 def label_text(english: Any) -> str | None:
-    """The label of a labels map's "en" entry, stripped; None if there is none."""
+    """The label of a labels map's entry for one language ("en" for the English columns), stripped;
+    None if there is none."""
     label = english.get("value") if isinstance(english, dict) else None
     return label.strip() if isinstance(label, str) and label.strip() else None
 
@@ -76,13 +84,54 @@ def english_aliases(entity: dict) -> list[str]:
 
 
 def alias_texts(english: Any) -> list[str]:
-    """The aliases of an aliases map's "en" entry (a list of {"value": ...})."""
+    """The aliases of an aliases map's entry for one language (a list of {"value": ...})."""
+    if not isinstance(english, list):
+        return []
     return [a["value"] for a in english if isinstance(a, dict) and isinstance(a.get("value"), str) and a["value"]]
 
 
 def english_description(entity: dict) -> str | None:
     value = (entity.get("descriptions") or {}).get("en", {})
     return value.get("value") if isinstance(value, dict) else None
+
+
+def check_languages(languages: Sequence[str]) -> tuple[str, ...]:
+    """The term languages as a tuple; ValueError naming `languages` for a code Wikidata does not use
+    or one given twice. Empty: English columns only, no terms table."""
+    if isinstance(languages, str):
+        raise ValueError(f"languages must be a list of language codes such as {list(DEFAULT_LANGUAGES)}, "
+                         f"got the string {languages!r}")
+    codes = tuple(languages)
+    for code in codes:
+        if not isinstance(code, str) or not LANGUAGE_CODE.match(code):
+            raise ValueError(f"languages: {code!r} is not a Wikidata language code (lower-case ISO 639 code of "
+                             f"2-3 letters, optionally with subtags: 'pl', 'pt-br', 'zh-hans'; default "
+                             f"{list(DEFAULT_LANGUAGES)})")
+    repeated = sorted({code for code in codes if codes.count(code) > 1})
+    if repeated:
+        raise ValueError(f"languages: {repeated} given more than once in {list(codes)}")
+    return codes
+
+
+def entity_terms(entity: dict, languages: Sequence[str]) -> list[tuple]:
+    """(language, label, description, aliases) for each of `languages` in which the entity has a
+    label, a description or an alias, in the order of `languages`; texts as `label_text`,
+    `description_text` and `alias_texts` read them."""
+    labels, descriptions, aliases = (entity.get(key) or {} for key in ("labels", "descriptions", "aliases"))
+    rows = []
+    for language in languages:
+        label = label_text(labels.get(language, {}))
+        description = description_text(descriptions.get(language, {}))
+        names = alias_texts(aliases.get(language, []))
+        if label is not None or description is not None or names:
+            rows.append((language, label, description, names))
+    return rows
+
+
+def description_text(term: Any) -> str | None:
+    """The description of a descriptions map's entry, as given; None if there is none or it is empty."""
+    value = term.get("value") if isinstance(term, dict) else None
+    return value if isinstance(value, str) and value else None
 
 
 def is_human(entity: dict) -> bool:

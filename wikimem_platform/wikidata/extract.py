@@ -32,9 +32,12 @@ from wikimem_platform.wikidata import dump_reader
 from wikimem_platform.wikidata.dump_reader import merge_counts, paused_gc
 from wikimem_platform.wikidata.entities import (
     ALLOWED_DATATYPES,
+    check_languages,
+    DEFAULT_LANGUAGES,
     english_aliases,
     english_description,
     english_label,
+    entity_terms,
     format_time,
     HUMAN_QID,
     INSTANCE_OF,
@@ -45,6 +48,7 @@ from wikimem_platform.wikidata.entities import (
     PID_PATTERN,
     QID_PATTERN,
     sitelink_count,
+    TERMS_COLUMNS,
 )
 
 if TYPE_CHECKING:
@@ -66,13 +70,18 @@ READ_MODES = ("fast", "full")
 @dataclass
 class WikidataExtract:
     """Humans and their claims with labelled values; the English aliases of those values (one row
-    per cited value that has any); the property entities of the dump (none in the bundled sample)."""
+    per cited value that has any); the property entities of the dump (none in the bundled sample);
+    the terms of humans and cited values in the extract's languages (`TERMS_COLUMNS`)."""
 
     humans: pd.DataFrame
     claims: pd.DataFrame
     stats: ParseStats
     value_aliases: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=VALUE_ALIASES_COLUMNS))
     properties: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=PROPERTIES_COLUMNS))
+    terms: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=TERMS_COLUMNS))
+    """Labels, descriptions and aliases per language: one row per (qid, language) with any, for the
+    humans and the item values their kept claims cite. A long table, not a column of dicts, so that
+    it stays flat in Parquet whatever the languages; the English columns above are unchanged."""
 
 
 def open_dump(path: str | Path) -> TextIO:
@@ -128,8 +137,10 @@ def read_dump(
     workers: int = 1,
     block_bytes: int | None = None,
     work_dir: str | Path | None = None,
+    languages: Sequence[str] = DEFAULT_LANGUAGES,
 ) -> WikidataExtract:
-    """Extract humans (P31 = Q5) with English label, aliases, sitelinks and labelled claims.
+    """Extract humans (P31 = Q5) with English label, aliases, sitelinks and labelled claims, and
+    the terms in ``languages`` of the humans and their claims' item values (empty: none).
 
     Raises MalformedDumpError if more than ``max_malformed_share`` of the lines are malformed:
     a few broken lines are normal in a multi-GB download, many mean the wrong file. ``mode``,
@@ -139,10 +150,11 @@ def read_dump(
     """
     if mode not in READ_MODES:
         raise ValueError(f"mode must be one of {READ_MODES}, got {mode!r}")
+    languages = check_languages(languages)
     if mode == "full":
         if workers != 1:
             raise ValueError(f"mode='full' reads in one process, got workers={workers}")
-        return _read_dump_full(path, datatypes, max_malformed_share, progress, progress_every)
+        return _read_dump_full(path, datatypes, max_malformed_share, progress, progress_every, languages)
     import tempfile
 
 
@@ -150,7 +162,7 @@ def read_dump(
         spilled = dump_reader.spill_dump(
             path, Path(directory), datatypes, workers=workers,
             block_bytes=block_bytes or dump_reader.DEFAULT_BLOCK_BYTES,
-            progress=progress, progress_every=progress_every,
+            progress=progress, progress_every=progress_every, languages=languages,
         )
         return assemble_chunks([spilled], path, max_malformed_share)
 
@@ -163,13 +175,17 @@ def assemble_chunks(chunks: Sequence[SpilledExtract], path: str | Path, max_malf
 
     if not chunks:
         raise ValueError(f"no chunks read from {path}")
+    languages = chunks[0].languages
+    if any(chunk.languages != languages for chunk in chunks):
+        raise ValueError(f"the chunks of {path} were read for different languages: "
+                         f"{sorted({chunk.languages for chunk in chunks})}")
     stats = ParseStats(workers=max(chunk.stats.workers for chunk in chunks))
     lines_before = 0
     for chunk in chunks:
         merge_counts(stats, chunk.stats, chunk.malformed_lines, lines_before)
         lines_before += chunk.physical_lines
     _check_malformed(stats, max_malformed_share, path)
-    return _extract_from_parts([chunk.parts for chunk in chunks], stats, path)
+    return _extract_from_parts([chunk.parts for chunk in chunks], stats, path, languages)
 
 
 def _read_dump_full(
@@ -178,6 +194,7 @@ def _read_dump_full(
     max_malformed_share: float,
     progress: Callable[[ParseStats], None] | None,
     progress_every: int,
+    languages: tuple[str, ...],
 ) -> WikidataExtract:
     """The reference: every line through ``json.loads``, every label in memory, two passes at most."""
     stats = ParseStats()
@@ -186,9 +203,12 @@ def _read_dump_full(
     labels: dict[str, str] = {}
     aliases_by_id: dict[str, list[str]] = {}
     properties: list[tuple] = []
+    terms: dict[tuple[str, str], tuple] = {}  # (id, language) -> its row; the last line's wins
 
     for entity in iter_dump_entities(path, stats, progress, progress_every):
         entity_id = entity["id"]
+        for row in entity_terms(entity, languages):
+            terms[entity_id, row[0]] = (entity_id, *row)
         label = english_label(entity)
         if label is not None:
             labels[entity_id] = label
@@ -231,13 +251,17 @@ def _read_dump_full(
     raw_claims = pa.table({c: pa.array([r.get(c) for r in claim_rows], pa.string()) for c in RAW_CLAIMS_COLUMNS})
     claims, kept_values = _label_claims(raw_claims, labels, stats)
     value_aliases = [(v, aliases_by_id[v]) for v in kept_values if v in aliases_by_id]
-    return _assemble(humans, claims, value_aliases, properties, stats, path)
+    described = kept_values | {row[0] for row in humans}
+    kept_terms = [row for (entity_id, _), row in terms.items() if entity_id in described]
+    return _assemble(humans, claims, value_aliases, properties, stats, path, kept_terms, languages)
 
 
-def _extract_from_parts(parts: Sequence[dict[str, Path]], stats: ParseStats, path: str | Path) -> WikidataExtract:
+def _extract_from_parts(parts: Sequence[dict[str, Path]], stats: ParseStats, path: str | Path,
+                        languages: tuple[str, ...]) -> WikidataExtract:
     """The extract from the fast mode's Parquet parts, one set per chunk in file order (rows in
     file order, as the full parse sees them). It runs after the parallel pass, alone on one core:
-    claims are labelled with Arrow compute, the few Python rows are built with the collector paused."""
+    claims are labelled with Arrow compute, the few Python rows are built with the collector paused;
+    the terms maps of the humans and cited values only are read (`entity_terms`)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -252,7 +276,13 @@ def _extract_from_parts(parts: Sequence[dict[str, Path]], stats: ParseStats, pat
         value_aliases = list(dict(row for p in parts for row in _rows_with_ids(p["aliases"], "id", kept_values)).items())
         humans = [row for p in parts for row in _table_rows(pq.ParquetFile(p["humans"]).read())]
         properties = [row for p in parts for row in _table_rows(pq.ParquetFile(p["properties"]).read())]
-        return _assemble(humans, claims, value_aliases, properties, stats, path)
+        described = kept_values | {row[0] for row in humans}
+        terms: dict[tuple[str, str], tuple] = {}  # (id, language) -> its row; the last line's wins
+        for p in parts:
+            for entity_id, blob in _rows_with_ids(p["terms"], "id", described):
+                for row in entity_terms(json.loads(blob), languages):
+                    terms[entity_id, row[0]] = (entity_id, *row)
+        return _assemble(humans, claims, value_aliases, properties, stats, path, list(terms.values()), languages)
 
 
 def _table_rows(table) -> list[tuple]:
@@ -260,22 +290,26 @@ def _table_rows(table) -> list[tuple]:
 
 
 def _rows_with_ids(path: Path, id_column: str, ids: set[str]) -> Iterator[tuple]:
-    """(id, value) rows of a two-column part whose id is in ``ids``, streamed batch by batch."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    """Rows (id first) of a part whose id is in ``ids``, read one row group (one spill) at a time on
+    this thread. The ids are looked up in the Python set: Arrow's `is_in` rebuilds its hash table of
+    ``ids`` on every call (1.3 s for 5 M ids), and the batch reader's threads held several row groups
+    at once (+85 MB on the benchmark's terms maps)."""
     import pyarrow.parquet as pq
 
     if not ids:
         return
-    wanted = pa.array(sorted(ids), type=pa.string())
-    for batch in pq.ParquetFile(path).iter_batches(batch_size=1 << 20):
-        kept = batch.filter(pc.is_in(batch.column(id_column), value_set=wanted))
-        yield from zip(*(column.to_pylist() for column in kept.columns))
+    part = pq.ParquetFile(path)
+    for index in range(part.num_row_groups):
+        group = part.read_row_group(index, use_threads=False)
+        rows = [row for row, entity_id in enumerate(group.column(id_column).to_pylist()) if entity_id in ids]
+        if rows:
+            kept = group.take(rows)
+            yield from zip(*(column.to_pylist() for column in kept.columns))
 
 
 def _assemble(
     humans: list[tuple], claims: pd.DataFrame, value_aliases: list[tuple], properties: list[tuple],
-    stats: ParseStats, path: str | Path,
+    stats: ParseStats, path: str | Path, terms: list[tuple] = (), languages: tuple[str, ...] = (),
 ) -> WikidataExtract:
     """The frames of an extract from its rows (one constructor for both modes)."""
     logger.info(
@@ -295,8 +329,13 @@ def _assemble(
         properties_frame.drop_duplicates("property", keep="last")
         .sort_values("property", key=_qid_sort_key, ignore_index=True)
     )
+    terms_frame = pd.DataFrame(terms, columns=TERMS_COLUMNS)
+    terms_frame["aliases"] = terms_frame["aliases"].map(list)
+    order = pd.DataFrame({"entity": _id_sort_key(terms_frame["qid"]),
+                          "language": terms_frame["language"].map({code: i for i, code in enumerate(languages)})})
+    terms_frame = terms_frame.loc[order.sort_values(["entity", "language"], kind="stable").index].reset_index(drop=True)
     return WikidataExtract(humans=humans_frame, claims=claims, stats=stats,
-                           value_aliases=aliases_frame, properties=properties_frame)
+                           value_aliases=aliases_frame, properties=properties_frame, terms=terms_frame)
 
 
 def _check_malformed(stats: ParseStats, max_malformed_share: float, path: str | Path) -> None:

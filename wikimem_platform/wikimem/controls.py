@@ -46,7 +46,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from wikimem_platform.labels import normalize_label
+from wikimem_platform.labels import fold
 from wikimem_platform.reference import bundled
 from wikimem_platform.wikidata.extract import read_dump
 from wikimem_platform.wikimem.memorization import evaluate_wikimem, WikiMemResult
@@ -86,12 +86,6 @@ COMPARISON_COLUMNS = [
     "verdict", "alpha", "controls_M_mean", "controls_M_max", "controls_at_threshold",
     "controls_rank_median", "n_probes", "fpr_memorized", "fpr_weak",
 ]
-
-
-def fold(text: str) -> str:
-    """Accents, case and punctuation ignored ("Müller" ~ "muller"), for "is this name taken?"."""
-    stripped = "".join(c for c in unicodedata.normalize("NFKD", str(text)) if not unicodedata.combining(c))
-    return normalize_label(stripped)
 
 
 def name_tokens(name: str) -> list[str]:

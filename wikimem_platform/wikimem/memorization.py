@@ -55,7 +55,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from wikimem_platform.labels import normalize_label
+from wikimem_platform.labels import fold
 from wikimem_platform.reference.value_forms import is_form
 from wikimem_platform.vocabulary import (
     AT_THRESHOLD,
@@ -125,8 +125,8 @@ def _unit_rows(vectors: np.ndarray) -> np.ndarray:
 
 def _equivalent_from_vectors(cand_labels, truth_labels, truth_aliases, cand_vecs, truth_vecs,
                              threshold: float) -> np.ndarray:
-    alias_set = {normalize_label(a) for a in list(truth_labels) + list(truth_aliases)}
-    by_alias = np.array([normalize_label(c) in alias_set for c in cand_labels], dtype=bool)
+    alias_set = {fold(a) for a in list(truth_labels) + list(truth_aliases)}
+    by_alias = np.array([fold(c) in alias_set for c in cand_labels], dtype=bool)
     if len(cand_labels) == 0 or len(truth_labels) == 0 or cand_vecs is None:
         return by_alias
     cosine = cand_vecs @ truth_vecs.T
@@ -139,8 +139,9 @@ def equivalence_mask(candidate_labels: Sequence[str], truth_labels: Sequence[str
                      threshold: float = EQUIVALENCE_THRESHOLD) -> np.ndarray:
     """Which candidates count as a ground truth (footnote 7 of the paper).
 
-    Equivalent if the candidate's label equals a ground-truth label or alias (casefolded,
-    whitespace collapsed), or if the cosine of its sentence embedding with some ground-truth
+    Equivalent if the candidate's label equals a ground-truth label or alias (`labels.fold`:
+    casefolded, punctuation and the accents of Latin and Greek letters ignored, so
+    "Krakow" is "Kraków"), or if the cosine of its sentence embedding with some ground-truth
     label's embedding is > threshold (strictly; paper: "> 0.75"). `embed` maps a list of strings
     to one row per string (MiniLM in production, a fake in tests); rows are re-normalized here,
     so the cosine is right even if the embedder does not normalize. embed=None: aliases only.

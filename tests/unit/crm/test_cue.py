@@ -26,7 +26,8 @@ def test_norm():
     # NFKC folds full-width letters and the "fi" ligature; lowercase; punctuation/space dropped
     assert norm("ＪＡＮＥ Doe!") == "janedoe"
     assert norm("ﬁnance-Dept.") == "financedept"
-    assert norm("Müller, 42") == "müller42"          # letters beyond ASCII stay
+    assert norm("Müller, 42") == "muller42"          # accents of Latin letters ignored (issue 39)
+    assert norm("Лев Толстой") == "левтолстой"       # other scripts' letters stay
     assert norm("李小龍 (1940)") == "李小龍1940"
     assert norm("") == "" and norm("+-. ") == ""
     assert norm_digits("+7 (912) 345-67-89") == "79123456789"

@@ -14,7 +14,7 @@ from wikimem_platform.lm.nll import score_sentences_naive
 
 def test_substring_hit_normalized_at_word_boundaries():
     assert g.substring_hit(" He was a Venetian MERCHANT who traveled", ["merchant"])
-    assert g.substring_hit("born in São Paulo, Brazil", "sao paulo") is False      # accents kept
+    assert g.substring_hit("born in São Paulo, Brazil", "sao paulo")              # accents ignored (issue 39)
     assert g.substring_hit("born in São Paulo, Brazil", "São  Paulo")              # spaces collapse
     assert g.substring_hit("lived in the U.S.A. for years", ["u s a"])            # punctuation -> space
     assert not g.substring_hit("she is female", ["male"])                          # not inside a word

@@ -30,7 +30,7 @@ from wikimem_platform.wikidata.dump_reader import (
 )
 from wikimem_platform.wikidata.extract import is_human, load_property_metadata, MalformedDumpError, read_dump
 
-FRAMES = ("humans", "claims", "value_aliases", "properties")
+FRAMES = ("humans", "claims", "value_aliases", "properties", "terms")
 HOW_READ = ("label_passes", "workers")  # how the extract was read, not what it holds
 SMALL_BLOCK = 64 << 10  # many blocks, so that the workers get several each
 
