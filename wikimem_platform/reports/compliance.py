@@ -475,6 +475,8 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "alpha": ("α", "the level a fact must beat the controls at"),
     "n_controls": ("controls", "invented people per person (at most)"),
     "measure": ("measure", ""),
+    "memorized beyond controls": ("memorized beyond controls",
+                                  "facts memorized that also beat invented people given the same facts (p <= alpha)"),
     "well_known_pct": ("well-known (%)", ""), "lesser_known_pct": ("lesser-known (%)", ""),
     "gap_pct": ("gap (points)", "well-known minus lesser-known"),
     "ci_low_pct": ("95% CI low", "bootstrap over people within each cohort"),
@@ -648,7 +650,7 @@ def render_html(inputs: ReportInputs, summary: Mapping) -> str:
     headline = "".join(f"<tr><th>{esc(summary_label(k))}</th><td>{v:.1f}</td></tr>" if isinstance(v, float)
                        else f"<tr><th>{esc(summary_label(k))}</th><td>{v}</td></tr>" for k, v in summary.items())
     forget_view = inputs.forget.drop(columns=["model"])
-    people = people_table(inputs.pairs, inputs.criterion)
+    people = people_table(inputs.pairs, inputs.criterion, inputs.controlled)
     name = model.get("display_name") or model["key"]
     return "\n".join([
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
@@ -682,16 +684,27 @@ def render_html(inputs: ReportInputs, summary: Mapping) -> str:
     ])
 
 
-def people_table(pairs: pd.DataFrame, criterion: str = DEFAULT_CRITERION) -> pd.DataFrame:
-    """One row per person audited: cohort, facts tested, memorized, mean M."""
+def people_table(pairs: pd.DataFrame, criterion: str = DEFAULT_CRITERION,
+                 controlled: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per person audited: cohort, facts tested, memorized, mean M; with `controlled`
+    (controlled_memorization), also the facts memorized beyond the invented-person controls."""
     if not len(pairs):
         return pd.DataFrame()
     frame = pairs.assign(person=_person_names(pairs), memorized_fact=memorized(pairs, criterion),
                          cohort=pairs["cohort"].fillna("all") if "cohort" in pairs else "all")
-    table = frame.groupby(["cohort", "person"], sort=True).agg(
-        facts=("M", "size"), memorized_facts=("memorized_fact", "sum"), mean_M=("M", "mean")).reset_index()
+    if controlled is not None and len(controlled):
+        beyond = controlled.set_index(["subject_qid", "property"])[controlled_rates.WITH]
+        keys = pd.MultiIndex.from_frame(frame[["subject_qid", "property"]])
+        frame["beyond_controls"] = beyond.reindex(keys).fillna(False).astype(bool).to_numpy()
+    aggregates = dict(facts=("M", "size"), memorized_facts=("memorized_fact", "sum"), mean_M=("M", "mean"))
+    if "beyond_controls" in frame:
+        aggregates["beyond_controls"] = ("beyond_controls", "sum")
+    table = frame.groupby(["cohort", "person"], sort=True).agg(**aggregates).reset_index()
     table["memorized_facts"] = table["memorized_facts"].astype(int)
-    return table.rename(columns={"facts": "facts tested", "memorized_facts": "facts memorized", "mean_M": "mean M"})
+    if "beyond_controls" in table:
+        table["beyond_controls"] = table["beyond_controls"].astype(int)
+    return table.rename(columns={"facts": "facts tested", "memorized_facts": "facts memorized", "mean_M": "mean M",
+                                 "beyond_controls": "memorized beyond controls"})
 
 
 def write_report(inputs: ReportInputs, out_dir: str | Path) -> ReportFiles:

@@ -13,8 +13,11 @@ go through the same canaries and candidates; the person's result is then read ag
   surname can name the person, as a look-alike that kept one does). The draw is seeded by the
   shape and origin, not by the person, so people of the same shape and origin share controls,
   and with them the controls' sentences in the model's sentence cache.
-- `control_people`: the controls as subjects with the person's facts (ids from the name, so the
-  same control has the same id in every request).
+- `control_rows`: the controls' canaries and candidates — the person's own rows under each
+  invented name (ids from the name, so the same control has the same id in every request; per
+  person in a cohort, where people of one shape and origin draw the same names);
+  `control_people`: the controls as subjects with the person's facts (for an invented person read
+  *as a person is*, with look-alike names: the held-out probes of a false-positive rate).
 - `compare_with_controls`: per fact, the share of controls at least as extreme as the person
   (M first, then the summed truth rank), the empirical p-value with the +1 correction, the
   verdict at level alpha, and each verdict's false-positive rate measured on held-out probes

@@ -152,6 +152,9 @@ def test_report_sections_with_and_without_summaries(tmp_path):
     assert ("Read against up to 19 invented people given the same facts (controls), 1 of the 2 facts with M ≥ 0.8 "
             "are memorized beyond what the model would say of anyone with those facts (p ≤ 0.05); 1 more fact beats") in page
     assert full.summary["memorized_with_controls"] == 1 and full.summary["beats_controls"] == 2
+    people = reports.people_table(pd.DataFrame(NEW), controlled=_controlled(pd.DataFrame(NEW))).set_index("person")
+    assert people.loc["Ada Lovelace", "memorized beyond controls"] == 1 and people.loc["Cleo Third", "memorized beyond controls"] == 0
+    assert "memorized beyond controls" not in reports.people_table(pd.DataFrame(NEW))
     assert "<th>memorized, beyond controls (%)</th>" in page and "<th>gap (points)</th>" in page
     compact = re.sub(r">\s+<", "><", page)
     assert "<td>memorized, beyond the controls</td><td>50.000</td><td>0.000</td><td>50.000</td><td>50.000</td><td>50.000</td>" in compact
