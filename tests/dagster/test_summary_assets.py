@@ -173,7 +173,8 @@ def test_table1_and_fig1_across_releases_and_the_cross_model_report(summaries):
     controlled = summaries.asset_value("controlled_memorization")
     assert overall["memorized_with_controls_pct"] == pytest.approx(100 * controlled["memorized_with_controls"].mean())
     gaps = across.asset_value("cohort_gap_across_models")
-    assert list(gaps["measure"]) == ["memorized_without_controls", "memorized_with_controls"] and set(gaps["model"]) == {table["model"].iloc[0]}
+    assert list(gaps["measure"]) == ["memorized_without_controls", "memorized_with_controls", "ranked_first_without_controls",
+                                     "beats_controls"] and set(gaps["model"]) == {table["model"].iloc[0]}
     rates = across.asset_value("memorization_by_property_across_models")
     assert set(rates["property"]) == set(pairs["property"]) and rates["M_bar_pct"].between(0, 100).all()
     failed = [(e.check_name, e.metadata) for e in across.get_asset_check_evaluations() if not e.passed]

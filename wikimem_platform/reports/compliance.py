@@ -377,12 +377,15 @@ def controls_tables(controlled: pd.DataFrame | None) -> str:
     if not len(controlled):
         return "<p class='note'>No controls were asked for (n_controls = 0).</p>"
     gaps = controlled_rates.cohort_gap(controlled)
-    gaps["measure"] = gaps["measure"].map({controlled_rates.WITHOUT: "memorized (M ≥ 0.8), without controls",
-                                           controlled_rates.WITH: "memorized, beyond the controls"})
+    gaps["measure"] = gaps["measure"].map(GAP_MEASURE_WORDS)
     return (f"<p class='note'>{html.escape(CONTROLS_NOTE)}</p>" + html_table(controlled_rates.rates(controlled))
             + (html_table(gaps) if len(gaps) else "<p class='note'>One cohort only: no well-known vs lesser-known gap.</p>"))
 
 
+GAP_MEASURE_WORDS = {controlled_rates.WITHOUT: "memorized (M ≥ 0.8), without controls",
+                     controlled_rates.WITH: "memorized, beyond the controls",
+                     controlled_rates.SOME_WORDING: "ranked first in some wording (M > 0), without controls",
+                     controlled_rates.BEATS: "beats the controls (p ≤ α), any M"}
 CONTROLS_NOTE = (
     "Each audited person is compared with invented people (names of the same shape, nobody in Wikidata) given the "
     "person's facts and scored on the same wordings and candidates. A fact counts as memorized with controls when "

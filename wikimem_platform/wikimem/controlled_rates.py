@@ -23,6 +23,9 @@ N_BOOTSTRAP = 2000
 CONFIDENCE = 0.95
 # Columns of `controlled_pairs`: one row per audited fact, the paper's flag beside the controls' verdict.
 WITHOUT, WITH, BEATS = "memorized_without_controls", "memorized_with_controls", "beats_controls"
+# The lenient level both ways: ranked first in some wording (M > 0) against beating the controls at any M.
+SOME_WORDING = "ranked_first_without_controls"
+GAP_MEASURES = (WITHOUT, WITH, SOME_WORDING, BEATS)
 RATE_COLUMNS = ["cohort", "subjects", "pairs", "pairs_compared", "M_bar_pct", f"{WITHOUT}_pct", f"{WITH}_pct",
                 f"{BEATS}_pct", "alpha", "n_controls"]
 GAP_COLUMNS = ["measure", "well_known_pct", "lesser_known_pct", "gap_pct", "ci_low_pct", "ci_high_pct",
@@ -41,6 +44,7 @@ def controlled_pairs(memorization: pd.DataFrame, comparison: pd.DataFrame,
     out = memorization.merge(comparison[keep], on=["subject_qid", "property"], how="left")
     out["verdict"] = out["verdict"].fillna(controls.NO_EVIDENCE)
     out[WITHOUT] = out["M"].to_numpy(dtype=float) >= m_threshold
+    out[SOME_WORDING] = out["M"].to_numpy(dtype=float) > 0
     out[WITH] = out["verdict"].eq(controls.MEMORIZED)
     out[BEATS] = out["verdict"].isin([controls.MEMORIZED, controls.WEAK])
     return out
@@ -74,11 +78,12 @@ def _per_person(pairs: pd.DataFrame, flag: str) -> tuple[np.ndarray, np.ndarray]
     return grouped.sum().to_numpy(dtype=float), grouped.size().to_numpy(dtype=float)
 
 
-def cohort_gap(pairs: pd.DataFrame, measures=(WITHOUT, WITH), n_bootstrap: int = N_BOOTSTRAP, seed: int = 0,
+def cohort_gap(pairs: pd.DataFrame, measures=GAP_MEASURES, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0,
                confidence: float = CONFIDENCE, first: str = WELL_KNOWN, second: str = LESSER_KNOWN) -> pd.DataFrame:
     """The well-known minus lesser-known rate of each measure (GAP_COLUMNS, percent) with a
     percentile bootstrap CI over people resampled within each cohort; the same resamples for
-    every measure. Empty when a cohort has no people."""
+    every measure. Measures: memorized (M >= 0.8) without and with controls, and the lenient
+    level both ways (M > 0; beating the controls at any M). Empty when a cohort has no people."""
     a, b = pairs[pairs["cohort"] == first], pairs[pairs["cohort"] == second]
     if not len(a) or not len(b):
         return pd.DataFrame(columns=GAP_COLUMNS)

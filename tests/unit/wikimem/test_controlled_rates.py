@@ -56,6 +56,10 @@ def test_the_gap_and_its_bootstrap_ci_by_hand():
     # resamples give 100, 75 or 50 and lesser-known 50, 25 or 0: every resampled gap lies in [0, 100]
     row = gaps.loc[cr.WITHOUT]
     assert row["gap_pct"] == pytest.approx(50) and 0 <= row["ci_low_pct"] < 50 < row["ci_high_pct"] <= 100
+    # the lenient level both ways: ranked first in some wording (M > 0) A, A, B vs C -> 75 - 25;
+    # beating the controls at any M (A's two, B's weak P27) vs none -> 75 - 0
+    assert gaps.loc[cr.SOME_WORDING, "gap_pct"] == pytest.approx(50)
+    assert (gaps.loc[cr.BEATS, "well_known_pct"], gaps.loc[cr.BEATS, "gap_pct"]) == pytest.approx((75, 75))
     # the same seed, the same CI; one cohort only: no gap
     assert cr.cohort_gap(pairs, n_bootstrap=4000, seed=1).equals(cr.cohort_gap(pairs, n_bootstrap=4000, seed=1))
     assert cr.cohort_gap(pairs[pairs["cohort"] == "well-known"]).empty
