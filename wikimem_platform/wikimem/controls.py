@@ -397,10 +397,11 @@ def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFram
     A fact with M = 0 is "no evidence" whether or not it has controls (`facts_to_compare`).
     probe_pairs: more invented people with the same facts, held out of the controls: each is
     read against the controls exactly as the person is, and the share reaching each verdict is
-    its false-positive rate (NaN without probes). of: control (and probe) qid -> person qid, when
-    control_pairs hold the controls of several people (a cohort); None: all are the person's. Held out, because a control read against the
+    its false-positive rate (NaN without probes). Held out, because a control read against the
     other controls has a coarser p-value (at best 1/n, above alpha = 0.05 with n = 19) and could
     never be flagged: a rate measured that way would be 0 by construction.
+    of: control (and probe) qid -> person qid, when control_pairs hold the controls of several
+    people (a cohort); None: all of them are the person's.
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
