@@ -363,10 +363,13 @@ def controls_paragraph(controlled: pd.DataFrame | None) -> str:
     n = int(controlled["n_controls"].max()) if controlled["n_controls"].notna().any() else 0
     alpha = controlled["alpha"].dropna()
     level = f"p ≤ {alpha.iloc[0]:g}" if len(alpha) else "p ≤ α"
-    text = (f"Read against up to {n} invented people given the same facts (controls), {with_controls} of the "
-            f"{without} facts with M ≥ 0.8 are memorized beyond what the model would say of anyone with those facts "
-            f"({level}); {weak} more fact{'s' if weak != 1 else ''} beat{'s' if weak == 1 else ''} the controls "
-            "with M below 0.8 (weakly associated). The other facts are no evidence about these people.")
+    strong = (f"{with_controls} of the {_count(without, 'fact')} with M ≥ 0.8 {'is' if with_controls == 1 else 'are'} "
+              f"memorized beyond what the model would say of anyone with those facts ({level})" if without
+              else "no fact reached M ≥ 0.8")
+    weaker = (f"{_count(weak, 'more fact')} {'beats' if weak == 1 else 'beat'} the controls with M below 0.8 "
+              "(weakly associated)" if weak else "no other fact beats them")
+    text = (f"Read against up to {n} invented people given the same facts (controls), {strong}; {weaker}. "
+            "The other facts are no evidence about these people.")
     return f"<p>{html.escape(text)}</p>"
 
 

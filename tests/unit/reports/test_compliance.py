@@ -150,7 +150,7 @@ def test_report_sections_with_and_without_summaries(tmp_path):
     # 2 without, 0 with. The gap with controls is 50 points, and every resample keeps it (one
     # well-known person; both lesser-known people at 0): CI 50 to 50
     assert ("Read against up to 19 invented people given the same facts (controls), 1 of the 2 facts with M ≥ 0.8 "
-            "are memorized beyond what the model would say of anyone with those facts (p ≤ 0.05); 1 more fact beats") in page
+            "is memorized beyond what the model would say of anyone with those facts (p ≤ 0.05); 1 more fact beats") in page
     assert full.summary["memorized_with_controls"] == 1 and full.summary["beats_controls"] == 2
     people = reports.people_table(pd.DataFrame(NEW), controlled=_controlled(pd.DataFrame(NEW))).set_index("person")
     assert people.loc["Ada Lovelace", "memorized beyond controls"] == 1 and people.loc["Cleo Third", "memorized beyond controls"] == 0
