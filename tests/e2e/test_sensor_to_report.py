@@ -21,6 +21,18 @@ from wikimem_platform.reports import compliance as reports
 
 MODEL = "smollm2-135m-instruct"
 KEY = f"{MODEL}@1"
+def run_to_files(command: list[str], stem: Path, timeout: float | None = None) -> subprocess.CompletedProcess:
+    """Run a CLI command with its stdout and stderr in files, not pipes. A command that
+    materializes in-process has Dagster mirror its compute logs through `tail -F` children; one
+    of those left behind (its orphan watcher lost) keeps a pipe open after the command has exited,
+    and reading the pipe to its end then never returns (seen once in CI: the CLI a zombie, the
+    test waiting 15 minutes). A file needs no end."""
+    out, err = stem.with_suffix(".out"), stem.with_suffix(".err")
+    with out.open("w") as stdout, err.open("w") as stderr:
+        code = subprocess.run(command, stdout=stdout, stderr=stderr, timeout=timeout or RUN_TIMEOUT).returncode
+    return subprocess.CompletedProcess(command, code, out.read_text(), err.read_text())
+
+
 RUN_TIMEOUT = 20 * 60  # the run imports torch, builds the reference tables and scores 2 pairs on a shared CPU
 # The audit config the sensor's runs take from DAGSTER_HOME: the smallest audit that still runs
 # every asset (4 properties, 2 + 2 subjects, 20 counterfactuals, one property scored for 1 + 1 subjects).
@@ -213,8 +225,7 @@ def test_registering_a_model_launches_one_successful_audit_with_a_report(tmp_pat
     listed = subprocess.run([str(wikimem), "--home", str(home), "request", "list", "--json"],
                             capture_output=True, text=True, timeout=120)
     assert {r["id"]: r["status"] for r in json.loads(listed.stdout)}[request_id] == "received"
-    ran = subprocess.run([str(wikimem), "--home", str(home), "request", "run", request_id],
-                         capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    ran = run_to_files([str(wikimem), "--home", str(home), "request", "run", request_id], tmp_path / "request-run")
     assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-3000:]
     assert re.search(r"run \S+: success, \d+ step\(s\) done", ran.stdout), ran.stdout
     assert re.search(rf"request {request_id}: 100%.* (\d+)/\1 ", ran.stderr), ran.stderr[-2000:]  # a bar with its total
