@@ -36,6 +36,7 @@ class ControlScores:
     """What scoring the controls produced."""
 
     scores: pd.DataFrame  # the controls' score rows; `shortlisted`: scored on the shortlist only (M an upper bound)
+    pairs: pd.DataFrame  # their compared statistic (`controls.compared`, giveaways left out), one row per (control, property)
     report: ScoringReport  # what it cost (sentences computed, shards reused)
     compared: tuple[tuple[str, str], ...]  # (person qid, property) of the facts compared with controls
 
@@ -101,8 +102,8 @@ def score_controls(lm, person_scores: pd.DataFrame, control_canaries: pd.DataFra
         total.add(report)
         return out
 
-    def compared(frame: pd.DataFrame) -> pd.DataFrame:
-        return controls.compared(drop_giveaways(frame, giveaways, of), embed, value_aliases).pairs
+    def compared(frame: pd.DataFrame):
+        return controls.compared(drop_giveaways(frame, giveaways, of), embed, value_aliases)
 
     open_facts, done, rank = set(to_compare), 0, canaries["control_rank"].to_numpy()
     for upto in controls.rounds(n_controls) if to_compare else []:
@@ -113,7 +114,7 @@ def score_controls(lm, person_scores: pd.DataFrame, control_canaries: pd.DataFra
         on_shortlist = pd.Series([k not in short or v in short[k] for k, v in zip(candidate_fact, candidates["value"])],
                                  index=candidates.index, dtype=bool)
         first = score(rows, on_shortlist)
-        first_result = controls.compared(drop_giveaways(first, giveaways, of), embed, value_aliases)
+        first_result = compared(first)
         unsettled = first_result.pairs[controls.as_extreme(person, first_result.pairs, of)]
         keys = {k for k in zip(unsettled["subject_qid"], unsettled["property"]) if (of[k[0]], k[1]) in short}
         full_rows = rows & pd.Series([k in keys for k in canary_keys], index=canaries.index, dtype=bool)
@@ -123,7 +124,7 @@ def score_controls(lm, person_scores: pd.DataFrame, control_canaries: pd.DataFra
         frames += [kept_first, full.assign(shortlisted=False)]
         settled_pairs = first_result.pairs[[k not in keys for k in zip(first_result.pairs["subject_qid"],
                                                                         first_result.pairs["property"])]]
-        pairs += [settled_pairs, compared(full)] if len(full) else [settled_pairs]
+        pairs += [settled_pairs, compared(full).pairs] if len(full) else [settled_pairs]
         if not short and sentence_cache is not None:  # the first control, every value: the shortlist
             # (pays only when short, and when the cache keeps its sentences for a full pass)
             short = {k: values for k, values in controls.shortlist(first_result, of, shortlist_size).items()
@@ -135,7 +136,9 @@ def score_controls(lm, person_scores: pd.DataFrame, control_canaries: pd.DataFra
         done = upto
     control_scores = (pd.concat(frames, ignore_index=True) if frames
                       else pd.DataFrame(columns=[*person_scores.columns, "shortlisted"]))
-    return ControlScores(control_scores, total, tuple(sorted(to_compare)))
+    control_pairs = (pd.concat(pairs, ignore_index=True) if pairs
+                     else pd.DataFrame(columns=["subject_qid", "property", "M", "summed_truth_rank"]))
+    return ControlScores(control_scores, control_pairs, total, tuple(sorted(to_compare)))
 
 
 # --------------------------------------------------------------------------- a cohort
@@ -182,9 +185,7 @@ def audit_cohort(lm, scores: pd.DataFrame, canaries: pd.DataFrame, candidates: p
                             giveaways=giveaways, n_controls=n_controls, alpha=alpha, embed=embed,
                             value_aliases=value_aliases, log=log, progress=progress)
     person = compared_people(scores, giveaways, embed, value_aliases, m_threshold)
-    of = controls.controls_of(control_canaries)
-    control_pairs = (controls.compared(drop_giveaways(scored.scores, giveaways, of), embed, value_aliases).pairs
-                     if len(scored.scores) else pd.DataFrame(columns=["subject_qid", "property", "M", "summed_truth_rank"]))
-    comparison = controls.compare_with_controls(person, control_pairs, alpha=alpha, m_threshold=m_threshold, of=of)
+    comparison = controls.compare_with_controls(person, scored.pairs, alpha=alpha, m_threshold=m_threshold,
+                                                of=controls.controls_of(control_canaries))
     comparison["cohort"] = comparison["subject_qid"].map(dict(zip(subjects["qid"], subjects.get("cohort", pd.Series(dtype=str)))))
     return CohortControls(comparison[COHORT_COMPARISON_COLUMNS], scored, names)
