@@ -36,6 +36,7 @@ class ControlScores:
     """What scoring the controls produced."""
 
     scores: pd.DataFrame  # the controls' score rows; `shortlisted`: scored on the shortlist only (M an upper bound)
+    people: pd.DataFrame  # the people's `compared_people` (giveaways left out): what the controls are read against
     pairs: pd.DataFrame  # their compared statistic (`controls.compared`, giveaways left out), one row per (control, property)
     report: ScoringReport  # what it cost (sentences computed, shards reused)
     compared: tuple[tuple[str, str], ...]  # (person qid, property) of the facts compared with controls
@@ -138,7 +139,7 @@ def score_controls(lm, person_scores: pd.DataFrame, control_canaries: pd.DataFra
                       else pd.DataFrame(columns=[*person_scores.columns, "shortlisted"]))
     control_pairs = (pd.concat(pairs, ignore_index=True) if pairs
                      else pd.DataFrame(columns=["subject_qid", "property", "M", "summed_truth_rank"]))
-    return ControlScores(control_scores, control_pairs, total, tuple(sorted(to_compare)))
+    return ControlScores(control_scores, levels, control_pairs, total, tuple(sorted(to_compare)))
 
 
 # --------------------------------------------------------------------------- a cohort
@@ -184,8 +185,7 @@ def audit_cohort(lm, scores: pd.DataFrame, canaries: pd.DataFrame, candidates: p
     scored = score_controls(lm, scores, control_canaries, control_candidates, store, settings, sentence_cache,
                             giveaways=giveaways, n_controls=n_controls, alpha=alpha, embed=embed,
                             value_aliases=value_aliases, log=log, progress=progress)
-    person = compared_people(scores, giveaways, embed, value_aliases, m_threshold)
-    comparison = controls.compare_with_controls(person, scored.pairs, alpha=alpha, m_threshold=m_threshold,
+    comparison = controls.compare_with_controls(scored.people, scored.pairs, alpha=alpha, m_threshold=m_threshold,
                                                 of=controls.controls_of(control_canaries))
     comparison["cohort"] = comparison["subject_qid"].map(dict(zip(subjects["qid"], subjects.get("cohort", pd.Series(dtype=str)))))
     return CohortControls(comparison[COHORT_COMPARISON_COLUMNS], scored, names)
