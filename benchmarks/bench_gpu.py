@@ -39,7 +39,7 @@ from wikimem_platform.lm.loading import (  # noqa: E402
     resolve_device,
 )
 from wikimem_platform.lm.nll import (  # noqa: E402
-    TOKENS_PER_SENTENCE,
+    engine_batch_tokens,
     score_sentences,
     score_sentences_naive,
     score_token_ids,
@@ -57,6 +57,11 @@ LLAMA_8B = dict(hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
                 rms_norm_eps=1e-5, tie_word_embeddings=False)
 LLAMA_TINY = dict(LLAMA_8B, hidden_size=64, intermediate_size=224, num_hidden_layers=2, num_attention_heads=4,
                   num_key_value_heads=2, vocab_size=2048)
+# SmolLM2-135M's shape (its config.json in the model cache): where the GPU waits on the host.
+SMOLLM2_135M = dict(hidden_size=576, intermediate_size=1536, num_hidden_layers=30, num_attention_heads=9,
+                    num_key_value_heads=3, vocab_size=49152, max_position_embeddings=8192, rope_theta=100000.0,
+                    rms_norm_eps=1e-5, tie_word_embeddings=True)
+PAPER_SHAPES = {"8b": LLAMA_8B, "135m": SMOLLM2_135M}
 
 
 def synchronize(device: torch.device) -> None:
@@ -192,41 +197,101 @@ def paper_workload_ids(sample_people: int, vocab_size: int, rng: np.random.Gener
     return ids
 
 
+def load_engine(path: str):
+    """Another version of the engine module (e.g. main's `wikimem_platform/lm/nll.py` before a
+    change, copied aside), to time against in the same run."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("engine_baseline", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def with_segments(sequences: int):
+    """The engine with its sorted sentences cut into segments of this many instead of
+    `nll.SEGMENT_SEQUENCES`: how much laying out the next segment during the current one's
+    forwards buys, against sharing lost at segment edges."""
+    from wikimem_platform.lm import nll
+
+    def run(lm: LoadedModel, ids: list[list[int]], batch_tokens: int) -> np.ndarray:
+        saved = nll.SEGMENT_SEQUENCES
+        nll.SEGMENT_SEQUENCES = sequences
+        try:
+            return score_token_ids(lm, ids, batch_tokens=batch_tokens)
+        finally:
+            nll.SEGMENT_SEQUENCES = saved
+
+    return run
+
+
 def bench_paper_scale(args, device: torch.device) -> list[dict]:
-    """Part 2: the random 8B model on a sample of the paper's workload, projected to all of it."""
-    shape = LLAMA_TINY if args.smoke else LLAMA_8B
+    """Part 2: random models of the chosen shapes on a sample of the paper's workload, projected
+    to all of it. With --baseline-engine, each pass of the baseline engine (at its default budget)
+    is followed by one of this engine at the baseline's budget and one at its own default, twice
+    (a first pass pays any per-shape set-up, a second shows the steady state)."""
+    shapes = {"tiny": LLAMA_TINY} if args.smoke else {name: PAPER_SHAPES[name] for name in args.paper_shapes}
     total = int(np.prod(list(PAPER_WORKLOAD.values())))
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     peak = next((flops for key, flops in PEAK_BF16_FLOPS.items() if key in name), None)
+    baseline = load_engine(args.baseline_engine) if args.baseline_engine else None
     rows = []
-    for dtype in args.dtypes:
-        if dtype == "float32" and device.type == "cuda" and not args.paper_float32:
-            continue  # the paper-scale run is about bf16 and NF4; float32 is its re-scoring's cost
-        torch_dtype = torch.float32 if dtype == "float32" else torch.bfloat16
-        reset_peak(device)
-        lm = random_model(shape, torch_dtype, device, load_in_4bit=dtype == "nf4")
-        parameters = shape_parameters(shape)
-        ids = paper_workload_ids(args.paper_people, shape["vocab_size"], np.random.default_rng(0))
-        ids = ids[: args.paper_sample] if args.paper_sample else ids
-        score_token_ids(lm, ids[:64])
-        _, seconds = timed(device, score_token_ids, lm, ids)
-        tokens = len({tuple(s[:i]) for s in ids for i in range(1, len(s) + 1)})  # prefix-tree nodes
-        # 2 FLOPs per weight (input embedding excluded) per distinct prefix-tree node, through
-        # the body and lm_head: a lower bound (attention's own FLOPs are small at these lengths).
-        flops = 2 * (parameters - shape["vocab_size"] * shape["hidden_size"]) * tokens
-        row = {"dtype": dtype, "parameters": parameters, "batch_size": lm.batch_size,
-               "batch_tokens": lm.batch_size * TOKENS_PER_SENTENCE, "sample_sentences": len(ids), "seconds": seconds,
-               "sentences_per_s": len(ids) / seconds, "tree_tokens_per_s": tokens / seconds,
-               "projected_hours": total / (len(ids) / seconds) / 3600, "peak_gib": peak_memory_gib(device),
-               "flops_share": (flops / seconds / peak) if peak else None}
-        rows.append(row)
-        print(f"paper-scale {lm.name} ({parameters / 1e9:.2f} B parameters) {dtype:9s}: "
-              f"{row['sentences_per_s']:,.0f} sentences/s, {row['tree_tokens_per_s']:,.0f} tree tokens/s on "
-              f"{len(ids):,} sentences (auto budget {row['batch_tokens']:,} tree tokens a forward); full audit ({total:,} sentences): {row['projected_hours']:.2f} h"
-              + (f"; {100 * row['flops_share']:.1f}% of {name}'s peak bf16 FLOP rate" if row["flops_share"] else "")
-              + (f"; peak {row['peak_gib']:.1f} GiB" if row["peak_gib"] is not None else ""), flush=True)
-        del lm
-        reset_peak(device)
+    for shape_name, shape in shapes.items():
+        for dtype in args.dtypes:
+            if dtype == "float32" and device.type == "cuda" and not args.paper_float32:
+                continue  # the paper-scale run is about bf16 and NF4; float32 is its re-scoring's cost
+            torch_dtype = torch.float32 if dtype == "float32" else torch.bfloat16
+            reset_peak(device)
+            lm = random_model(shape, torch_dtype, device, load_in_4bit=dtype == "nf4")
+            parameters = shape_parameters(shape)
+            ids = paper_workload_ids(args.paper_people, shape["vocab_size"], np.random.default_rng(0))
+            ids = ids[: args.paper_sample] if args.paper_sample else ids
+            tokens = len({tuple(s[:i]) for s in ids for i in range(1, len(s) + 1)})  # prefix-tree nodes
+            # 2 FLOPs per weight (input embedding excluded) per distinct prefix-tree node, through
+            # the body and lm_head: a lower bound (attention's own FLOPs are small at these lengths).
+            flops = 2 * (parameters - shape["vocab_size"] * shape["hidden_size"]) * tokens
+            default_budget = engine_batch_tokens(lm)
+            runs = [("engine", score_token_ids, default_budget),
+                    *[(f"engine, segments of {n:,}", with_segments(n), default_budget) for n in args.segment_sequences]]
+            if baseline is not None:
+                old_budget = lm.batch_size * baseline.TOKENS_PER_SENTENCE
+                runs = [("baseline", baseline.score_token_ids, old_budget),
+                        ("engine@baseline budget", score_token_ids, old_budget), *runs]
+            for _, function, budget in runs:
+                function(lm, ids[:64], batch_tokens=budget)
+            reference = None
+            for repeat in range(args.passes):
+                for label, function, budget in runs:
+                    nll, seconds = timed(device, function, lm, ids, batch_tokens=budget)
+                    reference = nll if reference is None else reference
+                    row = {"shape": shape_name, "dtype": dtype, "engine": label, "pass": repeat + 1,
+                           "parameters": parameters, "batch_size": lm.batch_size, "batch_tokens": budget,
+                           "sample_sentences": len(ids), "seconds": seconds, "sentences_per_s": len(ids) / seconds,
+                           "tree_tokens_per_s": tokens / seconds,
+                           "projected_hours": total / (len(ids) / seconds) / 3600, "peak_gib": peak_memory_gib(device),
+                           "flops_share": (flops / seconds / peak) if peak else None,
+                           "max_delta_vs_first": float(np.abs(nll - reference).max())}
+                    rows.append(row)
+                    print(f"paper-scale {lm.name} ({parameters / 1e9:.2f} B parameters) {dtype:9s} {label} pass {repeat + 1}: "
+                          f"{row['sentences_per_s']:,.0f} sentences/s, {row['tree_tokens_per_s']:,.0f} tree tokens/s on "
+                          f"{len(ids):,} sentences ({budget:,} tree tokens a forward); full audit ({total:,} sentences): {row['projected_hours']:.2f} h"
+                          + (f"; {100 * row['flops_share']:.1f}% of {name}'s peak bf16 FLOP rate" if row["flops_share"] else "")
+                          + (f"; peak {row['peak_gib']:.1f} GiB" if row["peak_gib"] is not None else "")
+                          + (f"; max|dNLL| vs the first run {row['max_delta_vs_first']:.2e}" if baseline is not None else ""),
+                          flush=True)
+            if baseline is not None:
+                best = {label: max(r["sentences_per_s"] for r in rows[-len(runs) * args.passes:] if r["engine"] == label)
+                        for label, _, _ in runs}
+                first = {r["engine"]: r["sentences_per_s"] for r in rows[-len(runs) * args.passes:] if r["pass"] == 1}
+                fastest = max((label for label in best if label.startswith("engine")), key=best.get)
+                print(f"fastest {shape_name} {dtype}: {fastest} at {best[fastest]:,.0f} sentences/s, "
+                      f"{best[fastest] / best['baseline']:.2f}x the baseline's best", flush=True)
+                print(f"ratio {shape_name} {dtype}: engine / baseline {first['engine'] / first['baseline']:.2f}x on the "
+                      f"first pass, {best['engine'] / best['baseline']:.2f}x best of {args.passes}; at the baseline's "
+                      f"budget {best['engine@baseline budget'] / best['baseline']:.2f}x", flush=True)
+            del lm
+            reset_peak(device)
     return rows
 
 
@@ -242,6 +307,13 @@ def main(argv: list[str] | None = None) -> tuple[list[dict], list[dict]]:
     parser.add_argument("--paper-scale", action="store_true", help="also time the random Llama-3.1-8B model")
     parser.add_argument("--paper-float32", action="store_true",
                         help="also time the 8B model in float32 (what re-scoring bf16/NF4 near-ties costs per sentence)")
+    parser.add_argument("--paper-shapes", nargs="+", default=["8b"], choices=sorted(PAPER_SHAPES),
+                        help="random models to time: Llama-3.1-8B's shape, SmolLM2-135M's")
+    parser.add_argument("--baseline-engine", default=None,
+                        help="path of another version of wikimem_platform/lm/nll.py to time in the same run")
+    parser.add_argument("--segment-sequences", nargs="*", type=int, default=[],
+                        help="also time the engine with its sentences cut into segments of these sizes")
+    parser.add_argument("--passes", type=int, default=1, help="timed passes over the paper-scale sample")
     parser.add_argument("--paper-people", type=int, default=2, help="people in the timed paper-scale sample")
     parser.add_argument("--paper-sample", type=int, default=None, help="at most this many of their sentences")
     parser.add_argument("--smoke", action="store_true",

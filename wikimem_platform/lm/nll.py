@@ -15,11 +15,24 @@ i.e. positions whose next token is scored, and log-probabilities are taken in fl
 (each sentence's last token) are scored from their parent and never enter the model at all.
 Identical sentences are scored once, and `cache` (sentence -> NLL) carries results across calls,
 so the generic-subject (h0) sentences are computed once for all subjects.
+
+The host side is numpy throughout (no per-node Python loop): the tree is laid out from a padded
+array of the sorted sentences, and the attention mask is built on the device from each row's
+parent columns. The sorted sentences are cut into segments; a thread lays out segment k+1 and
+packs each forward's inputs (one pinned buffer, one copy) while the main thread queues the
+forwards, and log-probabilities stay on the device until the end, so a GPU does not wait on the
+host between forwards. On CUDA, row widths are rounded up to a multiple of 64 and attention runs
+on the memory-efficient SDPA kernel: few shapes, and no per-shape plan building (cuDNN's kernel
+made a first pass 2-4x slower than the second).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import contextlib
+import itertools
+import threading
+from dataclasses import dataclass
+from queue import Full, Queue
 from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
@@ -32,7 +45,10 @@ if TYPE_CHECKING:
 
 DEFAULT_CHUNK_TOKENS = 256  # tree nodes per packed row: attention cost grows with its square
 TOKENS_PER_SENTENCE = 32  # converts LoadedModel.batch_size (sentences) into tokens per forward
-LOGIT_ROWS = 128  # lm_head rows at a time: 128 x 262k float32 = 134 MB for Gemma 3
+LOGIT_ROWS = 128  # lm_head rows at a time on CPU: 128 x 262k float32 = 134 MB for Gemma 3
+GPU_LOGIT_ELEMENTS = 2**27  # float32 logits at a time on CUDA (512 MB)
+GPU_WIDTH_STEP = 64  # on CUDA, row widths are rounded up to a multiple of this: few shapes
+MAX_GPU_BATCH_TOKENS = 65_536  # tree nodes per forward on CUDA at most
 
 Progress = Callable[[int, int], None]
 
@@ -88,13 +104,13 @@ def score_token_ids(
     chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
     progress: Progress | None = None,
 ) -> np.ndarray:
-    """The engine on full token ids (start token included); the first token is never scored."""
-    import torch
+    """The engine on full token ids (start token included); the first token is never scored.
 
-    sequences = [tuple(int(t) for t in ids) for ids in token_ids]
-    result = np.zeros(len(sequences), dtype=np.float64)
-    distinct = list(dict.fromkeys(sequences))
-    index_of = {seq: i for i, seq in enumerate(distinct)}
+    batch_tokens: tree nodes per forward (default `engine_batch_tokens(lm)`)."""
+    sequences = [tuple(map(int, ids)) for ids in token_ids]
+    index_of: dict[tuple[int, ...], int] = {}
+    inverse = np.array([index_of.setdefault(seq, len(index_of)) for seq in sequences], dtype=np.int64)
+    distinct = list(index_of)
     nll = np.zeros(len(distinct), dtype=np.float64)
 
     # Sliding-window layers would need a windowed tree mask; sentences that long go the naive way.
@@ -105,177 +121,375 @@ def score_token_ids(
     long_set = set(too_long)
     tree_ids = [i for i in range(len(distinct)) if i not in long_set and len(distinct[i]) > 1]
 
-    chunks = _build_chunks([distinct[i] for i in tree_ids], tree_ids, chunk_tokens)
-    budget = batch_tokens or lm.batch_size * TOKENS_PER_SENTENCE
-    total, done = len(distinct), len(distinct) - len(tree_ids)
-    with torch.inference_mode():
-        for batch in _batches_of_chunks(chunks, budget):
-            for chunk, node_logprob in zip(batch, _run_chunks(lm, batch)):
-                path_logprob = _cumulate_along_paths(chunk.parents, node_logprob)
-                nll[chunk.sentence_ids] = -path_logprob[chunk.end_nodes]
-                done += len(chunk.sentence_ids)
-            if progress is not None:
-                progress(done, total)
-    for i, seq in enumerate(sequences):
-        result[i] = nll[index_of[seq]]
-    return result
+    if tree_ids:
+        tree_ids.sort(key=distinct.__getitem__)  # sorted: neighbours share prefixes
+        budget = batch_tokens or engine_batch_tokens(lm)
+        segments = [tree_ids[lo:lo + SEGMENT_SEQUENCES] for lo in range(0, len(tree_ids), SEGMENT_SEQUENCES)]
+        already = len(distinct) - len(tree_ids)
+        scored = _score_segments(
+            lm, [[distinct[i] for i in segment] for segment in segments], chunk_tokens, budget,
+            None if progress is None else (lambda done: progress(already + done, len(distinct))),
+        )
+        for segment, (forest, node_logprob) in zip(segments, scored):
+            nll[segment] = -_path_sums(forest, node_logprob)[forest.end_nodes]
+    return nll[inverse]
+
+
+def engine_batch_tokens(lm: LoadedModel) -> int:
+    """Tree nodes per forward: lm.batch_size x 32 (2,048 on CPU). On CUDA at least that, and as
+    many as a quarter of the free memory holds in activations (up to MAX_GPU_BATCH_TOKENS): only
+    LOGIT_ROWS-sized slices of logits ever exist, so the body's activations are what bounds a
+    forward, and big forwards keep a large GPU busy."""
+    budget = lm.batch_size * TOKENS_PER_SENTENCE
+    if lm.device.type != "cuda":
+        return budget
+    import torch
+
+    config = lm.model.config
+    hidden = int(getattr(config, "hidden_size", 4096))
+    intermediate = int(getattr(config, "intermediate_size", 4 * hidden))
+    element = torch.finfo(_activation_dtype(lm)).bits // 8
+    # a layer's live activations per token (residual, norms, q/k/v/o, gate/up/act) and its mask row
+    per_token = (8 * hidden + 3 * intermediate) * element + 3 * DEFAULT_CHUNK_TOKENS
+    free_bytes, _ = torch.cuda.mem_get_info(lm.device)
+    return int(max(budget, min(MAX_GPU_BATCH_TOKENS, free_bytes // 4 // per_token)))
 
 
 @dataclass
-class _Chunk:
-    """Whole root-to-leaf paths of the prefix tree, in one packed row (parents before children)."""
+class _Forest:
+    """The distinct sequences' prefix tree, cut into chunks of whole root-to-leaf paths; each
+    chunk is one packed row of a forward. Node arrays are global: a chunk's nodes are contiguous,
+    parents before children, in the order of the sorted sequences."""
 
-    tokens: list[int] = field(default_factory=list)
-    parents: list[int] = field(default_factory=list)  # parent node in this chunk, -1 for a root
-    depths: list[int] = field(default_factory=list)  # position id: distance from the root
-    sentence_ids: list[int] = field(default_factory=list)  # which sentences end here ...
-    end_nodes: list[int] = field(default_factory=list)  # ... and at which node
-    n_inner: int = 0  # nodes with children: only these go through the model
+    tokens: np.ndarray  # [nodes] token id
+    parents: np.ndarray  # [nodes] global id of the parent node, -1 for a chunk's root
+    depths: np.ndarray  # [nodes] position id: distance from the root
+    chunk_starts: np.ndarray  # [chunks + 1] first node of each chunk, then the node count
+    end_nodes: np.ndarray  # [sequences] node of each input sequence's last token
+    inner: np.ndarray  # [nodes] has a child: only these go through the model
+    inner_col: np.ndarray  # [nodes] column in its chunk's row (inner nodes only; -1 for leaves)
+    n_inner: np.ndarray  # [chunks] inner nodes per chunk (its row's width)
+    n_ends: np.ndarray  # [chunks] sequences ending in each chunk (for progress)
 
-
-def _build_chunks(sequences: list[tuple[int, ...]], ids: list[int], chunk_tokens: int) -> list[_Chunk]:
-    """Lay the sorted sequences out as a prefix tree, cut into chunks of at most chunk_tokens
-    inner nodes (a longer sentence gets a chunk of its own). In sorted order, a sequence's
-    longest common prefix with any earlier one is the one with its predecessor, so one stack
-    of node indices suffices."""
-    order = sorted(range(len(sequences)), key=lambda k: sequences[k])
-    chunks: list[_Chunk] = []
-    chunk = _Chunk()
-    path: list[int] = []  # node indices of the previous sequence's tokens in this chunk
-    previous: tuple[int, ...] = ()
-    for k in order:
-        seq = sequences[k]
-        shared = _common_prefix_length(previous, seq)
-        # New nodes are all inner but the last; the previous end node turns inner if extended.
-        added_inner = len(seq) - shared - 1 + (0 < shared == len(previous))
-        if chunk.tokens and chunk.n_inner + added_inner > chunk_tokens:
-            chunks.append(chunk)
-            chunk, path, shared = _Chunk(), [], 0
-            added_inner = len(seq) - 1
-        del path[shared:]
-        for depth in range(shared, len(seq)):
-            chunk.tokens.append(seq[depth])
-            chunk.parents.append(path[-1] if path else -1)
-            chunk.depths.append(depth)
-            path.append(len(chunk.tokens) - 1)
-        chunk.n_inner += added_inner
-        chunk.sentence_ids.append(ids[k])
-        chunk.end_nodes.append(path[len(seq) - 1])
-        previous = seq
-    if chunk.tokens:
-        chunks.append(chunk)
-    return chunks
+    @property
+    def n_chunks(self) -> int:
+        return len(self.chunk_starts) - 1
 
 
-def _common_prefix_length(a: tuple[int, ...], b: tuple[int, ...]) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
+BLOCK_SEQUENCES = 65_536  # sorted sequences laid out at a time: bounds the padded work arrays
 
 
-def _batches_of_chunks(chunks: list[_Chunk], budget_tokens: int) -> list[list[_Chunk]]:
-    """Chunks of similar size together (longest first), about budget_tokens inner nodes per
-    forward."""
-    ordered = sorted(chunks, key=lambda c: -c.n_inner)
-    batches, current = [], []
-    for chunk in ordered:
-        width = current[0].n_inner if current else chunk.n_inner
+def _build_forest(sequences: list[tuple[int, ...]], chunk_tokens: int) -> _Forest:
+    """Lay the sequences (distinct, each of 2+ tokens) out as a prefix tree cut into chunks of at
+    most chunk_tokens inner nodes (a longer sentence gets a chunk of its own), with numpy.
+
+    In sorted order a sequence shares with any earlier one at most what it shares with its
+    predecessor (lcp), so it adds nodes for its depths lcp..len-1; the node at depth d on its
+    path is the one added by the last sequence up to it whose lcp is <= d. A chunk restarts the
+    sharing (its first sequence adds its whole path)."""
+    n = len(sequences)
+    order = np.array(sorted(range(n), key=sequences.__getitem__), dtype=np.int64)
+    ordered = [sequences[k] for k in order]
+    lengths = np.fromiter(map(len, ordered), dtype=np.int64, count=n)
+    padded = _padded(ordered, lengths)
+
+    lcp = np.zeros(n, dtype=np.int64)
+    for lo in range(0, n, BLOCK_SEQUENCES):
+        first = max(lo - 1, 0)
+        block = padded[first:lo + BLOCK_SEQUENCES, : int(lengths[first:lo + BLOCK_SEQUENCES].max())]
+        same = block[1:] == block[:-1]  # distinct sequences differ by the padding at the latest
+        lcp[first + 1:first + len(block)] = np.argmin(same, axis=1)
+
+    # New inner nodes of each sequence: all it adds but its last, plus its predecessor's end
+    # node when it extends it. A chunk's first sequence costs its whole path.
+    previous_length = np.concatenate([[0], lengths[:-1]])
+    added = np.cumsum(lengths - lcp - 1 + ((lcp > 0) & (lcp == previous_length)))
+    chunk_seq_starts = []
+    start = 0
+    while start < n:
+        chunk_seq_starts.append(start)
+        limit = chunk_tokens - (lengths[start] - 1) + added[start]
+        start = max(int(np.searchsorted(added, limit, side="right")) - 1, start) + 1
+    lcp[chunk_seq_starts] = 0
+    new_nodes = lengths - lcp
+    first_node = np.concatenate([[0], np.cumsum(new_nodes)])
+
+    tokens, parents, depths, end_sorted = [], [], [], np.empty(n, dtype=np.int64)
+    block_starts = _chunk_aligned_blocks(chunk_seq_starts, n)
+    for lo, hi in zip(block_starts[:-1], block_starts[1:]):
+        block = padded[lo:hi, : int(lengths[lo:hi].max())]
+        rows, width = block.shape
+        depth = np.arange(width)
+        created = (depth >= lcp[lo:hi, None]) & (depth < lengths[lo:hi, None])
+        node_id = np.full((rows, width), -1, dtype=np.int64)
+        node_id[created] = np.arange(first_node[lo], first_node[hi])  # row-major: parents first
+        owner = np.maximum.accumulate(np.where(created, np.arange(rows)[:, None], -1), axis=0)
+        on_path = np.where(depth < lengths[lo:hi, None], node_id[np.maximum(owner, 0), depth], -1)
+        row, col = np.nonzero(created)
+        tokens.append(block[row, col].astype(np.int64))
+        depths.append(col)
+        parents.append(np.where(col > 0, on_path[row, np.maximum(col - 1, 0)], -1))
+        end_sorted[lo:hi] = on_path[np.arange(rows), lengths[lo:hi] - 1]
+    tokens, parents, depths = (np.concatenate(a) for a in (tokens, parents, depths))
+
+    chunk_starts = np.append(first_node[chunk_seq_starts], len(tokens))
+    n_nodes, n_chunks = len(tokens), len(chunk_seq_starts)
+    inner = np.zeros(n_nodes, dtype=bool)
+    inner[parents[parents >= 0]] = True
+    chunk_of_node = np.repeat(np.arange(n_chunks), np.diff(chunk_starts))
+    inner_before = np.cumsum(inner) - inner  # inner nodes before each node
+    inner_col = np.where(inner, inner_before - inner_before[chunk_starts[:-1]][chunk_of_node], -1)
+    end_nodes = np.empty(n, dtype=np.int64)
+    end_nodes[order] = end_sorted
+    return _Forest(
+        tokens=tokens, parents=parents, depths=depths, chunk_starts=chunk_starts, end_nodes=end_nodes,
+        inner=inner, inner_col=inner_col, n_inner=np.add.reduceat(inner.astype(np.int64), chunk_starts[:-1]),
+        n_ends=np.bincount(chunk_of_node[end_sorted], minlength=n_chunks),
+    )
+
+
+def _chunk_aligned_blocks(chunk_seq_starts: list[int], n: int) -> list[int]:
+    """Block boundaries at chunk starts, each block about BLOCK_SEQUENCES sequences."""
+    bounds = [0]
+    for start in chunk_seq_starts[1:]:
+        if start - bounds[-1] >= BLOCK_SEQUENCES:
+            bounds.append(start)
+    return [*bounds, n]
+
+
+def _padded(sequences: list[tuple[int, ...]], lengths: np.ndarray) -> np.ndarray:
+    """The sequences as rows of one int32 array (token ids < 2**31), -1 after each one's end."""
+    width = int(lengths.max()) if len(lengths) else 0
+    block = np.full((len(sequences), width), -1, dtype=np.int32)
+    block[np.arange(width) < lengths[:, None]] = np.fromiter(
+        itertools.chain.from_iterable(sequences), dtype=np.int32, count=int(lengths.sum())
+    )
+    return block
+
+
+def _batches(forest: _Forest, budget_tokens: int, width_step: int) -> list[np.ndarray]:
+    """Chunks of similar width together (widest first), about budget_tokens row positions per
+    forward; widths rounded up to width_step so that forwards share few shapes."""
+    ordered = np.argsort(-forest.n_inner, kind="stable")
+    batches, current, width = [], [], 0
+    for chunk in ordered.tolist():
         if current and width * (len(current) + 1) > budget_tokens:
-            batches.append(current)
+            batches.append(np.array(current))
             current = []
+        if not current:
+            width = _bucket(int(forest.n_inner[chunk]), width_step)
         current.append(chunk)
     if current:
-        batches.append(current)
+        batches.append(np.array(current))
     return batches
 
 
-def _tree_mask(parents: np.ndarray, width: int) -> np.ndarray:
-    """allowed[i, j]: node j is node i or one of its ancestors (padding sees only itself)."""
-    allowed = np.zeros((width, width), dtype=bool)
-    np.fill_diagonal(allowed, True)
-    for i, parent in enumerate(parents.tolist()):  # parents come before children
-        if parent >= 0:
-            allowed[i, :i] |= allowed[parent, :i]
-    return allowed
+def _bucket(width: int, step: int) -> int:
+    return -(-width // step) * step
 
 
-def _run_chunks(lm: LoadedModel, chunks: list[_Chunk]) -> list[np.ndarray]:
-    """log p(token | ancestors) for every node of every chunk (0 for roots), in one forward.
+@dataclass
+class _Packed:
+    """One forward's inputs, laid out on the host (a prefetch thread does this during the
+    previous forward): everything index-like in one int64 buffer, copied to the device at once."""
+
+    buffer: torch.Tensor  # int64: input ids, position ids, parent columns [rows x width] each, then
+    # the inner nodes' flat positions, each scored node's parent (index into those), token, node id
+    rows: int
+    width: int
+    n_inner: int
+    n_scored: int
+    depth: int  # the deepest inner node: ancestor steps in the mask
+    logit_rows: int
+    block_bounds: np.ndarray  # scored nodes whose parent falls in each LOGIT block of inner nodes
+    sequences_done: int
+
+
+def _pack(forest: _Forest, chunks: np.ndarray, width_step: int, logit_rows: int, pin: bool) -> _Packed:
+    import torch
+
+    starts, sizes = forest.chunk_starts[chunks], np.diff(forest.chunk_starts)[chunks]
+    nodes = np.repeat(starts - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes) + np.arange(sizes.sum())
+    row_of = np.repeat(np.arange(len(chunks)), sizes)
+    rows, width = len(chunks), _bucket(int(forest.n_inner[chunks].max()), width_step)
+
+    is_inner = forest.inner[nodes]
+    inner_nodes, inner_rows = nodes[is_inner], row_of[is_inner]
+    cols = forest.inner_col[inner_nodes]
+    grid = np.zeros((3, rows, width), dtype=np.int64)
+    grid[2] = -1  # parent columns: -1 for roots and padding
+    grid[0, inner_rows, cols] = forest.tokens[inner_nodes]
+    grid[1, inner_rows, cols] = forest.depths[inner_nodes]
+    inner_parents = forest.parents[inner_nodes]
+    grid[2, inner_rows, cols] = np.where(inner_parents >= 0, forest.inner_col[np.maximum(inner_parents, 0)], -1)
+    inner_flat = inner_rows * width + cols  # ascending: rows in order, columns in node order
+
+    # Every non-root node is scored from its parent's hidden state; group them by parent.
+    has_parent = forest.parents[nodes] >= 0
+    scored, scored_rows = nodes[has_parent], row_of[has_parent]
+    parent_index = np.searchsorted(inner_flat, scored_rows * width + forest.inner_col[forest.parents[scored]])
+    by_parent = np.argsort(parent_index, kind="stable")
+    scored, parent_index = scored[by_parent], parent_index[by_parent]
+    block_bounds = np.searchsorted(parent_index, np.arange(0, len(inner_nodes) + logit_rows, logit_rows))
+
+    buffer = torch.from_numpy(np.concatenate(
+        [grid.ravel(), inner_flat, parent_index, forest.tokens[scored], scored]
+    ))
+    return _Packed(
+        buffer=buffer.pin_memory() if pin else buffer, rows=rows, width=width, n_inner=len(inner_nodes),
+        n_scored=len(scored), depth=int(forest.depths[inner_nodes].max()), logit_rows=logit_rows,
+        block_bounds=block_bounds,
+        sequences_done=int(forest.n_ends[chunks].sum()),
+    )
+
+
+def _score_segments(
+    lm: LoadedModel, segments: list[list[tuple[int, ...]]], chunk_tokens: int, budget_tokens: int,
+    progress: Callable[[int], None] | None, width_step: int | None = None, logit_rows: int | None = None,
+) -> list[tuple[_Forest, np.ndarray]]:
+    """Each segment's forest and log p(node | ancestors) of its every node (0 for roots, float64).
+
+    A thread builds the forests and packs the forwards' inputs while the main thread runs the
+    forwards, a few batches ahead; forwards are queued without waiting for results (the
+    log-probabilities stay on the device until the end). On a GPU the host thus lays out segment
+    k+1 while segment k runs. width_step and logit_rows default to the device's (tests set them
+    to check the GPU layout on CPU)."""
+    import torch
+
+    device, cuda = lm.device, lm.device.type == "cuda"
+    width_step = width_step or (GPU_WIDTH_STEP if cuda else 1)
+    logit_rows = logit_rows or _logit_rows(lm)
+    queue: Queue = Queue(maxsize=PREFETCH)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for sequences in segments:
+                forest = _build_forest(sequences, chunk_tokens)
+                _put(queue, stop, forest)
+                for batch in _batches(forest, budget_tokens, width_step):
+                    _put(queue, stop, _pack(forest, batch, width_step, logit_rows, cuda))
+            _put(queue, stop, None)
+        except BaseException as error:  # handed to the main thread, which raises it
+            _put(queue, stop, error)
+
+    results: list[tuple[_Forest, torch.Tensor]] = []
+    done = 0
+    producer = threading.Thread(target=produce, name="nll-packer", daemon=True)
+    producer.start()
+    try:
+        with torch.inference_mode():
+            while (item := queue.get()) is not None:
+                if isinstance(item, BaseException):
+                    raise item
+                if isinstance(item, _Forest):
+                    results.append((item, torch.zeros(len(item.tokens), dtype=torch.float32, device=device)))
+                    continue
+                _run_packed(lm, item, results[-1][1])
+                done += item.sequences_done
+                if progress is not None:
+                    progress(done)
+    finally:
+        stop.set()
+        producer.join()
+    return [(forest, logprob.cpu().numpy().astype(np.float64)) for forest, logprob in results]
+
+
+def _put(queue: Queue, stop: threading.Event, item) -> None:
+    """Queue.put that gives up once the consumer has stopped (an error in a forward)."""
+    while not stop.is_set():
+        try:
+            queue.put(item, timeout=0.1)
+            return
+        except Full:
+            continue
+
+
+PREFETCH = 3  # forests and packed batches laid out ahead of the forward that runs
+# Sorted sentences per forest. The first segment's layout is the GPU's only idle wait; smaller
+# segments lose a little sharing at their edges. On an H200 (benchmarks/results/bench_gpu_h200_engine.txt)
+# 8,192 was as fast as or faster than 24,576 and one budget's worth (65,536).
+SEGMENT_SEQUENCES = 8_192
+
+
+def _run_packed(lm: LoadedModel, packed: _Packed, node_logprob: torch.Tensor) -> None:
+    """One forward over the packed rows; writes each scored node's log-probability into
+    node_logprob (on the device, no synchronization).
 
     Leaves (mostly each sentence's last token) are scored from their parent's hidden state and
     never enter the model themselves: about a third of the tree."""
     import torch
 
     model, device = lm.model, lm.device
-    inner_positions = []  # per chunk: its inner nodes' row positions (-1 for leaves)
-    for chunk in chunks:
-        parents = np.asarray(chunk.parents)
-        is_inner = np.zeros(len(parents), dtype=bool)
-        is_inner[parents[parents >= 0]] = True
-        position = np.full(len(parents), -1)
-        position[is_inner] = np.arange(int(is_inner.sum()))
-        inner_positions.append(position)
-    width = max(int((pos >= 0).sum()) for pos in inner_positions)
-    input_ids = torch.zeros((len(chunks), width), dtype=torch.long)
-    position_ids = torch.zeros((len(chunks), width), dtype=torch.long)
-    allowed = np.zeros((len(chunks), 1, width, width), dtype=bool)
-    rows, parent_cols, child_tokens, owners = [], [], [], []
-    for row, (chunk, position) in enumerate(zip(chunks, inner_positions)):
-        inner = np.flatnonzero(position >= 0)
-        parents, tokens = np.asarray(chunk.parents), np.asarray(chunk.tokens)
-        input_ids[row, : len(inner)] = torch.from_numpy(tokens[inner])
-        position_ids[row, : len(inner)] = torch.from_numpy(np.asarray(chunk.depths)[inner])
-        inner_parents = np.where(parents[inner] >= 0, position[np.maximum(parents[inner], 0)], -1)
-        allowed[row, 0] = _tree_mask(inner_parents, width)
-        # Each non-root node's token is scored from its parent's hidden state.
-        scored = np.flatnonzero(parents >= 0)
-        rows.append(np.full(len(scored), row))
-        parent_cols.append(position[parents[scored]])
-        child_tokens.append(tokens[scored])
-        owners.append(np.stack([np.full(len(scored), row), scored], axis=1))
-
-    mask_dtype = _activation_dtype(lm)
-    mask = torch.zeros(allowed.shape, dtype=mask_dtype)
-    mask.masked_fill_(torch.from_numpy(~allowed), torch.finfo(mask_dtype).min)
-    hidden = model.base_model(
-        input_ids=input_ids.to(device),
-        attention_mask=mask.to(device),
-        position_ids=position_ids.to(device),
-        use_cache=False,
-    ).last_hidden_state
-
-    rows_np, parents_np = np.concatenate(rows), np.concatenate(parent_cols)
-    tokens_np, owners_np = np.concatenate(child_tokens), np.concatenate(owners)
-    unique_parents, which = np.unique(rows_np * width + parents_np, return_inverse=True)
+    on_device = packed.buffer.to(device, non_blocking=True)
+    grid_size = packed.rows * packed.width
+    grid = on_device[: 3 * grid_size].view(3, packed.rows, packed.width)
+    inner_flat, parent_index, scored_tokens, scored_nodes = torch.split(
+        on_device[3 * grid_size:], [packed.n_inner, packed.n_scored, packed.n_scored, packed.n_scored]
+    )
+    mask = _tree_attention_mask(grid[2], packed.depth, _activation_dtype(lm))
+    with _attention_backend(device):
+        hidden = model.base_model(
+            input_ids=grid[0], attention_mask=mask, position_ids=grid[1], use_cache=False
+        ).last_hidden_state
     flat_hidden = hidden.reshape(-1, hidden.shape[-1])
-    parent_index = torch.from_numpy(unique_parents).to(device)
-    which_t = torch.from_numpy(which).to(device)
-    tokens_t = torch.from_numpy(tokens_np).to(device)
-    logprob = torch.empty(len(tokens_np), dtype=torch.float32, device=device)
-    for start in range(0, len(unique_parents), LOGIT_ROWS):
-        stop = min(start + LOGIT_ROWS, len(unique_parents))
-        logits = _logits(model, flat_hidden[parent_index[start:stop]]).float()
+    bounds = packed.block_bounds.tolist()
+    for block, start in enumerate(range(0, packed.n_inner, packed.logit_rows)):
+        lo, hi = bounds[block], bounds[block + 1]
+        stop = min(start + packed.logit_rows, packed.n_inner)
+        logits = _logits(model, flat_hidden[inner_flat[start:stop]]).float()
         log_norm = torch.logsumexp(logits, dim=-1)  # see _target_logprob on precision
-        selected = (which_t >= start) & (which_t < stop)
-        local = which_t[selected] - start
-        logprob[selected] = logits[local, tokens_t[selected]] - log_norm[local]
-    logprob_np = logprob.cpu().numpy().astype(np.float64)
-
-    out = [np.zeros(len(c.tokens), dtype=np.float64) for c in chunks]
-    for row in range(len(chunks)):
-        in_row = owners_np[:, 0] == row
-        out[row][owners_np[in_row, 1]] = logprob_np[in_row]
-    return out
+        local = parent_index[lo:hi] - start
+        node_logprob[scored_nodes[lo:hi]] = logits[local, scored_tokens[lo:hi]] - log_norm[local]
 
 
-def _cumulate_along_paths(parents: list[int], node_logprob: np.ndarray) -> np.ndarray:
-    """Sum of log-probabilities from the root down to each node."""
+def _tree_attention_mask(parent_cols: torch.Tensor, depth: int, dtype: torch.dtype) -> torch.Tensor:
+    """Additive mask [rows, 1, width, width]: position i sees j iff j is i or one of its
+    ancestors (padding sees only itself). Built on the device from the parent columns by
+    following parents `depth` times, so only [rows, width] indices cross from the host."""
+    import torch
+
+    rows, width = parent_cols.shape
+    cols = torch.arange(width, device=parent_cols.device).expand(rows, width)
+    allowed = torch.zeros((rows, width, width), dtype=torch.bool, device=parent_cols.device)
+    allowed.scatter_(2, cols.unsqueeze(-1), True)
+    ancestor = parent_cols
+    for _ in range(depth):
+        present = ancestor >= 0
+        allowed.scatter_(2, torch.where(present, ancestor, cols).unsqueeze(-1), True)
+        ancestor = torch.where(present, parent_cols.gather(1, ancestor.clamp(min=0)), ancestor)
+    mask = torch.zeros((rows, 1, width, width), dtype=dtype, device=parent_cols.device)
+    return mask.masked_fill_(~allowed.unsqueeze(1), torch.finfo(dtype).min)
+
+
+def _attention_backend(device: torch.device):
+    """On CUDA, the memory-efficient SDPA kernel (math as fallback): it takes the tree mask and
+    runs a new (rows, width) shape at once, where cuDNN's kernel first builds a plan per shape
+    (a first pass 2-4x slower than the second, gpu-measured.md)."""
+    if device.type != "cuda":
+        return contextlib.nullcontext()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    return sdpa_kernel([SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH])
+
+
+def _logit_rows(lm: LoadedModel) -> int:
+    """lm_head rows at a time: LOGIT_ROWS on CPU; on CUDA as many as GPU_LOGIT_ELEMENTS float32
+    logits allow (fewer, larger matrix products)."""
+    if lm.device.type != "cuda":
+        return LOGIT_ROWS
+    vocab = lm.model.get_output_embeddings().weight.shape[0]
+    return max(LOGIT_ROWS, min(8192, GPU_LOGIT_ELEMENTS // vocab))
+
+
+def _path_sums(forest: _Forest, node_logprob: np.ndarray) -> np.ndarray:
+    """Sum of log-probabilities from the root down to each node, one depth level at a time."""
     total = node_logprob.copy()
-    for i, parent in enumerate(parents):
-        if parent >= 0:
-            total[i] += total[parent]
+    by_depth = np.argsort(forest.depths, kind="stable")
+    bounds = np.searchsorted(forest.depths[by_depth], np.arange(int(forest.depths.max()) + 2))
+    for depth in range(1, len(bounds) - 1):
+        level = by_depth[bounds[depth]:bounds[depth + 1]]
+        total[level] += total[forest.parents[level]]
     return total
 
 

@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 import torch
 
+from wikimem_platform.lm import nll
 from wikimem_platform.lm.nll import (
-    _build_chunks,
+    _build_forest,
+    _tree_attention_mask,
     score_sentences,
     score_sentences_naive,
     score_token_ids,
@@ -130,25 +132,109 @@ def test_sentences_longer_than_the_sliding_window_take_the_naive_path(gemma3, mo
     assert np.abs(engine - naive).max() < TOLERANCE
 
 
+def chunk_view(forest, c):
+    """Chunk c's nodes with parents local to the chunk, as lists."""
+    a, b = forest.chunk_starts[c], forest.chunk_starts[c + 1]
+    parents = [int(p - a) if p >= 0 else -1 for p in forest.parents[a:b]]
+    return forest.tokens[a:b].tolist(), parents, forest.depths[a:b].tolist(), int(forest.n_inner[c])
+
+
 def test_prefix_tree_layout_by_hand():
-    """[1,2,3], [1,2,4], [1,5]: nodes 1,2,3,4,5 with 1 and 2 inner; [7] is a lone root."""
-    (chunk,) = _build_chunks([(1, 2, 3), (1, 5), (1, 2, 4), (7,)], [10, 11, 12, 13], 100)
-    assert chunk.tokens == [1, 2, 3, 4, 5, 7]
-    assert chunk.parents == [-1, 0, 1, 1, 0, -1]
-    assert chunk.depths == [0, 1, 2, 2, 1, 0]
-    assert dict(zip(chunk.sentence_ids, chunk.end_nodes)) == {10: 2, 12: 3, 11: 4, 13: 5}
-    assert chunk.n_inner == 2
+    """[1,2,3], [1,2,4], [1,5]: nodes 1,2,3,4,5 with 1 and 2 inner (columns 0 and 1)."""
+    forest = _build_forest([(1, 2, 3), (1, 5), (1, 2, 4)], 100)
+    assert forest.n_chunks == 1
+    assert chunk_view(forest, 0) == ([1, 2, 3, 4, 5], [-1, 0, 1, 1, 0], [0, 1, 2, 2, 1], 2)
+    assert forest.end_nodes.tolist() == [2, 4, 3]  # input order
+    assert forest.inner_col.tolist() == [0, 1, -1, -1, -1]
     # room for 2 inner nodes per chunk: [1,5,6] would make 5 a third one, so it starts a new
     # chunk with its whole path; [1,2,4] adds only a leaf
-    first, second = _build_chunks([(1, 2, 3), (1, 5, 6), (1, 2, 4)], [0, 1, 2], 2)
-    assert first.tokens == [1, 2, 3, 4] and first.n_inner == 2
-    assert second.tokens == [1, 5, 6] and second.parents == [-1, 0, 1] and second.n_inner == 2
+    forest = _build_forest([(1, 2, 3), (1, 5, 6), (1, 2, 4)], 2)
+    assert forest.n_chunks == 2
+    assert chunk_view(forest, 0) == ([1, 2, 3, 4], [-1, 0, 1, 1], [0, 1, 2, 2], 2)
+    assert chunk_view(forest, 1) == ([1, 5, 6], [-1, 0, 1], [0, 1, 2], 2)
+    assert forest.inner_col.tolist() == [0, 1, -1, -1, 0, 1, -1]  # columns restart per chunk
     # a sentence extending another turns the other's last node into an inner node
-    (chunk,) = _build_chunks([(1, 2, 3), (1, 2)], [0, 1], 100)
-    assert chunk.tokens == [1, 2, 3] and chunk.n_inner == 2
+    forest = _build_forest([(1, 2, 3), (1, 2)], 100)
+    assert chunk_view(forest, 0)[0] == [1, 2, 3] and forest.n_inner.tolist() == [2]
+    assert forest.end_nodes.tolist() == [2, 1]
+    # a sentence longer than a chunk gets a chunk of its own
+    forest = _build_forest([(1, 2, 3, 4), (1, 2, 5)], 2)
+    assert forest.n_inner.tolist() == [3, 2]
+
+
+def test_forest_is_the_same_when_laid_out_in_small_blocks(monkeypatch):
+    """The padded work arrays are built a block of sequences at a time; block edges change
+    nothing (blocks of 3 sequences against one block)."""
+    rng = np.random.default_rng(0)
+    sequences = list(dict.fromkeys(tuple(rng.integers(0, 3, rng.integers(2, 7)).tolist()) for _ in range(200)))
+    whole = _build_forest(sequences, 6)
+    monkeypatch.setattr(nll, "BLOCK_SEQUENCES", 3)
+    blocked = _build_forest(sequences, 6)
+    for name in ("tokens", "parents", "depths", "chunk_starts", "end_nodes", "inner_col", "n_ends"):
+        assert np.array_equal(getattr(whole, name), getattr(blocked, name)), name
+
+
+def test_tree_attention_mask_by_hand():
+    """Row [root, a, b, c] with a <- root, b <- a, c <- root, then one padding column."""
+    parents = torch.tensor([[-1, 0, 1, 0, -1]])
+    mask = _tree_attention_mask(parents, depth=2, dtype=torch.float32)[0, 0] == 0
+    assert mask.tolist() == [
+        [True, False, False, False, False],
+        [True, True, False, False, False],
+        [True, True, True, False, False],
+        [True, False, False, True, False],
+        [False, False, False, False, True],
+    ]
 
 
 def test_token_ids_interface_matches_sentences(smollm2):
     sentences = ["Marie Curie was a chemist.", "Marie Curie was a physicist."]
     by_ids = score_token_ids(smollm2, smollm2.encode(sentences))
     assert np.array_equal(by_ids, score_sentences(smollm2, sentences))
+
+
+def test_gpu_layout_gives_the_same_scores_on_cpu(smollm2, monkeypatch):
+    """What CUDA changes, run on CPU: widths rounded up to 64 (padding columns in every row),
+    lm_head in blocks of 7 rows (scored nodes of one parent split across blocks never), and the
+    attention restricted to the SDPA backends chosen for CUDA."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    sentences = workload()
+    ids = smollm2.encode(list(dict.fromkeys(sentences)))
+    default = score_token_ids(smollm2, ids)
+    forest = _build_forest([tuple(s) for s in ids if len(s) > 1], 16)
+    chosen = []
+    monkeypatch.setattr(nll, "_attention_backend", lambda device: chosen.append(device) or sdpa_kernel(
+        [SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]))
+    [(forest, node_logprob)] = nll._score_segments(smollm2, [[tuple(s) for s in ids if len(s) > 1]], 16, 50, None,
+                                                   width_step=64, logit_rows=7)
+    gpu_layout = -nll._path_sums(forest, node_logprob)[forest.end_nodes]
+    expected = default[[i for i, s in enumerate(ids) if len(s) > 1]]
+    assert chosen and np.abs(gpu_layout - expected).max() < TOLERANCE
+
+
+def test_segments_give_the_same_scores(smollm2, monkeypatch):
+    """Sorted sentences cut into segments of 5, each its own forest laid out by the packing
+    thread while the previous one runs: the same NLLs, progress counting every sentence."""
+    sentences = workload()
+    whole = score_sentences(smollm2, sentences)
+    monkeypatch.setattr(nll, "SEGMENT_SEQUENCES", 5)
+    calls = []
+    segmented = score_sentences(smollm2, sentences, progress=lambda done, total: calls.append((done, total)))
+    assert np.abs(segmented - whole).max() < TOLERANCE
+    distinct = len(set(sentences))
+    assert len(calls) > 5 and calls[-1] == (distinct, distinct)
+
+
+def test_an_error_in_a_forward_stops_the_packing_thread(smollm2, monkeypatch):
+    """A failing forward (out of memory, say) reaches the caller; the thread does not linger."""
+    import threading
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("forward failed")
+
+    monkeypatch.setattr(nll, "_run_packed", fail)
+    monkeypatch.setattr(nll, "SEGMENT_SEQUENCES", 3)
+    with pytest.raises(RuntimeError, match="forward failed"):
+        score_sentences(smollm2, workload(), chunk_tokens=4, batch_tokens=4)
+    assert not any(t.name == "nll-packer" for t in threading.enumerate())
