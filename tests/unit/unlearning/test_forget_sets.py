@@ -14,6 +14,7 @@ from wikimem_platform.storage import json_scalar, StoredResults
 from wikimem_platform.subject_requests.answer_files import answer_dir, DOCUMENT
 from wikimem_platform.subject_requests.answer import forget_controls, NOT_MEMORIZED, WEAK
 from wikimem_platform.unlearning import stored as unlearning_stored
+from wikimem_platform.unlearning.export import write_export
 from wikimem_platform.unlearning.forget_sets import (
     CONTROL_COLUMNS,
     controls_words,
@@ -136,11 +137,33 @@ def test_an_erasure_answer_passes_its_per_fact_controls_to_the_forget_set():
     assert forget_controls(table.iloc[:0], pairs).empty
 
 
-def test_a_request_export_narrows_to_the_entries_beyond_the_controls(storage):  # noqa: F811
-    _scores(storage)
+def _templates(storage):
     pd.DataFrame({"property": ["P106", "P27"], "kind": "baseline", "variant_id": 0,
                   "template": ["{subject} worked as a {value}.", "{subject} is a citizen of {value}."]}
                  ).to_parquet(storage / "parquet" / "canary_templates.parquet")
+
+
+def test_a_release_export_in_jsonl_carries_the_controls_verdict(storage, tmp_path):  # noqa: F811
+    _scores(storage)
+    _templates(storage)
+    (storage / "parquet" / "controlled_memorization").mkdir()
+    controlled_table().to_parquet(storage / "parquet" / "controlled_memorization" / "a@1.parquet")
+    sets = unlearning_stored.release_export(StoredResults(storage), "a@1", "lenient")
+    write_export(sets, "jsonl", tmp_path / "out")
+    forget = [json.loads(line) for line in (tmp_path / "out" / "forget.jsonl").read_text().splitlines()]
+    assert [(f["property"], f["beats_controls"], f["n_controls"]) for f in forget] == [
+        ("P106", True, 19), ("P27", False, 3), ("P106", None, None)]
+    retain = (tmp_path / "out" / "retain.jsonl").read_text().splitlines()
+    assert all("beats_controls" not in json.loads(line) for line in retain)
+    tofu = write_export(sets, "tofu", tmp_path / "tofu")  # the QA formats have no place for it
+    assert "beats_controls" not in tofu[0].read_text()
+    narrow = unlearning_stored.release_export(StoredResults(storage), "a@1", "lenient", beyond_controls=True)
+    assert len(narrow.forget) == 1 and narrow.source == {"model": "a@1", "criterion": "lenient", "beyond_controls": True}
+
+
+def test_a_request_export_narrows_to_the_entries_beyond_the_controls(storage):  # noqa: F811
+    _scores(storage)
+    _templates(storage)
     frame = forget_set("a@1", pd.DataFrame(OLD), best_true_values(SCORES), controls=controlled_table())
     rows = [{k: (None if v is pd.NA else json_scalar(v)) for k, v in r.items()} for r in frame.to_dict("records")]
     folder = answer_dir(storage, "dsr-1")
