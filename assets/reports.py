@@ -146,7 +146,7 @@ def compliance_report(
     cues = fact_cues(canaries, pairs["subject_qid"].unique())
     forget = forget_set(
         key, pairs, best_true_values(scores, config.alpha), cues, property_labels,
-        config.forget_criterion, config.cue_tau,
+        config.forget_criterion, config.cue_tau, controls=controlled_memorization,
     )
     run_config = context.run.run_config or {}
     settings = {"run_config": run_config, "report": config.model_dump(), "scoring": scoring.settings()}
@@ -181,6 +181,7 @@ def compliance_report(
             "controlled_memorization": "included" if controlled_memorization is not None else "not computed",
             "wording_sensitivity": "included" if key in wordings else "not computed",
             **files.summary,
-            "forget_set": preview(forget[["subject_label", "property_label", "value_label", "M", "z_star", "cue_flag"]]),
+            "forget_set": preview(forget[["subject_label", "property_label", "value_label", "M", "z_star", "cue_flag",
+                                          "beats_controls", "p_controls"]]),
         },
     )

@@ -461,16 +461,19 @@ def cmd_forget_set(args) -> int:
             key = args.model  # a release removed from the registry still has its stored results
     try:
         if args.format is None and key:  # the forget set alone, as one JSONL (stdout or --out FILE)
-            frame = unlearning_stored.release_forget_set(stored, key, args.criterion)
+            frame = unlearning_stored.release_forget_set(stored, key, args.criterion,
+                                                         beyond_controls=args.beyond_controls)
         else:
-            sets = (unlearning_stored.release_export(stored, key, args.criterion) if key
-                    else unlearning_stored.request_export(stored, args.request, args.release))
+            sets = (unlearning_stored.release_export(stored, key, args.criterion, beyond_controls=args.beyond_controls)
+                    if key else unlearning_stored.request_export(stored, args.request, args.release,
+                                                                 beyond_controls=args.beyond_controls))
     except (FileNotFoundError, ValueError) as error:
         raise CliError.of(error) from error
     if args.format is None and key:
         if args.out:
             write_jsonl(frame, Path(args.out))
-            print(f"{len(frame)} facts for {key} ({args.criterion}) written to {args.out}", file=sys.stderr)
+            narrowed = ", beating the controls" if args.beyond_controls else ""
+            print(f"{len(frame)} facts for {key} ({args.criterion}{narrowed}) written to {args.out}", file=sys.stderr)
         else:
             for row in frame.to_dict("records"):
                 print(json.dumps({k: (None if v is pd.NA else json_scalar(v)) for k, v in row.items()}, ensure_ascii=False))
@@ -491,14 +494,14 @@ def cmd_unlearn(args) -> int:
         raise CliError("give a release (name@revision) or --request ID")
     try:
         if args.request:
-            sets = unlearning_stored.request_export(stored, args.request, args.release)
+            sets = unlearning_stored.request_export(stored, args.request, args.release, beyond_controls=args.beyond_controls)
             keys = sets.source["models"]
             if len(keys) != 1:
                 raise ValueError(f"the request's forget set spans {len(keys)} releases ({', '.join(keys)}): pick one with --release")
             base = registry.get(keys[0])
         else:
             base = registry.get(args.model)
-            sets = unlearning_stored.release_export(stored, base.key, args.criterion)
+            sets = unlearning_stored.release_export(stored, base.key, args.criterion, beyond_controls=args.beyond_controls)
         if base.source_kind != "hf-dir":
             raise ValueError(f"{base.key} is a {base.source_kind} release: reference unlearning runs on a Hugging Face model "
                              "directory; export the sets with `wikimem forget-set --format ...` for your own tooling")
@@ -638,6 +641,10 @@ def _export_source_arguments(parser: argparse.ArgumentParser, release_help: str)
     parser.add_argument("--release", help=release_help)
     parser.add_argument("--criterion", choices=CRITERIA, default=DEFAULT_FORGET_CRITERION,
                         help="which pairs of a release enter the forget set (default lenient: any wording memorized)")
+    parser.add_argument("--beyond-controls", action="store_true",
+                        help="only the facts that beat invented people given the same facts (p <= alpha; needs the "
+                             "release's controlled_memorization, or a request answered with controls). Default: every "
+                             "fact, whatever the controls say (erasure errs on the side of inclusion)")
 
 
 RELEASE_HELP = {

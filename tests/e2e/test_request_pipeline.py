@@ -135,6 +135,13 @@ def test_private_person_erasure_end_to_end(world, capsys):
     # Erasure: the forget set holds every fact some wording ranks first (lenient), and only those.
     lenient = {p for p, f in facts.items() if f["M"] > 0}
     assert {e["property"] for e in answer["forget_set"]} == lenient
+    # each entry carries the request's own comparison with the controls (null where not compared)
+    for entry in answer["forget_set"]:
+        fact = facts[entry["property"]]
+        assert entry["n_controls"] == fact["n_controls"] and entry["p_controls"] == fact["p_value"]
+        assert entry["beats_controls"] == (None if fact["n_controls"] is None
+                                           else fact["verdict"] in ("memorized", "weakly associated"))
+    assert any(e["n_controls"] for e in answer["forget_set"]) or not answer["forget_set"]
     assert answer["lineage"]["code"]["git_commit"] and answer["lineage"]["config_hash"]
     assert {a["asset"] for a in answer["lineage"]["data_assets"]} >= {"claims", "canary_templates", "counterfactuals"}
     letter_path = world.storage / "requests" / request.id / "answer.html"

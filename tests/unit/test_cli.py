@@ -11,6 +11,7 @@ import pytest
 
 from tests.unit.subject_requests.test_inquiry import storage  # noqa: F401  (fixture: hand-made stored results)
 from tests.unit.reports.test_compliance import SCORES
+from tests.unit.unlearning.test_forget_sets import controlled_table
 from wikimem_platform.cli import CliError, main
 from wikimem_platform.registry import Registry
 from wikimem_platform.reports import compliance as reports
@@ -69,6 +70,20 @@ def test_cli_forget_set(storage, tmp_path, capsys):  # noqa: F811
     lines = capsys.readouterr().out.splitlines()
     assert [json.loads(line)["subject_label"] for line in lines] == ["Ada Lovelace"]
     assert main([*base, "forget-set", "a@2"]) == 2  # no stored scores for a@2
+    # No stored controlled_memorization: every fact with null controls; narrowing to them is an error
+    assert all(f["beats_controls"] is None and f["n_controls"] is None for f in facts)
+    capsys.readouterr()
+    assert main([*base, "forget-set", "a@1", "--beyond-controls"]) == 2
+    assert "error: no stored controlled_memorization for a@1" in capsys.readouterr().err
+    (storage / "parquet" / "controlled_memorization").mkdir()
+    controlled_table().to_parquet(storage / "parquet" / "controlled_memorization" / "a@1.parquet")
+    assert main([*base, "forget-set", "a@1"]) == 0  # the same three facts, Q1 P106 beating its 19 controls
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(f["subject_qid"], f["property"], f["beats_controls"], f["n_controls"]) for f in lines] == [
+        ("Q1", "P106", True, 19), ("Q2", "P27", False, 3), ("Q2", "P106", None, None)]
+    assert main([*base, "forget-set", "a@1", "--beyond-controls", "--out", str(out)]) == 0
+    assert [json.loads(line)["property"] for line in out.read_text().splitlines()] == ["P106"]
+    assert "1 facts for a@1 (lenient, beating the controls)" in capsys.readouterr().err
 
 
 # Every user error goes through one type (CliError) handled in `main`: exit 2, `error: <message>` (and

@@ -27,7 +27,13 @@ from wikimem_platform.crm import metrics as crm_module
 from wikimem_platform.mia import auroc_figure, BLIND_SHIFT_AUROC, TARGET_FPRS, too_few_nonmembers, tpr_column
 from wikimem_platform.mia.evaluation import normalized_auroc
 from wikimem_platform.storage import write_atomically
-from wikimem_platform.unlearning.forget_sets import DEFAULT_FORGET_CRITERION, write_jsonl
+from wikimem_platform.unlearning.forget_sets import (
+    CONTROL_COLUMNS,
+    controls_words,
+    DEFAULT_FORGET_CRITERION,
+    has_controls,
+    write_jsonl,
+)
 from wikimem_platform.vocabulary import AT_THRESHOLD, CRITERIA, DEFAULT_CRITERION, LENIENT, STRICT
 from wikimem_platform.wikimem import controlled_rates, wording
 from wikimem_platform.wikimem.memorization import cohort_table, memorized
@@ -235,6 +241,8 @@ def report_summary(inputs: ReportInputs) -> dict:
     if controlled is not None and len(controlled):
         numbers["memorized_with_controls"] = int(controlled[controlled_rates.WITH].sum())
         numbers["beats_controls"] = int(controlled[controlled_rates.BEATS].sum())
+    if has_controls(inputs.forget):
+        numbers["forget_set_facts_beyond_controls"] = int(inputs.forget["beats_controls"].fillna(False).sum())
     return numbers
 
 
@@ -248,6 +256,7 @@ SUMMARY_LABELS = {
     "M_bar_pct": "mean M (%): average share of wordings ranking the true value first",
     "memorized_with_controls": "facts memorized and beating invented people with the same facts (p ≤ α)",
     "beats_controls": "facts beating the invented people at all (memorized or weakly associated)",
+    "forget_set_facts_beyond_controls": "facts in the forget set that beat the invented people (the others stay in)",
 }
 CRITERION_WORDS = {STRICT: "ranked first in every wording (M = 1)", AT_THRESHOLD: "M ≥ 0.8",
                    LENIENT: "ranked first in at least one wording (M > 0)"}
@@ -330,6 +339,10 @@ def plain_summary(inputs: ReportInputs, summary: Mapping) -> str:
                f"{both} of the memorized facts and {only_erase} more that the model leans towards"
                + (f"; {summary['cued_facts_in_forget_set']} of them are cued (the prompt already shows part of the value)."
                   if summary.get("cued_facts_in_forget_set") else "."))
+    if "forget_set_facts_beyond_controls" in summary:
+        beyond = summary["forget_set_facts_beyond_controls"]
+        out.append(f"{beyond} of them {'beats' if beyond == 1 else 'beat'} invented people given the same facts; the "
+                   "others stay in the forget set (erasure errs on the side of inclusion).")
     if "cohort" in pairs:
         for cohort, block in pairs.groupby(pairs["cohort"].fillna("all"), sort=True):
             who = sorted(_person_names(block).unique())
@@ -481,6 +494,8 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "alpha": ("α", "the level a fact must beat the controls at"),
     "n_controls": ("controls", "invented people per person (at most)"),
     "measure": ("measure", ""),
+    "against_controls": ("against invented people", "p: share of invented people given the same facts (controls) "
+                         "as strong as the person, +1 correction; beats them at p <= alpha. Erased either way"),
     "memorized beyond controls": ("memorized beyond controls",
                                   "facts memorized that also beat invented people given the same facts (p <= alpha)"),
     "well_known_pct": ("well-known (%)", ""), "lesser_known_pct": ("lesser-known (%)", ""),
@@ -655,7 +670,7 @@ def render_html(inputs: ReportInputs, summary: Mapping) -> str:
     table1 = cohort_table(inputs.pairs) if len(inputs.pairs) else pd.DataFrame()
     headline = "".join(f"<tr><th>{esc(summary_label(k))}</th><td>{v:.1f}</td></tr>" if isinstance(v, float)
                        else f"<tr><th>{esc(summary_label(k))}</th><td>{v}</td></tr>" for k, v in summary.items())
-    forget_view = inputs.forget.drop(columns=["model"])
+    forget_view = forget_table(inputs.forget)
     people = people_table(inputs.pairs, inputs.criterion, inputs.controlled)
     name = model.get("display_name") or model["key"]
     return "\n".join([
@@ -688,6 +703,15 @@ def render_html(inputs: ReportInputs, summary: Mapping) -> str:
         "also in <code>lineage.json</code>)</summary>", lineage_html(inputs.lineage), "</details>",
         "</body></html>",
     ])
+
+
+def forget_table(forget: pd.DataFrame) -> pd.DataFrame:
+    """The forget set as the report lists it: the controls' verdict in words (one column, where
+    any fact was compared with controls) instead of its five columns."""
+    view = forget.drop(columns=["model", *CONTROL_COLUMNS], errors="ignore")
+    if has_controls(forget):
+        view["against_controls"] = [controls_words(row) for row in forget.to_dict("records")]
+    return view
 
 
 def people_table(pairs: pd.DataFrame, criterion: str = DEFAULT_CRITERION,

@@ -241,6 +241,21 @@ def model_verdicts(
     return pd.DataFrame(rows, columns=ANSWER_COLUMNS), pairs.assign(subject=plan.subject["label"].iloc[0])
 
 
+def forget_controls(table: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
+    """The request's per-fact comparison with the controls (`model_verdicts` rows) in the shape
+    `forget_sets.forget_set` reads: subject_qid, property, verdict in the controls' words, p_value,
+    n_controls, alpha. The verdict is the answer's (an untestable fact that beats the controls is
+    still "no evidence": the prompt showed the value); facts not compared keep n_controls None."""
+    if not len(table) or not len(pairs):
+        return pd.DataFrame(columns=["subject_qid", "property", "verdict", "p_value", "n_controls", "alpha"])
+    words = {MEMORIZED: controls.MEMORIZED, WEAK: controls.WEAK}
+    return pd.DataFrame({
+        "subject_qid": pairs["subject_qid"].iloc[0], "property": table["property"].to_numpy(),
+        "verdict": [words.get(v, controls.NO_EVIDENCE) for v in table["verdict"]],
+        "p_value": table["p_value"].to_numpy(dtype=float), "n_controls": table["n_controls"].to_numpy(dtype=float),
+        "alpha": table["control_alpha"].to_numpy(dtype=float)})
+
+
 def _named_by_controls(others_said: pd.DataFrame, prop: str, probe: str) -> tuple[int, int, float] | None:
     """(controls, how many of their completions named the value, p) for one of the person's
     prompts that named it; None without the controls' completions."""
@@ -493,7 +508,7 @@ def compose_answer(
         if request.kind == RequestKind.ERASURE and len(pairs):
             cues = fact_cues(plan.canaries)
             entries = forget_set(outcome.key, pairs, best_true_values(outcome.audit.scores, alpha),
-                                         cues, property_labels, forget_criterion, cue_tau)
+                                 cues, property_labels, forget_criterion, cue_tau, controls=forget_controls(table, pairs))
             forget += [{k: (None if v is pd.NA else json_scalar(v)) for k, v in r.items()} for r in entries.to_dict("records")]
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=ANSWER_COLUMNS)
     verification = verify_revisions(

@@ -27,6 +27,7 @@ from wikimem_platform.subject_requests.answer_files import ANNEX, DOCUMENT, LETT
 from wikimem_platform.storage import json_scalar
 from wikimem_platform.subject_requests.intake import RequestKind
 from wikimem_platform.subject_requests.phrasing import Addressee, from_document
+from wikimem_platform.unlearning.forget_sets import controls_words, has_controls
 from wikimem_platform.vocabulary import N_SCORED_VARIANTS
 
 
@@ -231,10 +232,17 @@ def _erasure(document: Mapping, who: Addressee) -> list[str]:
             "tests as above, fact by fact, and check that the model's knowledge of other people is kept; (3) replace "
             "the current revision with the new one only once the audit shows every fact gone, and write to you with "
             "that verification. Until then, the current revision stays in service.</p>")
-        parts.append("<div class='scroll'><table><tr><th>model</th><th>fact</th><th>value</th><th>M</th></tr>" + "".join(
+        # against invented people given the same facts: only where the answer compared them
+        against = has_controls(forget)
+        parts.append("<div class='scroll'><table><tr><th>model</th><th>fact</th><th>value</th><th>M</th>"
+                     + ("<th>against invented people</th>" if against else "") + "</tr>" + "".join(
             f"<tr><td>{_esc(releases.get(e['model'], e['model']))}</td>"
             f"<td>{_esc(who.fact(e['property'], e['property_label']))}</td><td>{_esc(e['value_label'])}</td>"
-            f"<td>{e['M']:.2f}</td></tr>" for e in forget) + "</table></div>")
+            f"<td>{e['M']:.2f}</td>" + (f"<td>{_esc(controls_words(e))}</td>" if against else "") + "</tr>"
+            for e in forget) + "</table></div>")
+        if against:
+            parts.append("<p>The last column compares each fact with invented people given the same facts; a fact "
+                         "that does not beat them is erased all the same.</p>")
     else:
         parts.append(f"<p>No model ranks any fact about {_esc(who.who)} first in any phrasing: there is nothing to "
                      "unlearn, and no model will be changed. The facts were tested as described above.</p>")

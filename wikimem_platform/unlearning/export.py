@@ -5,8 +5,8 @@ retain set beside it names facts of *other* people the same model knows — same
 the same values, look-alike names first — because every unlearning method needs data whose
 knowledge it must keep, and utility is measured on it. Formats:
 
-- ``jsonl``: one fact per line (the forget-set columns of `forget_sets.forget_set`), forget.jsonl and
-  retain.jsonl;
+- ``jsonl``: one fact per line (the forget-set columns of `forget_sets.forget_set`, forget facts with
+  the invented-person controls' verdict where it was computed), forget.jsonl and retain.jsonl;
 - ``tofu``: TOFU-style QA rows: ``question``, ``answer``, ``paraphrased_question`` (one per canary
   paraphrase whose value closes the sentence), ``perturbed_answer`` (the counterfactual values
   the model ranked highest), forget.jsonl and retain.jsonl;
@@ -38,6 +38,7 @@ from wikimem_platform.canaries.text import render, SUBJECT, VALUE
 from wikimem_platform.labels import normalize_label
 from wikimem_platform.reference.value_forms import without_forms
 from wikimem_platform.storage import json_scalar
+from wikimem_platform.unlearning.forget_sets import CONTROL_COLUMNS
 from wikimem_platform.vocabulary import AT_THRESHOLD, CONTEXTUALIZED_KINDS, SCORED_KINDS
 from wikimem_platform.wikimem.memorization import calibrated_score
 
@@ -138,7 +139,7 @@ def choose_retain(forget: pd.DataFrame, known: pd.DataFrame, limit: int | None =
 class ExportSets:
     """Forget and retain facts with what the formats need (questions, perturbed answers)."""
 
-    forget: pd.DataFrame  # FACT_COLUMNS
+    forget: pd.DataFrame  # FACT_COLUMNS (and the controls' verdict, CONTROL_COLUMNS, where the forget set has it)
     retain: pd.DataFrame  # FACT_COLUMNS
     questions: dict[str, PropertyQuestions]
     perturbed: dict[tuple[str, str], list[str]]
@@ -153,8 +154,11 @@ class ExportSets:
 def export_sets(forget: pd.DataFrame, known: pd.DataFrame, templates: pd.DataFrame,
                 scores: pd.DataFrame | None = None, source: Mapping | None = None,
                 retain_limit: int | None = None) -> ExportSets:
-    """The sets behind every format: forget facts, chosen retain facts, question shapes, perturbed answers."""
-    forget = forget.reindex(columns=FACT_COLUMNS).reset_index(drop=True)
+    """The sets behind every format: forget facts, chosen retain facts, question shapes, perturbed answers.
+    Forget facts keep the invented-person controls' verdict where the forget set has it
+    (`forget_sets.CONTROL_COLUMNS`: the jsonl format writes it; the others have no place for it)."""
+    verdict = [c for c in CONTROL_COLUMNS if c in forget.columns]
+    forget = forget.reindex(columns=[*FACT_COLUMNS, *verdict]).reset_index(drop=True)
     retain = choose_retain(forget, known.reindex(columns=FACT_COLUMNS), retain_limit)
     questions = property_questions(templates[templates["property"].isin({*forget["property"], *retain["property"]})])
     perturbed = top_counterfactuals(scores) if scores is not None and len(scores) else {}
@@ -205,7 +209,7 @@ def _probe_rows(facts: pd.DataFrame, sets: ExportSets) -> list[dict]:
 
 
 def _fact_rows(facts: pd.DataFrame, sets: ExportSets) -> list[dict]:
-    return [{k: json_scalar(v) for k, v in row.items()} for row in facts.to_dict("records")]
+    return [{k: (None if v is pd.NA else json_scalar(v)) for k, v in row.items()} for row in facts.to_dict("records")]
 
 
 # format -> [(file name, which set, row builder)]

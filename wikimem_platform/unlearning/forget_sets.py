@@ -1,6 +1,10 @@
 """Forget sets: the facts an erasure must remove from a release, one row per memorized (person,
 property) with the value the model puts forward, strongest first — what the report lists, an
-answer to an erasure request carries and unlearning tools read (`export`)."""
+answer to an erasure request carries and unlearning tools read (`export`).
+
+Where the fact was read against invented people given the same facts (`wikimem.controls`), the
+row carries that verdict too, so a team can tell a fact the model knows about this person from
+one it would put forward for anyone with these facts (`CONTROL_COLUMNS`)."""
 
 from __future__ import annotations
 
@@ -13,14 +17,20 @@ import pandas as pd
 
 from wikimem_platform.storage import json_scalar
 from wikimem_platform.vocabulary import AT_THRESHOLD, CONTEXTUALIZED_KINDS, DEFAULT_CUE_TAU, LENIENT, STRICT
+from wikimem_platform.wikimem import controls as ctl
 from wikimem_platform.wikimem.memorization import calibrated_score, memorized
 
 # Erasure errs on the side of inclusion: a fact is in the forget set as soon as one wording puts
-# its ground truth first (lenient); M, z* and the flags let a team narrow it.
+# its ground truth first (lenient); M, z*, the flags and the controls' verdict let a team narrow it.
 DEFAULT_FORGET_CRITERION = LENIENT
+# The fact read against invented people given the same facts (`controls.compare_with_controls`):
+# its verdict in the controls' words (controls.VERDICTS), the empirical p-value, how many controls
+# were scored, the level alpha, and whether it beats them (memorized or weakly associated: M > 0
+# and p <= alpha). All null where the fact was not compared (no controls computed, or M = 0).
+CONTROL_COLUMNS = ["controls_verdict", "p_controls", "n_controls", "controls_alpha", "beats_controls"]
 FORGET_COLUMNS = [
     "model", "subject_qid", "subject_label", "property", "property_label", "value", "value_label",
-    "M", "z_star", "cohort", STRICT, AT_THRESHOLD, "cue", "cue_flag",
+    "M", "z_star", "cohort", STRICT, AT_THRESHOLD, "cue", "cue_flag", *CONTROL_COLUMNS,
 ]
 
 
@@ -47,8 +57,22 @@ def forget_set(
     property_labels: Mapping[str, str] | None = None,
     criterion: str = DEFAULT_FORGET_CRITERION,
     cue_tau: float = DEFAULT_CUE_TAU,
+    controls: pd.DataFrame | None = None,
+    beyond_controls: bool = False,
 ) -> pd.DataFrame:
-    """One row per memorized (subject, property) under `criterion`, strongest first."""
+    """One row per memorized (subject, property) under `criterion`, strongest first.
+
+    controls: the facts read against invented people (subject_qid, property, verdict, p_value,
+    n_controls, alpha: `controls.compare_with_controls` rows, or the `controlled_memorization`
+    table); each row then carries the controls' verdict (CONTROL_COLUMNS), null where a fact was
+    not compared. By default the set is the same with or without them: a fact that does not beat
+    the controls stays in, because erasure errs on the side of inclusion — "no evidence beyond
+    the controls" means the model would say the value of anyone with these facts, not that it
+    will not say it of this person, and a request asks that it stop. beyond_controls narrows the
+    set to the facts that beat the controls (p <= alpha), for a team that erases only what the
+    model knows about the person; it needs `controls` (ValueError without them)."""
+    if beyond_controls and (controls is None or not len(controls)):
+        raise ValueError("beyond_controls: no controls were computed for these facts, so none can be shown to beat them")
     chosen = pairs[memorized(pairs, criterion)]
     out = chosen.merge(best_values[["subject_qid", "property", "value", "value_label"]], on=["subject_qid", "property"], how="left")
     if cues is not None and len(cues):
@@ -63,8 +87,49 @@ def forget_set(
     out["property_label"] = out["property"].map(lambda p: labels.get(p, p))
     if "cohort" not in out.columns:
         out["cohort"] = None
+    out = with_controls(out, controls)
+    if beyond_controls:
+        out = out[out["beats_controls"].fillna(False).astype(bool)]
     out = out.sort_values(["M", "z_star"], ascending=False, na_position="last", kind="stable")
     return out[FORGET_COLUMNS].reset_index(drop=True)
+
+
+def with_controls(facts: pd.DataFrame, controls: pd.DataFrame | None) -> pd.DataFrame:
+    """`facts` (subject_qid, property, ...) with CONTROL_COLUMNS from the controls' comparison
+    (verdict, p_value, n_controls, alpha per subject_qid and property); null where a fact has
+    no comparison with at least one control."""
+    keys = ["subject_qid", "property"]
+    out = facts.drop(columns=CONTROL_COLUMNS, errors="ignore")
+    if controls is not None and len(controls):
+        theirs = controls[[*keys, "verdict", "p_value", "n_controls", "alpha"]]
+        theirs = theirs[pd.to_numeric(theirs["n_controls"], errors="coerce").fillna(0) > 0].drop_duplicates(keys)
+        out = out.merge(theirs.rename(columns={"verdict": "controls_verdict", "p_value": "p_controls",
+                                               "alpha": "controls_alpha"}), on=keys, how="left")
+    else:
+        out = out.assign(controls_verdict=None, p_controls=np.nan, n_controls=np.nan, controls_alpha=np.nan)
+    compared = out["n_controls"].notna()
+    out["controls_verdict"] = out["controls_verdict"].astype(object).where(compared, None)
+    out["p_controls"] = out["p_controls"].astype(float)
+    out["n_controls"] = out["n_controls"].astype("Int64")
+    out["controls_alpha"] = out["controls_alpha"].astype(float)
+    out["beats_controls"] = out["controls_verdict"].isin([ctl.MEMORIZED, ctl.WEAK]).where(compared).astype("boolean")
+    return out
+
+
+def controls_words(row: Mapping) -> str:
+    """A forget-set row's controls verdict in a few words, e.g. "beats invented people (p = 0.05,
+    19 controls)"; "not compared" where the fact has none."""
+    n, p, beats = row.get("n_controls"), row.get("p_controls"), row.get("beats_controls")
+    if pd.isna(n) or pd.isna(p):
+        return "not compared"
+    how = "beats invented people" if not pd.isna(beats) and bool(beats) else "no better than invented people"
+    return f"{how} (p = {float(p):.2f}, {int(n)} control{'s' if int(n) != 1 else ''})"
+
+
+def has_controls(forget: pd.DataFrame | list) -> bool:
+    """Whether any row of a forget set (a frame, or the JSON rows of an answer) was compared with controls."""
+    rows = forget.to_dict("records") if isinstance(forget, pd.DataFrame) else forget
+    return any(controls_words(row) != "not compared" for row in rows)
 
 
 def write_jsonl(frame: pd.DataFrame, path: Path) -> None:

@@ -9,7 +9,7 @@ from wikimem_platform.storage import StoredResults
 from wikimem_platform.subject_requests.answer import verify_revisions
 from wikimem_platform.subject_requests.answer_files import read_answer
 from wikimem_platform.unlearning.export import export_sets, ExportSets, FACT_COLUMNS, known_facts
-from wikimem_platform.unlearning.forget_sets import FORGET_COLUMNS, best_true_values, forget_set
+from wikimem_platform.unlearning.forget_sets import FORGET_COLUMNS, best_true_values, forget_set, has_controls
 from wikimem_platform.unlearning.verify import RETAIN_CRITERION, unlearning_manifest
 
 
@@ -19,13 +19,23 @@ def _property_labels(stored: StoredResults) -> dict[str, str]:
     return dict(zip(table["property"], table["label"])) if table is not None else {}
 
 
-def release_forget_set(stored: StoredResults, key: str, criterion: str, alpha: float = 1.0) -> pd.DataFrame:
-    """The forget set of a release (`forget_sets.forget_set` rows) from its stored scores and memorization."""
+def release_forget_set(stored: StoredResults, key: str, criterion: str, alpha: float = 1.0,
+                       beyond_controls: bool = False) -> pd.DataFrame:
+    """The forget set of a release (`forget_sets.forget_set` rows) from its stored scores and
+    memorization, with the controls' verdict of each fact where the release's
+    `controlled_memorization` is stored (null columns where it is not). beyond_controls: only
+    the facts that beat the controls (FileNotFoundError when none were computed for the release);
+    by default every fact stays in (`forget_set`: erasure errs on the side of inclusion)."""
     pairs, scores = stored.memorization(key), stored.partition("scores", key)
     if pairs is None or scores is None:
         raise FileNotFoundError(f"no stored scores/memorization for {key}: audit it first")
+    controlled = stored.partition("controlled_memorization", key)
+    if beyond_controls and (controlled is None or not len(controlled)):
+        raise FileNotFoundError(f"no stored controlled_memorization for {key}: materialize it (with n_controls > 0) "
+                                "before narrowing the forget set to the facts beyond the controls")
     cues = inq.fact_cues(stored.table("canaries"), pairs["subject_qid"].unique())
-    return forget_set(key, pairs, best_true_values(scores, alpha), cues, _property_labels(stored), criterion)
+    return forget_set(key, pairs, best_true_values(scores, alpha), cues, _property_labels(stored), criterion,
+                      controls=controlled, beyond_controls=beyond_controls)
 
 
 def release_known_facts(stored: StoredResults, key: str, alpha: float = 1.0) -> pd.DataFrame:
@@ -43,15 +53,20 @@ def _templates(stored: StoredResults) -> pd.DataFrame:
     return templates
 
 
-def release_export(stored: StoredResults, key: str, criterion: str, alpha: float = 1.0) -> ExportSets:
-    forget = release_forget_set(stored, key, criterion, alpha)
+def release_export(stored: StoredResults, key: str, criterion: str, alpha: float = 1.0,
+                   beyond_controls: bool = False) -> ExportSets:
+    forget = release_forget_set(stored, key, criterion, alpha, beyond_controls)
+    source = {"model": key, "criterion": criterion, **({"beyond_controls": True} if beyond_controls else {})}
     return export_sets(forget, release_known_facts(stored, key, alpha), _templates(stored), stored.partition("scores", key),
-                       source={"model": key, "criterion": criterion})
+                       source=source)
 
 
-def request_export(stored: StoredResults, request_ids: str | list[str], model_key: str | None = None) -> ExportSets:
+def request_export(stored: StoredResults, request_ids: str | list[str], model_key: str | None = None,
+                   beyond_controls: bool = False) -> ExportSets:
     """The forget set of one or several answered erasure requests (one release, or every release
-    they name), with the release's memorized cohort facts as retain candidates."""
+    they name), with the release's memorized cohort facts as retain candidates. beyond_controls:
+    only the entries that beat the invented-person controls (ValueError when the answers carry
+    no controls' verdict: answered without controls, or before forget sets carried it)."""
     ids = [request_ids] if isinstance(request_ids, str) else list(request_ids)
     frames, scores, criteria = [], [], set()
     for request_id in ids:
@@ -68,12 +83,18 @@ def request_export(stored: StoredResults, request_ids: str | list[str], model_ke
     entries = pd.concat(frames, ignore_index=True)
     models = sorted(set(entries["model"])) if model_key is None else [model_key]
     forget = entries[entries["model"].isin(models)].drop_duplicates(["subject_qid", "property", "value_label"])
+    if beyond_controls:
+        if not has_controls(forget):
+            raise ValueError(f"{', '.join(ids)}: no entry of the forget set was compared with invented people, so none "
+                             "can be shown to beat them (answer the request with controls first)")
+        forget = forget[forget["beats_controls"].map(lambda b: not pd.isna(b) and bool(b)).astype(bool)]
     known = pd.concat([release_known_facts(stored, key) for key in models], ignore_index=True) if models else None
     all_scores = pd.concat(scores, ignore_index=True) if scores else None
     if all_scores is not None and models:
         all_scores = all_scores[all_scores["model"] == models[0]]
     return export_sets(forget, known if known is not None else pd.DataFrame(columns=FACT_COLUMNS), _templates(stored),
-                       all_scores, source={"requests": ids, "models": models, "criterion": "/".join(sorted(criteria))})
+                       all_scores, source={"requests": ids, "models": models, "criterion": "/".join(sorted(criteria)),
+                                           **({"beyond_controls": True} if beyond_controls else {})})
 
 
 def request_verification(stored: StoredResults, request_id: str, release_key: str,

@@ -125,7 +125,7 @@ def write_sample_report(tmp_path, crm=None, mia=None, others=None, eme=None, wor
     pairs = pd.DataFrame(NEW)
     inputs = reports.ReportInputs(
         model={"key": "a@2", "source_kind": "shipped", "source": "smollm2-135m-instruct", "variant": "instruct", "family": "smollm2"},
-        pairs=pairs, forget=forget_set("a@2", pairs, best_true_values(SCORES)),
+        pairs=pairs, forget=forget_set("a@2", pairs, best_true_values(SCORES), controls=_controlled(pairs) if controlled else None),
         property_labels={"P106": "occupation"}, others=others or {}, crm=crm, mia=mia, eme=eme, wordings=wordings or {},
         controlled=_controlled(pairs) if controlled else None,
         lineage={"model": {"key": "a@2"}, "code": {"git_commit": "abc"}, "config_hash": "f00",
@@ -152,6 +152,13 @@ def test_report_sections_with_and_without_summaries(tmp_path):
     assert ("Read against up to 19 invented people given the same facts (controls), 1 of the 2 facts with M ≥ 0.8 "
             "is memorized beyond what the model would say of anyone with those facts (p ≤ 0.05); 1 more fact beats") in page
     assert full.summary["memorized_with_controls"] == 1 and full.summary["beats_controls"] == 2
+    # The forget set keeps the fact its controls match (Q3 P19), and says so in words
+    assert full.summary["forget_set_facts"] == 3 and full.summary["forget_set_facts_beyond_controls"] == 2
+    assert "2 of them beat invented people given the same facts; the others stay in the forget set" in page
+    assert "<th>against invented people</th>" in page and "<td>beats invented people (p = 0.05, 19 controls)</td>" in page
+    assert "<td>no better than invented people (p = 0.30, 19 controls)</td>" in page and "p_controls" not in page
+    assert "against invented people" not in bare.html.read_text()
+    assert "forget_set_facts_beyond_controls" not in bare.summary
     people = reports.people_table(pd.DataFrame(NEW), controlled=_controlled(pd.DataFrame(NEW))).set_index("person")
     assert people.loc["Ada Lovelace", "memorized beyond controls"] == 1 and people.loc["Cleo Third", "memorized beyond controls"] == 0
     assert "memorized beyond controls" not in reports.people_table(pd.DataFrame(NEW))
@@ -251,6 +258,7 @@ def test_report_asset_records_lineage_and_writes_files(tmp_path):
         parquet.mkdir(parents=True, exist_ok=True)
         frame.to_parquet(parquet / f"{asset}.parquet")
     stored = {"memorization/a@2": pd.DataFrame(NEW), "memorization/g@1": pd.DataFrame(OLD), "scores/a@2": SCORES,
+              "controlled_memorization/a@2": _controlled(pd.DataFrame(NEW)).assign(control_names=[[]] * 4),
               **{f"wording_sensitivity/{k}": frame for k, frame in WORDINGS.items()}}
     for asset, frame in stored.items():
         (parquet / asset).parent.mkdir(parents=True, exist_ok=True)
@@ -258,7 +266,7 @@ def test_report_asset_records_lineage_and_writes_files(tmp_path):
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions("models", [key, other])
         for asset, partition in [("canaries", None), ("property_table", None), ("memorization", key), ("memorization", other),
-                                 ("wording_sensitivity", key), ("wording_sensitivity", other)]:
+                                 ("wording_sensitivity", key), ("wording_sensitivity", other), ("controlled_memorization", key)]:
             instance.report_runless_asset_event(AssetMaterialization(asset, partition=partition))
         instance.report_runless_asset_event(AssetMaterialization("scores", partition=key, metadata={"model_fingerprint": "file:feed"}))
         result = materialize(
@@ -286,6 +294,10 @@ def test_report_asset_records_lineage_and_writes_files(tmp_path):
         assert {(f["subject_qid"], f["property"]) for f in forget} == {("Q1", "P27"), ("Q2", "P27"), ("Q3", "P19")}
         cued = {f["subject_qid"]: f["cue_flag"] for f in forget if f["property"] == "P27"}
         assert cued == {"Q1": None, "Q2": True}  # only Q2 P27 has a stored canary; "Bob Example" shows "Example"
+        # the stored controlled_memorization gives each fact the controls' verdict (none dropped)
+        against = {(f["subject_qid"], f["property"]): (f["beats_controls"], f["p_controls"], f["n_controls"]) for f in forget}
+        assert against == {("Q1", "P27"): (True, 0.05, 19), ("Q2", "P27"): (True, 0.05, 19), ("Q3", "P19"): (False, 0.3, 19)}
+        assert meta["controlled_memorization"].value == "included" and meta["forget_set_facts_beyond_controls"].value == 2
         assert "Base vs instruct" in (folder / "report.html").read_text() and "g@1 (base)" in (folder / "report.html").read_text()
         assert Registry(url).get(key).status == "scored"
 

@@ -219,3 +219,23 @@ def test_a_record_prompt_the_controls_answer_too_is_no_lead():
     assert ("Given a record of these facts, it wrote \u201cGermany\u201d, naming the true value, but it did so for 5 of 19 "
             "invented people given the same facts too (p = 0.30): it says this of anyone with these facts.") in text
     assert "The model says it" not in text
+
+
+def test_the_erasure_letter_lists_the_controls_verdict_of_each_fact_it_erases():
+    entry = {"model": "acme-chat@3", "subject_qid": None, "property": "P19", "property_label": "place of birth",
+             "value_label": "Tübingen", "M": 0.27}
+    compared = [{**entry, "controls_verdict": "weakly associated", "p_controls": 0.05, "n_controls": 19,
+                 "controls_alpha": 0.05, "beats_controls": True},
+                {**entry, "property": "P106", "property_label": "occupation", "value_label": "journalist",
+                 "controls_verdict": "no evidence beyond what the model would say of anyone with these facts",
+                 "p_controls": 0.5, "n_controls": 3, "controls_alpha": 0.05, "beats_controls": False}]
+    document = _document(forget_set=compared, forget_criterion="lenient")
+    document["request"]["kind"] = "erasure"
+    page = answer_html(document)
+    assert "2 facts about you enter the forget set" in page and "<th>against invented people</th>" in page
+    assert "<td>beats invented people (p = 0.05, 19 controls)</td>" in page
+    assert "<td>no better than invented people (p = 0.50, 3 controls)</td>" in page
+    assert "a fact that does not beat them is erased all the same" in page
+    # an answer without controls (or stored before forget sets carried them): no such column
+    document["forget_set"] = [entry]
+    assert "against invented people" not in answer_html(document)
