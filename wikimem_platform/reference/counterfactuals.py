@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from wikimem_platform.labels import normalize_label
+from wikimem_platform.labels import fold
 
 COUNTERFACTUAL_COLUMNS = ["property", "human_qid", "human_label", "value", "value_label"]
 CANDIDATE_COLUMNS = ["subject_qid", "property", "value", "value_label", "is_true"]
@@ -26,7 +26,8 @@ def draw_counterfactuals(
     """Up to ``per_property`` (human, value) pairs per property from other humans.
 
     One pair per human name (two people called "John Smith" would read the same in a
-    sentence) and one pair per value (distinct candidates). Humans in ``exclude_humans`` (the
+    sentence) and one pair per value (distinct candidates), names and values compared with
+    `labels.fold` ("José Pérez" ~ "Jose Perez", "Łódź" ~ "Lodz"). Humans in ``exclude_humans`` (the
     subjects being scored) are not drawn, so every pair comes from someone else.
     """
     names = humans.set_index("qid")["label"]
@@ -37,8 +38,8 @@ def draw_counterfactuals(
     rng = np.random.default_rng(seed)
     pool = pool.assign(
         _order=rng.random(len(pool)),
-        _name=pool["human_label"].map(normalize_label),
-        _value=pool["value_label"].map(normalize_label),
+        _name=pool["human_label"].map(fold),
+        _value=pool["value_label"].map(fold),
     ).sort_values(["property", "_order"])
     pool = pool.drop_duplicates(["property", "_name"]).drop_duplicates(["property", "value"])
     pool = pool.drop_duplicates(["property", "_value"])
@@ -52,8 +53,9 @@ def build_candidates(
 ) -> pd.DataFrame:
     """Per (subject, property): the ground truths G plus counterfactual values not equal to G.
 
-    Equality is by value id or by normalized label, so a counterfactual "USA" can never be
-    scored as wrong against a truth "usa" held under another id. Only properties that both the
+    Equality is by value id or by folded label (`labels.fold`: case, punctuation and accents
+    ignored), so a counterfactual "USA" can never be scored as wrong against a truth "usa" held
+    under another id, nor "Krakow" against "Kraków". Only properties that both the
     subject has and the counterfactual table covers are kept.
     """
     truths = claims[claims["qid"].isin(subjects["qid"]) & claims["property"].isin(counterfactuals["property"])]
@@ -62,9 +64,9 @@ def build_candidates(
     pairs = truths[["subject_qid", "property"]].drop_duplicates()
     cfs = pairs.merge(counterfactuals[["property", "value", "value_label"]], on="property")
     truth_ids = set(zip(truths["subject_qid"], truths["property"], truths["value"]))
-    truth_labels = set(zip(truths["subject_qid"], truths["property"], truths["value_label"].map(normalize_label)))
+    truth_labels = set(zip(truths["subject_qid"], truths["property"], truths["value_label"].map(fold)))
     clashes = [
-        (s, p, v) in truth_ids or (s, p, normalize_label(lbl)) in truth_labels
+        (s, p, v) in truth_ids or (s, p, fold(lbl)) in truth_labels
         for s, p, v, lbl in zip(cfs["subject_qid"], cfs["property"], cfs["value"], cfs["value_label"])
     ]
     cfs = cfs[~np.asarray(clashes, dtype=bool)].assign(is_true=False)
@@ -75,17 +77,17 @@ def build_candidates(
 
 
 def flag_truth_clashes(candidates: pd.DataFrame) -> pd.DataFrame:
-    """Mark counterfactual rows equal (id or normalized label) to a truth of the same pair.
+    """Mark counterfactual rows equal (id or folded label) to a truth of the same pair.
 
     An independent re-check of :func:`build_candidates`' output: a clash would score the true
     value against itself and make memorization undetectable for that pair.
     """
     truths = candidates[candidates["is_true"]]
     truth_keys = set(zip(truths["subject_qid"], truths["property"], truths["value"]))
-    truth_keys |= set(zip(truths["subject_qid"], truths["property"], truths["value_label"].map(normalize_label)))
+    truth_keys |= set(zip(truths["subject_qid"], truths["property"], truths["value_label"].map(fold)))
     keys = zip(candidates["subject_qid"], candidates["property"], candidates["value"], candidates["value_label"])
     clashes = [
-        not is_true and ((s, p, v) in truth_keys or (s, p, normalize_label(lbl)) in truth_keys)
+        not is_true and ((s, p, v) in truth_keys or (s, p, fold(lbl)) in truth_keys)
         for (s, p, v, lbl), is_true in zip(keys, candidates["is_true"])
     ]
     return candidates.assign(clashes_with_truth=clashes)

@@ -42,7 +42,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from wikimem_platform.labels import normalize_label
+from wikimem_platform.labels import fold
 from wikimem_platform.reference import bundled
 
 # Forms scored per true value by default (`select_forms`); 0 scores the label only. The request
@@ -106,15 +106,15 @@ def select_forms(label: str, aliases: Sequence[str], blocked: set[str] = frozens
                  max_forms: int = DEFAULT_MAX_FORMS) -> list[str]:
     """Up to `max_forms` of `aliases` (in order) to score as the value labelled `label`.
 
-    blocked: normalized labels no form may equal (`normalize_label`): the candidates' labels and
-    the counterfactual values' aliases. A form equal to the label or to an earlier form is skipped.
+    blocked: folded labels no form may equal (`labels.fold`: "Edith Piaf" is "Édith Piaf"): the
+    candidates' labels and the counterfactual values' aliases. A form equal to the label or to an earlier form is skipped.
     """
-    taken = set(blocked) | {normalize_label(label)}
+    taken = set(blocked) | {fold(label)}
     out: list[str] = []
     for alias in aliases:
         if len(out) >= max_forms:
             break
-        key = normalize_label(alias)
+        key = fold(alias)
         if not acceptable(alias) or key in taken:
             continue
         taken.add(key)
@@ -138,11 +138,11 @@ def with_truth_forms(candidates: pd.DataFrame, sources: Mapping[str, Sequence[st
     for (subject, prop), block in base.groupby(["subject_qid", "property"], sort=False):
         truth = block["is_true"].to_numpy(dtype=bool)
         wrong = block.loc[~truth]
-        blocked = {normalize_label(x) for x in block["value_label"].astype(str)}
-        blocked |= {normalize_label(a) for v in wrong["value"] for a in sources.get(v, ())}
+        blocked = {fold(x) for x in block["value_label"].astype(str)}
+        blocked |= {fold(a) for v in wrong["value"] for a in sources.get(v, ())}
         for value, label in zip(block.loc[truth, "value"], block.loc[truth, "value_label"].astype(str)):
             forms = select_forms(label, sources.get(value, ()), blocked, max_forms)
-            blocked |= {normalize_label(f) for f in forms}
+            blocked |= {fold(f) for f in forms}
             rows += [(subject, prop, form_value(value, f), f, False) for f in forms]
     if not rows:
         return candidates

@@ -35,7 +35,7 @@ import pandas as pd
 
 from wikimem_platform.canaries.names import similar_names
 from wikimem_platform.canaries.text import render, SUBJECT, VALUE
-from wikimem_platform.labels import normalize_label
+from wikimem_platform.labels import fold
 from wikimem_platform.reference.value_forms import without_forms
 from wikimem_platform.storage import json_scalar
 from wikimem_platform.unlearning.forget_sets import CONTROL_COLUMNS
@@ -125,10 +125,10 @@ def choose_retain(forget: pd.DataFrame, known: pd.DataFrame, limit: int | None =
     others = known[~known["subject_qid"].isin(forget["subject_qid"])].copy()
     if others.empty:
         return others.reindex(columns=FACT_COLUMNS)
-    forget_values = set(zip(forget["property"], forget["value_label"].map(normalize_label)))
-    forget_words = {w for name in forget["subject_label"] for w in normalize_label(name).split()}
-    others["_value"] = [(p, normalize_label(v)) in forget_values for p, v in zip(others["property"], others["value_label"])]
-    others["_name"] = [bool(forget_words & set(normalize_label(n).split())) for n in others["subject_label"]]
+    forget_values = set(zip(forget["property"], forget["value_label"].map(fold)))
+    forget_words = {w for name in forget["subject_label"] for w in fold(name).split()}
+    others["_value"] = [(p, fold(v)) in forget_values for p, v in zip(others["property"], others["value_label"])]
+    others["_name"] = [bool(forget_words & set(fold(n).split())) for n in others["subject_label"]]
     others["_property"] = others["property"].isin(forget["property"])
     others = others.sort_values(["_value", "_name", "_property", "M", "subject_qid", "property"],
                                 ascending=[False, False, False, False, True, True], kind="stable")

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wikimem_platform.labels import normalize_label
+from wikimem_platform.labels import fold, normalize_label
 from wikimem_platform.reference.cohorts import add_web_presence, draw_cohorts
 from wikimem_platform.reference.counterfactuals import build_candidates, draw_counterfactuals, flag_truth_clashes
 from wikimem_platform.reference.properties import build_property_table, merge_property_metadata, metadata_sources
@@ -121,3 +121,24 @@ def test_candidates_drop_counterfactuals_equal_to_a_truth():
     planted = pd.concat([candidates, pd.DataFrame([{"subject_qid": "Q1", "property": "P27", "value": "Q99",
                                                     "value_label": "UNITED STATES", "is_true": False}])])
     assert flag_truth_clashes(planted)["clashes_with_truth"].tolist() == [False, False, True]
+
+
+def test_labels_that_differ_only_by_accents_are_the_same_value_and_name():
+    """"Krakow" under another id is the truth "Kraków" written without its accent: never a wrong
+    answer against it, never a second candidate; "Jose Perez" reads as "José Pérez"."""
+    subjects = pd.DataFrame({"qid": ["Q1"]})
+    claims = claims_frame([("Q1", "P19", "wikibase-item", "Q31487", "Kraków")])
+    cfs = pd.DataFrame({"property": ["P19"] * 3, "human_qid": ["Q7", "Q8", "Q9"], "human_label": list("abc"),
+                        "value": ["Q99", "Q270", "Q1748"], "value_label": ["Krakow", "Warsaw", "Łódź"]})
+    candidates = build_candidates(subjects, claims, cfs)
+    assert candidates["value_label"].tolist() == ["Kraków", "Warsaw", "Łódź"]
+    clash = pd.concat([candidates, pd.DataFrame([{"subject_qid": "Q1", "property": "P19", "value": "Q98",
+                                                  "value_label": "KRAKOW", "is_true": False}])])
+    assert flag_truth_clashes(clash)["clashes_with_truth"].tolist() == [False, False, False, True]
+    humans = pd.DataFrame({"qid": ["Q1", "Q2", "Q3", "Q4"], "label": ["José Pérez", "Jose Perez", "Ana", "Bo"]})
+    claims = claims_frame([("Q1", "P19", "wikibase-item", "Q1748", "Łódź"), ("Q2", "P19", "wikibase-item", "Q5", "Paris"),
+                           ("Q3", "P19", "wikibase-item", "Q6", "Lodz"), ("Q4", "P19", "wikibase-item", "Q7", "Rome")])
+    drawn = draw_counterfactuals(claims, humans, ["P19"], per_property=100, seed=0)
+    # one José Pérez and one Łódź at most (which of each is the seed's draw); Rome always
+    assert drawn["human_label"].map(fold).is_unique and drawn["value_label"].map(fold).is_unique
+    assert len(drawn) in (2, 3) and "Rome" in set(drawn["value_label"])

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from wikimem_platform.unlearning.export import (
+    choose_retain,
     FORMATS,
     export_sets,
     question_for,
@@ -58,6 +59,16 @@ def test_retain_set_is_other_people_most_alike_first(sets):
     assert "Q1" not in set(sets.retain["subject_qid"])
     # Perturbed answers: the counterfactuals by summed calibrated score (s = nll_h0 - nll_h - (nll_h0 - nll_sim)).
     assert sets.perturbed[("Q1", "P106")] == ["baker", "pilot"]
+
+
+def test_retain_order_ignores_accents():
+    """"Tubingen" is the forgotten "Tübingen" and "Marwitz" the forgotten person's surname, however
+    the accents are written: those facts come first."""
+    forget = pd.DataFrame([("Q1", "Ilse Märwitz", "P19", "place of birth", "Q3806", "Tübingen", 0.9)], columns=FACTS)
+    known = pd.DataFrame([("Q7", "Ada Berg", "P19", "place of birth", "Q64", "Berlin", 1.0),
+                          ("Q8", "Otto Marwitz", "P19", "place of birth", "Q1055", "Hamburg", 0.5),
+                          ("Q9", "Eva Roth", "P19", "place of birth", "Q999", "Tubingen", 0.4)], columns=FACTS)
+    assert choose_retain(forget, known)["subject_qid"].tolist() == ["Q9", "Q8", "Q7"]
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -89,6 +89,8 @@ def test_which_aliases_may_be_forms():
     # never a counterfactual's label, never twice, never the label itself
     assert select_forms("People's Republic of China", ["China", "PRC", "prc", "People's Republic of China"],
                         blocked={"china"}) == ["PRC"]
+    # an alias that is the label without its accents is the label, not another form
+    assert select_forms("Édith Piaf", ["Edith Piaf", "La Môme Piaf"]) == ["La Môme Piaf"]
 
 
 def test_the_rule_on_real_values_of_the_sample():
