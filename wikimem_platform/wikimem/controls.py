@@ -6,12 +6,14 @@ can be guessed from the person's other facts or from the shape of the name. So e
 person gets N invented people (LMP2's made-up-name controls) who carry the person's facts and
 go through the same canaries and candidates; the person's result is then read against theirs:
 
-- `invented_names`: names of the person's shape (number of name tokens), each token taken at
-  its position from real labels of the extract, from people of the person's origin (country of
-  citizenship) where the extract has enough of them. No control equals an existing label or
+- `invented_names`: names of the person's shape (number of name tokens): first names (of the
+  person's gender where known) and surnames typical of the person's country of citizenship
+  (`typical_names`: the Faker library's lists) where the extract's own names follow origin;
+  otherwise each token taken at its position from real labels of the extract, from people of
+  the person's origin where the extract has enough of them. No control equals an existing label or
   alias (accents and case ignored) and none reuses a token of the person's own name (a shared
   surname can name the person, as a look-alike that kept one does). The draw is seeded by the
-  shape and origin, not by the person, so people of the same shape and origin share controls,
+  shape, origin (and gender), not by the person, so people of the same shape and origin share controls,
   and with them the controls' sentences in the model's sentence cache.
 - `control_rows`: the controls' canaries and candidates — the person's own rows under each
   invented name (ids from the name, so the same control has the same id in every request; per
@@ -52,6 +54,7 @@ import pandas as pd
 from wikimem_platform.labels import fold
 from wikimem_platform.reference import bundled
 from wikimem_platform.wikidata.extract import read_dump
+from wikimem_platform.wikimem import typical_names
 from wikimem_platform.wikimem.memorization import evaluate_wikimem, WikiMemResult
 
 # The fewest controls at which a p-value with the +1 correction can reach 0.05: 1 / (19 + 1).
@@ -68,6 +71,7 @@ COMPARED_ALPHA = 0.0
 SHORTLIST = 10
 M_THRESHOLD = 0.8  # the paper's threshold flag (memorization.M_THRESHOLD)
 CITIZENSHIP = "P27"
+GENDER = "P21"
 # Origin is used when the extract holds at least this many labels of the person's shape from
 # it; otherwise names of that shape from everyone (a country with three people in the sample
 # gives too few tokens to invent 19 names from).
@@ -96,8 +100,9 @@ def name_tokens(name: str) -> list[str]:
 
 
 def name_parts(humans: pd.DataFrame, claims: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per labelled human: tokens of the label, their count (the shape) and origin (the
-    first country of citizenship, or None)."""
+    """One row per labelled human: tokens of the label, their count (the shape), origin (the
+    first country of citizenship, or None) and the folded first and last tokens
+    (`typical_names.names_follow_origin`)."""
     labelled = humans.dropna(subset=["label"])
     origin: dict[str, str] = {}
     if claims is not None and len(claims):
@@ -106,7 +111,9 @@ def name_parts(humans: pd.DataFrame, claims: pd.DataFrame | None = None) -> pd.D
     tokens = [tuple(name_tokens(label)) for label in labelled["label"]]
     return pd.DataFrame({"qid": labelled["qid"].tolist(), "tokens": tokens,
                          "n_tokens": [len(t) for t in tokens],
-                         "origin": [origin.get(q) for q in labelled["qid"]]})
+                         "origin": [origin.get(q) for q in labelled["qid"]],
+                         "first_key": [fold(t[0]) if t else "" for t in tokens],
+                         "last_key": [fold(t[-1]) if t else "" for t in tokens]})
 
 
 def taken_names(humans: pd.DataFrame) -> set[str]:
@@ -137,12 +144,17 @@ def _position_pools(labels: pd.DataFrame, k: int) -> list[list[str]]:
 
 
 def invented_names(name: str, n: int, parts: pd.DataFrame, taken: set[str], *, origin: str | None = None,
-                   avoid: Iterable[str] = (), seed: int = 0) -> list[str]:
-    """`n` invented names of `name`'s shape, each token drawn from real labels at its position.
+                   avoid: Iterable[str] = (), seed: int = 0, gender: str | None = None,
+                   typical: bool | None = None) -> list[str]:
+    """`n` invented names of `name`'s shape: first names (of `gender`, from the facts or else from
+    the first name, where known) and surnames typical of the person's country (`typical_names`)
+    where the extract's names follow origin, else each token drawn from real labels of the
+    extract at its position.
 
     parts: `name_parts` of the extract; taken: `taken_names` of it (plus anything else no
-    control may be called); avoid: the person's name and aliases (their tokens are not reused).
-    Raises ValueError, naming the shape, when the extract cannot give n distinct names.
+    control may be called); avoid: the person's name and aliases (their tokens are not reused);
+    typical: whether to use the country's typical names (default: whether `parts`' names follow
+    origin). Raises ValueError, naming the shape, when the extract cannot give n distinct names.
     """
     tokens = name_tokens(name)
     if not tokens:
@@ -150,6 +162,13 @@ def invented_names(name: str, n: int, parts: pd.DataFrame, taken: set[str], *, o
     k = max(len(tokens), 1)
     banned = {fold(t) for own in [name, *avoid] for t in name_tokens(own)}
     forbidden = set(taken) | {fold(own) for own in [name, *avoid]}
+    if typical is None:
+        typical = typical_names.names_follow_origin(parts, origin)
+    gender = gender or (typical_names.gender_of(tokens[0], origin) if typical else None)
+    country_pools = typical_names.pools(origin, k, gender) if typical else None
+    if country_pools is not None:
+        pools = [sorted(t for t in pool if _WORD.fullmatch(t)) for pool in country_pools]
+        return _draw(pools, n, forbidden, banned, _rng("controls-typical", k, origin, gender, seed), k, "the country's name lists")
     same_shape = parts[parts["n_tokens"] == k] if k > 1 else parts[parts["n_tokens"] >= 1]
     if k > 1 and len(same_shape) < MIN_ORIGIN_LABELS:  # rare shape: tokens from two-token-or-longer names
         same_shape = parts[parts["n_tokens"] >= 2]
@@ -164,11 +183,16 @@ def invented_names(name: str, n: int, parts: pd.DataFrame, taken: set[str], *, o
         sorted({t for ts in same_shape["tokens"] for t in ts if _WORD.fullmatch(t)})]
     if any(not pool for pool in pools):
         raise ValueError(f"name: no real names of {k} token(s) in the extract to invent controls from")
-    rng = _rng("controls", k, used_origin, seed)
+    return _draw(pools, n, forbidden, banned, _rng("controls", k, used_origin, seed), k, "the extract")
+
+
+def _draw(pools: list[list[str]], n: int, forbidden: set[str], banned: set[str], rng: np.random.Generator,
+          k: int, source: str) -> list[str]:
+    """n distinct names, a token from each pool, none forbidden, none with a banned token."""
     out: list[str] = []
     seen: set[str] = set()
     for _ in range(200 * n):
-        if len(out) == n:
+        if len(out) == n or any(not pool for pool in pools):
             break
         picks = [pool[int(rng.integers(len(pool)))] for pool in pools]
         candidate = " ".join(picks)
@@ -180,7 +204,7 @@ def invented_names(name: str, n: int, parts: pd.DataFrame, taken: set[str], *, o
         out.append(candidate)
     if len(out) < n:
         raise ValueError(f"name: only {len(out)} invented names of {k} token(s) could be made "
-                         f"from the extract; {n} controls were asked for")
+                         f"from {source}; {n} controls were asked for")
     return out
 
 
@@ -192,11 +216,16 @@ def control_names(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFra
     extract's `name_parts` and `taken_names`, when already computed (a cohort: once for all)."""
     person = subject.iloc[0]
     origin = facts.loc[facts["property"] == CITIZENSHIP, "value"]
+    gender = facts.loc[facts["property"] == GENDER, "value"]
     given = person.get("aliases")
     aliases = [a for a in given if isinstance(a, str)] if isinstance(given, (list, tuple, np.ndarray)) else []
     taken = taken_names(humans) if taken is None else taken
     parts = name_parts(humans, claims) if parts is None else parts
-    kwargs = dict(origin=origin.iloc[0] if len(origin) else None, avoid=aliases, seed=seed)
+    origin = origin.iloc[0] if len(origin) else None
+    # whether names tell origin is a property of the person's world (the extract), also when the
+    # bundled sample lends the name parts
+    kwargs = dict(origin=origin, avoid=aliases, seed=seed, gender=gender.iloc[0] if len(gender) else None,
+                  typical=typical_names.names_follow_origin(parts, origin))
     try:
         return invented_names(str(person["label"]), n, parts, taken, **kwargs)
     except ValueError:
