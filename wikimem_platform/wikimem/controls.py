@@ -168,7 +168,11 @@ def invented_names(name: str, n: int, parts: pd.DataFrame, taken: set[str], *, o
     country_pools = typical_names.pools(origin, k, gender) if typical else None
     if country_pools is not None:
         pools = [sorted(t for t in pool if _WORD.fullmatch(t)) for pool in country_pools]
-        return _draw(pools, n, forbidden, banned, _rng("controls-typical", k, origin, gender, seed), k, "the country's name lists")
+        try:
+            return _draw(pools, n, forbidden, banned, _rng("controls-typical", k, origin, gender, seed), k,
+                         "the country's name lists")
+        except ValueError:
+            pass  # lists too short for n names of this shape: the extract's names, as elsewhere
     same_shape = parts[parts["n_tokens"] == k] if k > 1 else parts[parts["n_tokens"] >= 1]
     if k > 1 and len(same_shape) < MIN_ORIGIN_LABELS:  # rare shape: tokens from two-token-or-longer names
         same_shape = parts[parts["n_tokens"] >= 2]

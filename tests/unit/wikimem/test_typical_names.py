@@ -105,3 +105,11 @@ def test_a_small_shuffled_world_borrowing_the_samples_names_keeps_them_recombine
     label = person["label"].iloc[0]
     assert names == controls.invented_names(label, 19, sample_parts, sample_taken | controls.taken_names(humans),
                                             origin=UK, avoid=[], typical=False)
+
+
+def test_lists_too_short_for_the_names_asked_fall_back_to_the_extract(sample, monkeypatch):
+    """A country whose lists cannot give n distinct names of the shape: the extract's names."""
+    parts, taken = sample
+    monkeypatch.setattr(typical_names, "pools", lambda origin, k, gender: [["Hans"], ["Müller"]])
+    names = controls.invented_names("Tobias Wenzlaff", 19, parts, taken, origin=GERMANY, gender=MALE)
+    assert len(set(names)) == 19 and "Hans Müller" not in names
