@@ -53,6 +53,9 @@ INVENTED = [
 ]
 # WIKIMEM_CONTROLS_STUDY_WELL_KNOWN=0 runs only the asserted half (the invented people)
 N_WELL_KNOWN = int(os.environ.get("WIKIMEM_CONTROLS_STUDY_WELL_KNOWN", "10"))
+# the audit's seed (controls' names, look-alike names, context facts): the study again with
+# other draws, WIKIMEM_CONTROLS_STUDY_SEED=1
+SEED = int(os.environ.get("WIKIMEM_CONTROLS_STUDY_SEED", "0"))
 
 
 def bootstrap_ci(per_person: list[tuple[int, int]], rounds: int = 2000, seed: int = 0) -> tuple[float, float, float]:
@@ -103,7 +106,8 @@ def test_invented_people_get_no_verdict_and_well_known_ones_are_reported(gemma3,
         request = store.add(intake.resolve_person(person), "access")
         subject, facts = person_subject(request, humans, claims, metadata)
         plan = plan_person_audit(subject, facts, property_table=table, templates=templates, counterfactuals=pool,
-                                 claims=claims, humans=humans, metadata=metadata, n_controls=controls.DEFAULT_N_CONTROLS)
+                                 claims=claims, humans=humans, metadata=metadata, n_controls=controls.DEFAULT_N_CONTROLS,
+                                 seed=SEED)
         result = audit_person_on_model(gemma3, plan, ShardStore(tmp_path / "shards"), cache, SETTINGS,
                                        log=lambda m: None, embed=encoder)
         verdicts, _ = model_verdicts(result, plan, dict(zip(table["property"], table["label"])), embed=encoder)
