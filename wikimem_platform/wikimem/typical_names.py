@@ -5,8 +5,9 @@ Why. A control must be exchangeable with the person under "the model knows nothi
 person": whatever the model guesses from the name alone, it must guess for the controls too. A
 name such as "Tobias Wenzlaff" says "German" to a model; controls recombined from the extract's
 labels say much less when the extract has few people of that country (the bundled sample has
-11 Germans), and the person then beats them on citizenship without being known (measured on
-Gemma 3 270M: p = 0.05 against recombined controls, 0.25 against German names from these lists).
+11 Germans), and the person then beats them on citizenship without being known. On Gemma 3 270M
+(`tests/e2e/test_gemma_controls.py`) 5 of 10 invented people beat every recombined control on
+citizenship, none beat controls named from these lists (Tobias Wenzlaff: M = 0.82, p = 0.5).
 
 When. Only where the extract's own names tell origin (`names_follow_origin`): its people of
 that country bear such names more often than everyone else. In the real world they do (bundled
