@@ -195,8 +195,8 @@ def _draw(pools: list[list[str]], n: int, forbidden: set[str], banned: set[str],
     """n distinct names, a token from each pool, none forbidden, none with a banned token."""
     out: list[str] = []
     seen: set[str] = set()
-    for _ in range(200 * n):
-        if len(out) == n or any(not pool for pool in pools):
+    for _ in range(200 * n if all(pools) else 0):
+        if len(out) == n:
             break
         picks = [pool[int(rng.integers(len(pool)))] for pool in pools]
         candidate = " ".join(picks)
