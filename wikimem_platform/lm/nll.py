@@ -176,9 +176,6 @@ class _Forest:
         return len(self.chunk_starts) - 1
 
 
-BLOCK_SEQUENCES = 65_536  # sorted sequences laid out at a time: bounds the padded work arrays
-
-
 def _build_forest(sequences: list[tuple[int, ...]], chunk_tokens: int) -> _Forest:
     """Lay the sequences (distinct, each of 2+ tokens) out as a prefix tree cut into chunks of at
     most chunk_tokens inner nodes (a longer sentence gets a chunk of its own), with numpy.
@@ -194,11 +191,8 @@ def _build_forest(sequences: list[tuple[int, ...]], chunk_tokens: int) -> _Fores
     padded = _padded(ordered, lengths)
 
     lcp = np.zeros(n, dtype=np.int64)
-    for lo in range(0, n, BLOCK_SEQUENCES):
-        first = max(lo - 1, 0)
-        block = padded[first:lo + BLOCK_SEQUENCES, : int(lengths[first:lo + BLOCK_SEQUENCES].max())]
-        same = block[1:] == block[:-1]  # distinct sequences differ by the padding at the latest
-        lcp[first + 1:first + len(block)] = np.argmin(same, axis=1)
+    same = padded[1:] == padded[:-1]  # distinct sequences differ by the padding at the latest
+    lcp[1:] = np.argmin(same, axis=1)
 
     # New inner nodes of each sequence: all it adds but its last, plus its predecessor's end
     # node when it extends it. A chunk's first sequence costs its whole path.
@@ -214,23 +208,18 @@ def _build_forest(sequences: list[tuple[int, ...]], chunk_tokens: int) -> _Fores
     new_nodes = lengths - lcp
     first_node = np.concatenate([[0], np.cumsum(new_nodes)])
 
-    tokens, parents, depths, end_sorted = [], [], [], np.empty(n, dtype=np.int64)
-    block_starts = _chunk_aligned_blocks(chunk_seq_starts, n)
-    for lo, hi in zip(block_starts[:-1], block_starts[1:]):
-        block = padded[lo:hi, : int(lengths[lo:hi].max())]
-        rows, width = block.shape
-        depth = np.arange(width)
-        created = (depth >= lcp[lo:hi, None]) & (depth < lengths[lo:hi, None])
-        node_id = np.full((rows, width), -1, dtype=np.int64)
-        node_id[created] = np.arange(first_node[lo], first_node[hi])  # row-major: parents first
-        owner = np.maximum.accumulate(np.where(created, np.arange(rows)[:, None], -1), axis=0)
-        on_path = np.where(depth < lengths[lo:hi, None], node_id[np.maximum(owner, 0), depth], -1)
-        row, col = np.nonzero(created)
-        tokens.append(block[row, col].astype(np.int64))
-        depths.append(col)
-        parents.append(np.where(col > 0, on_path[row, np.maximum(col - 1, 0)], -1))
-        end_sorted[lo:hi] = on_path[np.arange(rows), lengths[lo:hi] - 1]
-    tokens, parents, depths = (np.concatenate(a) for a in (tokens, parents, depths))
+    width = padded.shape[1]
+    depth = np.arange(width)
+    created = (depth >= lcp[:, None]) & (depth < lengths[:, None])
+    node_id = np.full((n, width), -1, dtype=np.int64)
+    node_id[created] = np.arange(first_node[-1])  # row-major: parents first
+    owner = np.maximum.accumulate(np.where(created, np.arange(n)[:, None], -1), axis=0)
+    on_path = np.where(depth < lengths[:, None], node_id[np.maximum(owner, 0), depth], -1)
+    row, col = np.nonzero(created)
+    tokens = padded[row, col].astype(np.int64)
+    depths = col
+    parents = np.where(col > 0, on_path[row, np.maximum(col - 1, 0)], -1)
+    end_sorted = on_path[np.arange(n), lengths - 1]
 
     chunk_starts = np.append(first_node[chunk_seq_starts], len(tokens))
     n_nodes, n_chunks = len(tokens), len(chunk_seq_starts)
@@ -246,15 +235,6 @@ def _build_forest(sequences: list[tuple[int, ...]], chunk_tokens: int) -> _Fores
         inner=inner, inner_col=inner_col, n_inner=np.add.reduceat(inner.astype(np.int64), chunk_starts[:-1]),
         n_ends=np.bincount(chunk_of_node[end_sorted], minlength=n_chunks),
     )
-
-
-def _chunk_aligned_blocks(chunk_seq_starts: list[int], n: int) -> list[int]:
-    """Block boundaries at chunk starts, each block about BLOCK_SEQUENCES sequences."""
-    bounds = [0]
-    for start in chunk_seq_starts[1:]:
-        if start - bounds[-1] >= BLOCK_SEQUENCES:
-            bounds.append(start)
-    return [*bounds, n]
 
 
 def _padded(sequences: list[tuple[int, ...]], lengths: np.ndarray) -> np.ndarray:

@@ -162,16 +162,24 @@ def test_prefix_tree_layout_by_hand():
     assert forest.n_inner.tolist() == [3, 2]
 
 
-def test_forest_is_the_same_when_laid_out_in_small_blocks(monkeypatch):
-    """The padded work arrays are built a block of sequences at a time; block edges change
-    nothing (blocks of 3 sequences against one block)."""
+def test_forest_paths_spell_every_sequence_on_random_cases():
+    """On 200 random sequences over 3 tokens (many shared prefixes): following parents from each
+    sequence's end node spells the sequence within its own chunk, depths count from the chunk's
+    root, and no chunk holds more than chunk_tokens inner nodes unless it is one sequence's."""
     rng = np.random.default_rng(0)
-    sequences = list(dict.fromkeys(tuple(rng.integers(0, 3, rng.integers(2, 7)).tolist()) for _ in range(200)))
-    whole = _build_forest(sequences, 6)
-    monkeypatch.setattr(nll, "BLOCK_SEQUENCES", 3)
-    blocked = _build_forest(sequences, 6)
-    for name in ("tokens", "parents", "depths", "chunk_starts", "end_nodes", "inner_col", "n_ends"):
-        assert np.array_equal(getattr(whole, name), getattr(blocked, name)), name
+    sequences = list(dict.fromkeys(tuple(rng.integers(0, 3, rng.integers(2, 9)).tolist()) for _ in range(200)))
+    forest = _build_forest(sequences, 6)
+    chunk_of = np.searchsorted(forest.chunk_starts, np.arange(len(forest.tokens)), side="right") - 1
+    for seq, end in zip(sequences, forest.end_nodes):
+        path, node = [], int(end)
+        while node >= 0:
+            assert chunk_of[node] == chunk_of[end] and forest.depths[node] == len(seq) - 1 - len(path)
+            path.append(int(forest.tokens[node]))
+            node = int(forest.parents[node])
+        assert tuple(reversed(path)) == seq
+    ends_per_chunk = np.bincount(chunk_of[forest.end_nodes], minlength=forest.n_chunks)
+    assert forest.n_ends.tolist() == ends_per_chunk.tolist()
+    assert all(width <= 6 or ends == 1 for width, ends in zip(forest.n_inner, forest.n_ends))
 
 
 def test_tree_attention_mask_by_hand():
