@@ -157,10 +157,14 @@ class CohortControls:
 
 def cohort_control_names(subjects: pd.DataFrame, claims: pd.DataFrame, humans: pd.DataFrame, n: int, seed: int = 0
                          ) -> dict[str, list[str]]:
-    """n invented names per subject (`controls.control_names`), the extract's name parts read once."""
-    parts, taken = controls.name_parts(humans, claims), controls.taken_names(humans)
-    return {row["qid"]: controls.control_names(pd.DataFrame([row]), claims[claims["qid"] == row["qid"]], humans, claims,
-                                               n, seed, parts=parts, taken=taken)
+    """n invented names per subject (`controls.control_names`): the extract's name parts, each
+    person's claims and the name pools of each (shape, origin) built once for the cohort."""
+    parts, taken, memo = controls.name_parts(humans, claims), controls.taken_names(humans), {}
+    people = set(subjects["qid"])
+    own_claims = dict(iter(claims[claims["qid"].isin(people)].groupby("qid")))
+    empty = claims.iloc[:0]
+    return {row["qid"]: controls.control_names(pd.DataFrame([row]), own_claims.get(row["qid"], empty), humans, claims,
+                                               n, seed, parts=parts, taken=taken, memo=memo)
             for row in subjects.to_dict("records")}
 
 

@@ -145,7 +145,7 @@ def _position_pools(labels: pd.DataFrame, k: int) -> list[list[str]]:
 
 def invented_names(name: str, n: int, parts: pd.DataFrame, taken: set[str], *, origin: str | None = None,
                    avoid: Iterable[str] = (), seed: int = 0, gender: str | None = None,
-                   typical: bool | None = None) -> list[str]:
+                   typical: bool | None = None, memo: dict | None = None) -> list[str]:
     """`n` invented names of `name`'s shape: first names (of `gender`, from the facts or else from
     the first name, where known) and surnames typical of the person's country (`typical_names`)
     where the extract's names follow origin, else each token drawn from real labels of the
@@ -154,25 +154,58 @@ def invented_names(name: str, n: int, parts: pd.DataFrame, taken: set[str], *, o
     parts: `name_parts` of the extract; taken: `taken_names` of it (plus anything else no
     control may be called); avoid: the person's name and aliases (their tokens are not reused);
     typical: whether to use the country's typical names (default: whether `parts`' names follow
-    origin). Raises ValueError, naming the shape, when the extract cannot give n distinct names.
+    origin); memo: a dict kept across the people of one cohort, for the same `parts` — the pools
+    depend on the shape, origin and gender only, so they are built once, not per person.
+    Raises ValueError, naming the shape, when the extract cannot give n distinct names.
     """
     tokens = name_tokens(name)
     if not tokens:
         raise ValueError("name: empty; a control needs the person's name to copy its shape")
     k = max(len(tokens), 1)
+    memo = {} if memo is None else memo
     banned = {fold(t) for own in [name, *avoid] for t in name_tokens(own)}
-    forbidden = set(taken) | {fold(own) for own in [name, *avoid]}
+    own = {fold(own) for own in [name, *avoid]}
     if typical is None:
-        typical = typical_names.names_follow_origin(parts, origin)
+        typical = follows_origin(parts, origin, memo)
     gender = gender or (typical_names.gender_of(tokens[0], origin) if typical else None)
-    country_pools = typical_names.pools(origin, k, gender) if typical else None
-    if country_pools is not None:
-        pools = [sorted(t for t in pool if _WORD.fullmatch(t)) for pool in country_pools]
+    pools = _typical_pools(origin, k, gender) if typical else None
+    if pools is not None:
         try:
-            return _draw(pools, n, forbidden, banned, _rng("controls-typical", k, origin, gender, seed), k,
+            return _draw(pools, n, (taken, own), banned, _rng("controls-typical", k, origin, gender, seed), k,
                          "the country's name lists")
         except ValueError:
             pass  # lists too short for n names of this shape: the extract's names, as elsewhere
+    key = ("extract pools", k, origin)
+    if key not in memo:
+        memo[key] = _extract_pools(parts, k, origin)
+    pools, used_origin = memo[key]
+    if any(not pool for pool in pools):
+        raise ValueError(f"name: no real names of {k} token(s) in the extract to invent controls from")
+    return _draw(pools, n, (taken, own), banned, _rng("controls", k, used_origin, seed), k, "the extract")
+
+
+def follows_origin(parts: pd.DataFrame, origin: str | None, memo: dict | None = None) -> bool:
+    """`typical_names.names_follow_origin`, once per origin where a memo is kept."""
+    if memo is None:
+        return typical_names.names_follow_origin(parts, origin)
+    key = ("follows origin", origin)
+    if key not in memo:
+        memo[key] = typical_names.names_follow_origin(parts, origin)
+    return memo[key]
+
+
+@functools.lru_cache(maxsize=None)
+def _typical_pools(origin: str | None, k: int, gender: str | None) -> tuple[tuple[str, ...], ...] | None:
+    """The country's lists per position (`typical_names.pools`), single words only."""
+    pools = typical_names.pools(origin, k, gender)
+    return None if pools is None else tuple(tuple(sorted(t for t in pool if _WORD.fullmatch(t))) for pool in pools)
+
+
+def _extract_pools(parts: pd.DataFrame, k: int, origin: str | None) -> tuple[list[list[str]], str | None]:
+    """Tokens per position from the extract's names of shape k (of the person's origin where it
+    has MIN_ORIGIN_LABELS of them), and the origin used. They do not depend on the person, only
+    which draws are skipped does: people of the same shape and origin get the same controls, bar
+    those with their tokens."""
     same_shape = parts[parts["n_tokens"] == k] if k > 1 else parts[parts["n_tokens"] >= 1]
     if k > 1 and len(same_shape) < MIN_ORIGIN_LABELS:  # rare shape: tokens from two-token-or-longer names
         same_shape = parts[parts["n_tokens"] >= 2]
@@ -181,18 +214,15 @@ def invented_names(name: str, n: int, parts: pd.DataFrame, taken: set[str], *, o
         local = same_shape[same_shape["origin"] == origin]
         if len(local) >= MIN_ORIGIN_LABELS:
             same_shape, used_origin = local, origin
-    # The pools and the draw do not depend on the person, only which draws are skipped does:
-    # people of the same shape and origin get the same controls, bar those with their tokens.
     pools = _position_pools(same_shape, k) if k > 1 else [
         sorted({t for ts in same_shape["tokens"] for t in ts if _WORD.fullmatch(t)})]
-    if any(not pool for pool in pools):
-        raise ValueError(f"name: no real names of {k} token(s) in the extract to invent controls from")
-    return _draw(pools, n, forbidden, banned, _rng("controls", k, used_origin, seed), k, "the extract")
+    return pools, used_origin
 
 
-def _draw(pools: list[list[str]], n: int, forbidden: set[str], banned: set[str], rng: np.random.Generator,
-          k: int, source: str) -> list[str]:
-    """n distinct names, a token from each pool, none forbidden, none with a banned token."""
+def _draw(pools: Sequence[Sequence[str]], n: int, forbidden: tuple[set[str], ...], banned: set[str],
+          rng: np.random.Generator, k: int, source: str) -> list[str]:
+    """n distinct names, a token from each pool, none in a forbidden set (the extract's names, the
+    person's own: not merged, the first is large), none with a banned token."""
     out: list[str] = []
     seen: set[str] = set()
     for _ in range(200 * n if all(pools) else 0):
@@ -202,7 +232,7 @@ def _draw(pools: list[list[str]], n: int, forbidden: set[str], banned: set[str],
         candidate = " ".join(picks)
         key = fold(candidate)
         folded = {fold(p) for p in picks}
-        if key in forbidden or key in seen or len(folded) < len(picks) or folded & banned:
+        if any(key in names for names in forbidden) or key in seen or len(folded) < len(picks) or folded & banned:
             continue
         seen.add(key)
         out.append(candidate)
@@ -213,11 +243,12 @@ def _draw(pools: list[list[str]], n: int, forbidden: set[str], banned: set[str],
 
 
 def control_names(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFrame, claims: pd.DataFrame,
-                  n: int, seed: int = 0, *, parts: pd.DataFrame | None = None, taken: set[str] | None = None) -> list[str]:
+                  n: int, seed: int = 0, *, parts: pd.DataFrame | None = None, taken: set[str] | None = None,
+                  memo: dict | None = None) -> list[str]:
     """n invented names for the person (`invented_names`): name parts from the extract,
     or from the bundled sample when the extract cannot give n names of the person's shape (a small
-    or planted extract whose every first-name / surname pair is somebody). parts / taken: the
-    extract's `name_parts` and `taken_names`, when already computed (a cohort: once for all)."""
+    or planted extract whose every first-name / surname pair is somebody). parts / taken / memo:
+    the extract's `name_parts`, `taken_names` and a pool memo, when kept for a cohort."""
     person = subject.iloc[0]
     origin = facts.loc[facts["property"] == CITIZENSHIP, "value"]
     gender = facts.loc[facts["property"] == GENDER, "value"]
@@ -225,16 +256,18 @@ def control_names(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFra
     aliases = [a for a in given if isinstance(a, str)] if isinstance(given, (list, tuple, np.ndarray)) else []
     taken = taken_names(humans) if taken is None else taken
     parts = name_parts(humans, claims) if parts is None else parts
+    memo = {} if memo is None else memo
     origin = origin.iloc[0] if len(origin) else None
     # whether names tell origin is a property of the person's world (the extract), also when the
     # bundled sample lends the name parts
     kwargs = dict(origin=origin, avoid=aliases, seed=seed, gender=gender.iloc[0] if len(gender) else None,
-                  typical=typical_names.names_follow_origin(parts, origin))
+                  typical=follows_origin(parts, origin, memo))
     try:
-        return invented_names(str(person["label"]), n, parts, taken, **kwargs)
+        return invented_names(str(person["label"]), n, parts, taken, memo=memo, **kwargs)
     except ValueError:
         parts, sample_taken = _sample_name_parts()
-        return invented_names(str(person["label"]), n, parts, taken | sample_taken, **kwargs)
+        return invented_names(str(person["label"]), n, parts, taken | sample_taken,
+                              memo=memo.setdefault("bundled sample", {}), **kwargs)
 
 
 @functools.lru_cache(maxsize=1)

@@ -60,6 +60,21 @@ def test_people_of_one_shape_and_origin_share_their_controls(sample):
     assert a != controls.invented_names("Trygve Lie", 19, parts, taken, seed=1)
 
 
+def test_a_cohort_draws_the_same_names_as_one_request_each(sample):
+    """cohort_control_names builds each (shape, origin)'s pools once for all its people; every
+    person still gets exactly the names a request for them alone gets (60 people of many
+    countries and shapes, typical-name countries among them)."""
+    from wikimem_platform.wikimem.control_scoring import cohort_control_names
+
+    extract, parts, taken = sample
+    people = extract.humans.iloc[::130].head(60)
+    together = cohort_control_names(people, extract.claims, extract.humans, 19)
+    for row in people.to_dict("records"):
+        alone = controls.control_names(pd.DataFrame([row]), extract.claims[extract.claims["qid"] == row["qid"]],
+                                       extract.humans, extract.claims, 19)
+        assert together[row["qid"]] == alone, row["label"]
+
+
 def test_too_few_names_is_a_clear_error():
     parts = controls.name_parts(pd.DataFrame({"qid": ["Q1", "Q2"], "label": ["Ann Lee", "Bo Kim"]}))
     with pytest.raises(ValueError, match=r"name: only \d+ invented names of 2 token\(s\)"):
