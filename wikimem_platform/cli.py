@@ -95,7 +95,8 @@ def _register_endpoint(registry: Registry, args) -> int:
     try:
         entry = registry.register_endpoint(
             args.name or args.source, args.endpoint, args.served_model, access=args.access or "prompt-logprobs",
-            api_key_env=args.api_key_env, tokenizer=args.tokenizer, revision=args.revision, family=args.family,
+            api_key_env=args.api_key_env, tokenizer=args.tokenizer, prompt_mode=args.prompt_mode,
+            revision=args.revision, family=args.family,
             parameter_count=args.parameter_count, variant=args.variant,
             **{field: getattr(args, field) for field in RELEASE_FIELDS},
         )
@@ -108,6 +109,9 @@ def _register_endpoint(registry: Registry, args) -> int:
         print(f"probe: {probe['sentence']!r} {probe['local_token_count']} tokens, NLL {probe['nll_token_ids']:.3f} nats "
               f"as token ids (start tokens {probe['start_token_ids']}); as text {probe['text_token_count']} tokens, "
               f"NLL {probe['nll_text']:.3f}")
+    if probe.get("prompt_mode") == "text":
+        print(f"scoring sends text prompts, {probe['text_prefix']!r} in front: {probe['aligned_text_token_count']} "
+              f"tokens, NLL {probe['nll_aligned_text']:.3f} nats")
     for note in probe.get("notes", []):
         print(f"note: {note}")
     return 0
@@ -117,8 +121,8 @@ def cmd_models_register(args) -> int:
     registry = _registry(args)
     if args.endpoint:
         return _register_endpoint(registry, args)
-    if args.served_model or args.api_key_env or args.access or args.tokenizer:
-        raise CliError("--served-model, --api-key-env, --access and --tokenizer go with --endpoint URL")
+    if args.served_model or args.api_key_env or args.access or args.tokenizer or args.prompt_mode:
+        raise CliError("--served-model, --api-key-env, --access, --tokenizer and --prompt-mode go with --endpoint URL")
     try:
         if not args.defer_check:
             check_source(args.kind or infer_source_kind(args.source), args.source)
@@ -691,6 +695,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="with --endpoint: prompt log-probabilities (default; the full WikiMem scores) or greedy generations only")
     register.add_argument("--tokenizer", metavar="DIR", help="with --endpoint: a local copy of the served model's tokenizer "
                                                               "(token-id prompts with the start-token rule; required for prompt-logprobs)")
+    register.add_argument("--prompt-mode", choices=["token-ids", "text"],
+                          help="with --endpoint: what scoring sends (default: token ids where the server takes them, else "
+                               "text that the server's /tokenize turns into the same ids; both checked by the probe)")
     register.add_argument("--name")
     register.add_argument("--revision")
     register.add_argument("--kind", choices=["shipped", "hf-dir", "gguf", "hub"])

@@ -304,11 +304,13 @@ class Registry:
 
     def register_endpoint(self, name: str, url: str, served_model: str, *, access: str = "prompt-logprobs",
                           api_key_env: str | None = None, tokenizer: str | None = None,
-                          probe: bool = True, **fields) -> ModelEntry:
+                          prompt_mode: str | None = None, probe: bool = True, **fields) -> ModelEntry:
         """Register a model served at `url` (an OpenAI-compatible server) after probing it: the
         server must serve `served_model` at `access`, and for prompt-logprobs its token-id prompts
         must align with `tokenizer` (`EndpointModel.probe`); any refusal is a RegistryError naming
-        the numbers, and nothing is stored. The probe's numbers are stored with the release."""
+        the numbers, and nothing is stored. The probe's numbers are stored with the release.
+        prompt_mode: "token-ids", "text" (aligned through the server's /tokenize) or None (token
+        ids where the server takes them, else aligned text): what the probe chose is stored."""
         try:
             config = EndpointConfig(url=url, served_model=served_model, access=access, api_key_env=api_key_env,
                                     tokenizer=str(Path(tokenizer).expanduser().resolve()) if tokenizer else None,
@@ -322,9 +324,11 @@ class Registry:
         if probe:
             try:
                 model = EndpointModel(config, name=entry.name, revision=entry.revision)
-                report = check_probe(model.probe())
+                report = check_probe(model.probe(prompt_mode=prompt_mode))
             except EndpointError as error:
                 raise RegistryError("endpoint", str(error)) from error
+            if report.prompt_mode != "token-ids":
+                stored.update(prompt_mode=report.prompt_mode, text_prefix=report.text_prefix)
             stored["probe"] = {k: v for k, v in report.as_dict().items() if k not in ("url", "served_model")}
             entry.endpoint = json.dumps(stored)
         with self.session() as session:

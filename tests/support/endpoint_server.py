@@ -29,11 +29,14 @@ class ScriptedServer:
     `tokenizer` without any start token, as vLLM does for SmolLM2)."""
 
     def __init__(self, script=(), tokenizer=None, echo_extra_token: bool = False, reverse_choices: bool = False,
-                 fail_after: int | None = None, logprob_shift: float = 0.0, model=None):
+                 fail_after: int | None = None, logprob_shift: float = 0.0, model=None,
+                 token_ids: bool = True, has_tokenize: bool = True):
         self.script = list(script)
         self.fail_after = fail_after  # completions requests answered before every later one gets HTTP 400
         self.logprob_shift = logprob_shift  # added to every log-probability: "other weights" behind a URL
         self.tokenizer = tokenizer
+        self.token_ids = token_ids  # False: token-id prompts refused (HTTP 400), as some servers do
+        self.has_tokenize = has_tokenize  # False: no /tokenize (404), as a provider's API
         self.model = model  # a LoadedModel served for real (log-probabilities and greedy completions)
         self._model_lock = threading.Lock()
         self.echo_extra_token = echo_extra_token
@@ -67,7 +70,7 @@ class ScriptedServer:
                 if server.script:
                     status, body, headers = server.script.pop(0)
                     return self._answer(status, body, headers)
-                if self.path == "/tokenize" and server.tokenizer is not None:
+                if self.path == "/tokenize" and server.tokenizer is not None and server.has_tokenize:
                     ids = server.tokenizer(payload["prompt"], add_special_tokens=payload["add_special_tokens"])["input_ids"]
                     return self._answer(200, json.dumps({"tokens": ids, "count": len(ids)}).encode())
                 if self.path != "/v1/completions":
@@ -76,6 +79,8 @@ class ScriptedServer:
                     if server.fail_after <= 0:
                         return self._answer(400, b'{"error": {"message": "quota exhausted"}}')
                     server.fail_after -= 1
+                if not server.token_ids and any(isinstance(p, list) for p in payload["prompt"]):
+                    return self._answer(400, b'{"error": {"message": "prompt must be a string or a list of strings"}}')
                 choices = []
                 for index, prompt in enumerate(payload["prompt"]):
                     if isinstance(prompt, list):

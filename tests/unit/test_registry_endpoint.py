@@ -16,7 +16,7 @@ import pytest
 from resources.scoring import ScoringResource
 from tests.support.endpoint_server import ScriptedServer, toy_nll
 from wikimem_platform.cli import main
-from wikimem_platform.lm.endpoint import EndpointModel
+from wikimem_platform.lm.endpoint import EndpointError, EndpointModel
 from wikimem_platform.lm.loading import ModelLoadError
 from wikimem_platform.registry import Registry, RegistryError
 from wikimem_platform.wikimem.scoring import expand_canaries, score_canaries, ShardStore
@@ -113,7 +113,7 @@ def test_an_endpoint_release_is_scored_through_its_server_at_the_scoring_seam(re
 
 
 def test_a_run_that_fails_mid_shard_sends_again_only_what_was_not_persisted(smollm2, tmp_path, monkeypatch):
-    from wikimem_platform.lm.endpoint import EndpointConfig, EndpointError
+    from wikimem_platform.lm.endpoint import EndpointConfig
     from wikimem_platform.wikimem import scoring
     from wikimem_platform.wikimem.scoring import SentenceNllCache
 
@@ -139,8 +139,6 @@ def test_a_run_that_fails_mid_shard_sends_again_only_what_was_not_persisted(smol
 
 
 def test_a_server_that_serves_other_weights_than_at_registration_is_refused_before_scoring(registry_url, smollm2):
-    from wikimem_platform.lm.endpoint import EndpointError
-
     with ScriptedServer(tokenizer=smollm2.tokenizer) as server:
         entry = Registry(registry_url).register_endpoint("toy-served", server.url, "toy", tokenizer=smollm2.details["load_dir"])
     with ScriptedServer(tokenizer=smollm2.tokenizer) as same:
@@ -150,4 +148,30 @@ def test_a_server_that_serves_other_weights_than_at_registration_is_refused_befo
         entry.source = other.url
         with pytest.raises(EndpointError, match=r"the served model changed since registration: .* NLL \d+\.\d+ nats in 8 tokens now, "
                                                 r"\d+\.\d+ in 8 when registered"):
+            ScoringResource().load(entry, served=True)
+
+
+def test_a_server_refusing_token_ids_is_registered_with_aligned_text_prompts_and_scored_through_them(
+        registry_url, smollm2, tmp_path, capsys):
+    """Registered through the CLI on a server that refuses token-id prompts: the probe stores
+    prompt mode "text" and the start token's text as prefix; the release then scores through
+    text prompts with the token ids' NLLs (by hand), and is re-probed in that mode before scoring."""
+    with ScriptedServer(tokenizer=smollm2.tokenizer, token_ids=False) as server:
+        assert main(register_argv(registry_url, server.url, smollm2.details["load_dir"])) == 0
+        out = capsys.readouterr().out
+        assert "scoring sends text prompts, '<|endoftext|>' in front: 8 tokens" in out
+        entry = Registry(registry_url).get("toy-served")
+        stored = json.loads(entry.endpoint)
+        assert (stored["prompt_mode"], stored["text_prefix"]) == ("text", "<|endoftext|>")
+        lm = ScoringResource().load(entry, served=True)
+        assert (lm.config.prompt_mode, lm.config.text_prefix) == ("text", "<|endoftext|>")
+        before = len(server.requests)  # the probes' token-id tries (refused) come before
+        scores, _ = score_canaries(lm, CANARIES, CANDIDATES, ShardStore(tmp_path / "shards"), log=lambda m: None)
+        scoring = [p for path, payload, _ in server.requests[before:] if path == "/v1/completions" for p in payload["prompt"]]
+        assert scoring and all(isinstance(p, str) and p.startswith("<|endoftext|>") for p in scoring)
+    rows = expand_canaries(CANARIES, CANDIDATES)
+    assert scores["nll_h"].tolist() == pytest.approx([toy_nll(smollm2.encode([s])[0]) for s in rows["sentence_h"]])
+    with ScriptedServer(tokenizer=smollm2.tokenizer, token_ids=False, logprob_shift=-0.01) as other:
+        entry.source = other.url
+        with pytest.raises(EndpointError, match="the served model changed since registration"):
             ScoringResource().load(entry, served=True)

@@ -9,7 +9,10 @@ Access levels (`ACCESS_LEVELS`), each probed at registration:
   with the project's start-token rule (`loading.encode_texts`, what `LoadedModel.encode` does):
   a text prompt lets the server tokenize, and vLLM does not prepend SmolLM2's document-start
   token (NLLs shift by ~4.6 nats). `EndpointModel.probe` measures that on a known sentence and
-  refuses what does not align, with the numbers.
+  refuses what does not align, with the numbers. A server that refuses token-id prompts is
+  sent TEXT prompts only where its own `/tokenize` makes of them exactly the start-token rule's
+  ids (prompt mode "text", with the start token's text in front where the server would not add
+  it), and every scored prompt's echoed token count is checked against the local count.
 - *generation*: greedy completions only (`EndpointModel.complete_greedy`, temperature 0).
 
 Requests go out batched (`prompts_per_request` prompts each) on a thread pool (`concurrency`),
@@ -92,6 +95,10 @@ class EndpointConfig:
     access: str = PROMPT_LOGPROBS
     api_key_env: str | None = None  # the NAME of the environment variable holding the key
     tokenizer: str | None = None  # local tokenizer directory: token-id prompts, start-token rule
+    # what scoring sends: token ids, or text that the server's /tokenize turns into the same ids
+    # (text_prefix in front: the start token's text where the server does not add it); set by the probe
+    prompt_mode: str = "token-ids"
+    text_prefix: str | None = None
     concurrency: int = 8  # requests in flight
     prompts_per_request: int = 16  # prompts batched into one /v1/completions request
     timeout_seconds: float = 120.0
@@ -103,6 +110,8 @@ class EndpointConfig:
             raise EndpointError(str(self.url), "the URL must start with http:// or https:// and name a host")
         if not self.served_model:
             raise EndpointError(self.url, "no served model id given (--served-model)")
+        if self.prompt_mode not in PROMPT_MODES:
+            raise EndpointError(self.url, f"unknown prompt mode {self.prompt_mode!r} (one of {', '.join(PROMPT_MODES)})")
         if self.access not in ACCESS_LEVELS:
             raise EndpointError(self.url, f"unknown access level {self.access!r} (one of {', '.join(ACCESS_LEVELS)})")
         if self.api_key_env is not None and not ENV_NAME_PATTERN.match(self.api_key_env):
@@ -117,8 +126,11 @@ class EndpointConfig:
 
     def stored(self) -> dict[str, Any]:
         """What the registry keeps besides the URL (its `endpoint` column): no key, only its name."""
-        return {"served_model": self.served_model, "access": self.access, "api_key_env": self.api_key_env,
-                "tokenizer": self.tokenizer}
+        stored = {"served_model": self.served_model, "access": self.access, "api_key_env": self.api_key_env,
+                  "tokenizer": self.tokenizer}
+        if self.prompt_mode != "token-ids":
+            stored.update(prompt_mode=self.prompt_mode, text_prefix=self.text_prefix)
+        return stored
 
     @classmethod
     def from_stored(cls, url: str, stored: str | dict, **overrides) -> EndpointConfig:
@@ -258,9 +270,11 @@ class EndpointClient:
                 self._sleep(policy.delay(attempt, retry_after))
         raise EndpointError(url, f"gave up after {attempts} attempt(s): {last}")
 
-    def completions(self, prompts: Sequence[Sequence[int] | str], **options) -> list[dict]:
-        """One /v1/completions call for several prompts (token-id lists or texts); choices in order."""
-        n_tokens = sum(len(p) for p in prompts if not isinstance(p, str))
+    def completions(self, prompts: Sequence[Sequence[int] | str], *, prompt_tokens: int | None = None,
+                    **options) -> list[dict]:
+        """One /v1/completions call for several prompts (token-id lists or texts); choices in order.
+        prompt_tokens: what text prompts come to (the local count), for the budget."""
+        n_tokens = prompt_tokens if prompt_tokens is not None else sum(len(p) for p in prompts if not isinstance(p, str))
         with self._lock:
             budget = self.config.max_prompt_tokens
             if budget is not None and self.usage.prompt_tokens + n_tokens > budget:
@@ -314,8 +328,17 @@ class ProbeReport:
     text_token_count: int | None = None  # tokens the server made of the text prompt
     nll_text: float | None = None
     server_tokenizer_agrees: bool | None = None  # /tokenize == the local tokenizer (None: no /tokenize)
+    # prompt mode "text": what goes in front of each sentence, and the sentence so sent
+    text_prefix: str | None = None
+    aligned_text_token_count: int | None = None
+    nll_aligned_text: float | None = None
     problems: list[str] = field(default_factory=list)  # each a reason to refuse the endpoint
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def scoring_nll(self) -> float | None:
+        """The probe sentence's NLL as scoring will send it (token ids, or the aligned text)."""
+        return self.nll_token_ids if self.prompt_mode == "token-ids" else self.nll_aligned_text
 
     @property
     def text_nll_gap(self) -> float | None:
@@ -325,7 +348,7 @@ class ProbeReport:
         return self.nll_text - self.nll_token_ids
 
     def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "text_nll_gap": self.text_nll_gap}
+        return {**asdict(self), "text_nll_gap": self.text_nll_gap, "scoring_nll": self.scoring_nll}
 
 
 class EndpointModel:
@@ -341,12 +364,16 @@ class EndpointModel:
         self.tokenizer = tokenizer if tokenizer is not None else _load_tokenizer(config)
         self.start_token_ids = start_token_ids_for(self.tokenizer) if self.tokenizer is not None else []
         tokenizer_id = _tokenizer_fingerprint(config.tokenizer) if config.tokenizer else "server"
-        key = json.dumps({"url": config.base_url, "served_model": config.served_model, "revision": revision,
-                          "tokenizer": tokenizer_id, "access": config.access}, sort_keys=True)
+        key = {"url": config.base_url, "served_model": config.served_model, "revision": revision,
+               "tokenizer": tokenizer_id, "access": config.access}
+        if config.prompt_mode != "token-ids":
+            key.update(prompt_mode=config.prompt_mode, text_prefix=config.text_prefix)
+        key = json.dumps(key, sort_keys=True)
         self.fingerprint = "endpoint:" + hashlib.sha256(key.encode()).hexdigest()[:16]
         self.source = "endpoint"
         self.details: dict[str, Any] = {"endpoint": config.base_url, "served_model": config.served_model,
-                                        "access": config.access, "tokenizer": config.tokenizer}
+                                        "access": config.access, "tokenizer": config.tokenizer,
+                                        "prompt_mode": config.prompt_mode}
 
     def __repr__(self) -> str:
         return f"EndpointModel({self.name!r}, {self.config.base_url}, {self.config.served_model!r}, {self.access})"
@@ -362,6 +389,9 @@ class EndpointModel:
     def score_token_ids(self, token_ids: Sequence[Sequence[int]], progress: Progress | None = None) -> np.ndarray:
         """NLL of each token-id sequence (start token included, never scored), through the server."""
         self._require(PROMPT_LOGPROBS)
+        if self.config.prompt_mode != "token-ids":
+            raise EndpointError(self.config.url, "this server refuses token-id prompts (prompt mode 'text'): "
+                                                 "score sentences, which go as aligned text")
         sequences = [list(map(int, ids)) for ids in token_ids]
         return self._score(sequences, [len(s) for s in sequences], progress)
 
@@ -372,7 +402,13 @@ class EndpointModel:
         cache = {} if cache is None else cache
         todo = list(dict.fromkeys(s for s in sentences if s not in cache))
         if todo:
-            values = self.score_token_ids(self.encode(todo), progress=progress)
+            ids = self.encode(todo)
+            if self.config.prompt_mode == "token-ids":
+                values = self.score_token_ids(ids, progress=progress)
+            else:  # aligned text: the server's tokens must be as many as the local ones (checked per prompt)
+                self._require(PROMPT_LOGPROBS)
+                prefix = self.config.text_prefix or ""
+                values = self._score([prefix + s for s in todo], [len(i) for i in ids], progress)
             cache.update(zip(todo, values.tolist()))
         return np.array([cache[s] for s in sentences], dtype=np.float64)
 
@@ -390,30 +426,41 @@ class EndpointModel:
         return np.array(nll, dtype=np.float64), counts
 
     def _score(self, prompts: list, lengths: list[int], progress: Progress | None) -> np.ndarray:
-        distinct = list(dict.fromkeys(map(tuple, prompts)))
+        """NLLs of prompts (token-id lists, or aligned texts) whose local token counts are `lengths`."""
+        keys = [p if isinstance(p, str) else tuple(p) for p in prompts]
+        length_of = dict(zip(keys, lengths))
+        distinct = list(length_of)
         index = {p: i for i, p in enumerate(distinct)}
         nll = np.zeros(len(distinct), dtype=np.float64)
-        scorable = [i for i, p in enumerate(distinct) if len(p) > 1]  # one token: nothing to score
-        choices = self._completion_batches([list(distinct[i]) for i in scorable], progress=progress,
+        scorable = [i for i, p in enumerate(distinct) if length_of[p] > 1]  # one token: nothing to score
+        sent = [distinct[i] if isinstance(distinct[i], str) else list(distinct[i]) for i in scorable]
+        choices = self._completion_batches(sent, progress=progress, lengths=[length_of[distinct[i]] for i in scorable],
                                            echo=True, logprobs=0, max_tokens=1, temperature=0)
         url = f"{self.config.base_url}/v1/completions"
         for i, choice in zip(scorable, choices):
+            n = length_of[distinct[i]]
             echoed = len((choice.get("logprobs") or {}).get("token_logprobs") or []) if isinstance(choice, dict) else 0
-            if echoed and echoed - _generated_count(choice) != len(distinct[i]):
+            if echoed and echoed - _generated_count(choice) != n:
+                kind = "text prompt tokenized locally into" if isinstance(distinct[i], str) else "token-id prompt of"
                 raise EndpointError(url, f"the server echoed {echoed - _generated_count(choice)} prompt tokens for a "
-                                         f"token-id prompt of {len(distinct[i])}: it altered the prompt")
-            nll[i] = prompt_nll(choice, len(distinct[i]), url)
-        return np.array([nll[index[tuple(p)]] for p in prompts], dtype=np.float64)
+                                         f"{kind} {n}: it altered the prompt")
+            nll[i] = prompt_nll(choice, n, url)
+        return np.array([nll[index[k]] for k in keys], dtype=np.float64)
 
-    def _completion_batches(self, prompts: list, progress: Progress | None = None, **options) -> list[dict]:
+    def _completion_batches(self, prompts: list, progress: Progress | None = None,
+                            lengths: list[int] | None = None, **options) -> list[dict]:
         """Choices for every prompt, `prompts_per_request` per request, `concurrency` requests in
-        flight; a failed batch fails the call (nothing partial is returned)."""
+        flight; a failed batch fails the call (nothing partial is returned). lengths: the
+        prompts' local token counts (text prompts' share of the token budget)."""
         size = self.config.prompts_per_request
-        batches = [prompts[start:start + size] for start in range(0, len(prompts), size)]
+        starts = range(0, len(prompts), size)
+        batches = [(prompts[start:start + size], None if lengths is None else sum(lengths[start:start + size]))
+                   for start in starts]
         done, lock = [0], threading.Lock()
 
-        def send(batch: list) -> list[dict]:
-            choices = self.client.completions(batch, **options)
+        def send(item: tuple) -> list[dict]:
+            batch, n_tokens = item
+            choices = self.client.completions(batch, prompt_tokens=n_tokens, **options)
             if progress is not None:
                 with lock:
                     done[0] += len(batch)
@@ -433,7 +480,12 @@ class EndpointModel:
         """Greedy continuation (temperature 0) of each prompt, new text only; prompts as token ids
         with the start-token rule when a local tokenizer is known, else as text."""
         prompts = list(prompts)
-        sent = self.encode(prompts) if self.tokenizer is not None else prompts
+        if self.tokenizer is None:
+            sent = prompts
+        elif self.config.prompt_mode == "token-ids":
+            sent = self.encode(prompts)
+        else:
+            sent = [(self.config.text_prefix or "") + p for p in prompts]
         choices = self._completion_batches(sent, max_tokens=int(max_new_tokens), temperature=0)
         texts = [c.get("text") for c in choices]
         if any(not isinstance(t, str) for t in texts):
@@ -442,13 +494,17 @@ class EndpointModel:
 
     # ---------------------------------------------------------------- registration probe
 
-    def probe(self, sentence: str = PROBE_SENTENCE, prompt_mode: str = "token-ids",
+    def probe(self, sentence: str = PROBE_SENTENCE, prompt_mode: str | None = None,
               tolerance: float = PROBE_NLL_TOLERANCE) -> ProbeReport:
         """Score `sentence` as token ids and as text and compare with the local tokenizer; the
         report's `problems` say, with the numbers, why the endpoint cannot be audited as asked
         (`check_probe` raises on them). A server that is down, refuses or answers malformed
-        raises EndpointError at once."""
-        if prompt_mode not in PROMPT_MODES:
+        raises EndpointError at once.
+
+        prompt_mode: what scoring is to send — "token-ids", "text" (aligned through the server's
+        /tokenize), or None: token ids where the server accepts them, else aligned text. The
+        report's prompt_mode and text_prefix are what was chosen and checked."""
+        if prompt_mode is not None and prompt_mode not in PROMPT_MODES:
             raise EndpointError(self.config.url, f"unknown prompt mode {prompt_mode!r} ({', '.join(PROMPT_MODES)})")
         served = self.client.served_models()
         if self.config.served_model not in served:
@@ -459,7 +515,7 @@ class EndpointModel:
             raise EndpointError(self.config.url, "prompt-logprobs access needs a local tokenizer (--tokenizer DIR) to "
                                                  "build token-id prompts with the start-token rule")
         ids = self.encode([sentence])[0]
-        report = ProbeReport(self.config.base_url, self.config.served_model, sentence, prompt_mode,
+        report = ProbeReport(self.config.base_url, self.config.served_model, sentence, prompt_mode or "token-ids",
                              list(self.start_token_ids), len(ids))
         local_plain = self.tokenizer([sentence], add_special_tokens=False)["input_ids"][0]
         server_plain = self.client.tokenize(sentence, add_special_tokens=False)
@@ -488,7 +544,9 @@ class EndpointModel:
                                        f"{len(ids)}: it alters token-id prompts")
         text_nll, text_counts = self.score_texts([sentence])
         report.nll_text, report.text_token_count = float(text_nll[0]), text_counts[0]
-        if prompt_mode == "token-ids":
+        if prompt_mode is None:
+            report.prompt_mode = "token-ids" if report.nll_token_ids is not None else "text"
+        if report.prompt_mode == "token-ids":
             if report.nll_token_ids is None:
                 report.problems.append("the server refuses token-id prompts: register with prompt mode 'text' only if "
                                        "its text tokenization aligns (the probe then checks it)")
@@ -498,28 +556,58 @@ class EndpointModel:
                     f"text prompts do not align ({report.text_token_count} tokens vs {len(ids)}, NLL "
                     f"{report.nll_text:.3f} vs {report.nll_token_ids:.3f} nats, gap {report.text_nll_gap:+.3f}): "
                     "scoring sends token ids")
-        else:  # text prompts: the server's tokenization must be the start-token rule's
-            if report.text_token_count != len(ids):
+        else:
+            self._probe_aligned_text(report, sentence, ids, tolerance)
+        return report
+
+    def _probe_aligned_text(self, report: ProbeReport, sentence: str, ids: list[int], tolerance: float) -> None:
+        """Text prompts: the server's /tokenize must turn the sentence — as it is, or behind the
+        start token's text where the server adds no start token itself — into exactly the
+        start-token rule's ids; that text is then scored, and where the server also takes token
+        ids, the two NLLs must agree. Without /tokenize the alignment cannot be checked: refused."""
+        options = list(dict.fromkeys(["", self.tokenizer.decode(self.start_token_ids)]))
+        made = {}
+        for prefix in options:
+            tokens = self.client.tokenize(prefix + sentence, add_special_tokens=True)
+            if tokens is None:
                 report.problems.append(
                     f"text prompts are misaligned: the server makes {report.text_token_count} tokens of {sentence!r}, "
-                    f"the start-token rule {len(ids)} (start tokens {self.start_token_ids})")
-            if report.text_nll_gap is not None and abs(report.text_nll_gap) > tolerance:
-                report.problems.append(
-                    f"text prompts are misaligned: NLL {report.nll_text:.3f} nats as text vs {report.nll_token_ids:.3f} "
-                    f"as token ids (gap {report.text_nll_gap:+.3f}, tolerance {tolerance})")
-        return report
+                    f"the start-token rule {len(ids)} (start tokens {self.start_token_ids}), and it has no /tokenize "
+                    "to check a text prompt against the rule")
+                return
+            made[prefix] = tokens
+            if list(tokens) == list(ids):
+                break
+        else:
+            shown = "; ".join(f"{prefix + sentence!r}: {len(t)} tokens" for prefix, t in made.items())
+            report.problems.append(f"text prompts are misaligned: no text the server tokenizes into the start-token "
+                                   f"rule's {len(ids)} ids (start tokens {self.start_token_ids}): {shown}")
+            return
+        report.text_prefix = prefix
+        nll, counts = self.score_texts([prefix + sentence])
+        report.nll_aligned_text, report.aligned_text_token_count = float(nll[0]), counts[0]
+        if counts[0] != len(ids):
+            report.problems.append(f"text prompts are misaligned: the server scored {counts[0]} tokens of "
+                                   f"{prefix + sentence!r}, its /tokenize and the start-token rule {len(ids)}")
+        elif report.nll_token_ids is not None and abs(report.nll_aligned_text - report.nll_token_ids) > tolerance:
+            report.problems.append(
+                f"text prompts are misaligned: NLL {report.nll_aligned_text:.3f} nats as text vs "
+                f"{report.nll_token_ids:.3f} as token ids (tolerance {tolerance})")
+        else:
+            report.notes.append(f"text prompts aligned through /tokenize ({len(ids)} tokens, text prefix {prefix!r})")
 
     def check_unchanged(self, registered: dict | None, tolerance: float = PROBE_NLL_TOLERANCE) -> ProbeReport | None:
         """Probe again and compare with the registration probe's numbers (`registered`, as stored):
         other weights or another tokenizer behind the same URL would change every score silently,
         and mix with the shards already stored under this release."""
-        if not registered or self.access != PROMPT_LOGPROBS or registered.get("nll_token_ids") is None:
+        before = registered.get("scoring_nll", registered.get("nll_token_ids")) if registered else None
+        if self.access != PROMPT_LOGPROBS or before is None:
             return None
-        report = check_probe(self.probe(registered.get("sentence") or PROBE_SENTENCE))
-        before, count = float(registered["nll_token_ids"]), registered.get("local_token_count")
-        if report.local_token_count != count or abs(report.nll_token_ids - before) > tolerance:
+        report = check_probe(self.probe(registered.get("sentence") or PROBE_SENTENCE, prompt_mode=self.config.prompt_mode))
+        before, count = float(before), registered.get("local_token_count")
+        if report.local_token_count != count or abs(report.scoring_nll - before) > tolerance:
             raise EndpointError(self.config.url, f"the served model changed since registration: {report.sentence!r} has "
-                                                 f"NLL {report.nll_token_ids:.4f} nats in {report.local_token_count} tokens now, "
+                                                 f"NLL {report.scoring_nll:.4f} nats in {report.local_token_count} tokens now, "
                                                  f"{before:.4f} in {count} when registered (tolerance {tolerance}); "
                                                  "register what it serves now as a new revision")
         return report

@@ -190,8 +190,48 @@ def test_the_probe_sends_token_ids_and_measures_what_text_prompts_would_lose(smo
         assert report.nll_token_ids == pytest.approx(toy_nll(ids))
         assert report.text_nll_gap == pytest.approx(toy_logprob(ids[1]))  # the first real token goes unscored
         assert report.server_tokenizer_agrees is True
-        with pytest.raises(EndpointError, match=r"text prompts are misaligned: the server makes 7 tokens .* the start-token rule 8"):
-            check_probe(model.probe(prompt_mode="text"))
+        # text prompts, asked for: the start token's text in front makes the server's tokens the rule's
+        text = check_probe(model.probe(prompt_mode="text"))
+        assert (text.prompt_mode, text.text_prefix, text.aligned_text_token_count) == ("text", "<|endoftext|>", len(ids))
+        assert text.nll_aligned_text == pytest.approx(report.nll_token_ids) == text.scoring_nll
+
+
+def test_a_server_refusing_token_ids_is_sent_text_that_its_tokenize_aligns(smollm2, smollm2_tokenizer):
+    """Auto mode: token ids refused (HTTP 400), so the probe finds the text the server's /tokenize
+    turns into the start-token rule's ids; scoring then sends that text and every NLL is the
+    token ids' (by hand), and a server that tokenizes a scored prompt differently is refused."""
+    sentences = ["Paris is the capital of France.", "Ada Lovelace was a mathematician.", "Paris is the capital of France."]
+    with ScriptedServer(tokenizer=smollm2_tokenizer, token_ids=False) as server:
+        model = EndpointModel(config(server.url), tokenizer=smollm2_tokenizer)
+        report = check_probe(model.probe())
+        assert report.nll_token_ids is None and any("token-id prompts refused" in n for n in report.notes)
+        assert (report.prompt_mode, report.text_prefix) == ("text", "<|endoftext|>")
+        served = EndpointModel(config(server.url, prompt_mode="text", text_prefix=report.text_prefix),
+                               tokenizer=smollm2_tokenizer)
+        nll = served.score_sentences(sentences)
+        sent = [p for path, payload, _ in server.requests[-1:] for p in payload["prompt"]]
+        assert sent == ["<|endoftext|>" + s for s in sentences[:2]]  # each distinct sentence once, as text
+        assert nll.tolist() == pytest.approx([toy_nll(smollm2.encode([s])[0]) for s in sentences])
+        with pytest.raises(EndpointError, match="refuses token-id prompts .prompt mode 'text'"):
+            served.score_token_ids([[0, 1, 2]])
+        assert served.fingerprint != EndpointModel(config(server.url), tokenizer=smollm2_tokenizer).fingerprint
+    with ScriptedServer(tokenizer=smollm2_tokenizer, token_ids=False, echo_extra_token=True) as server:
+        served = EndpointModel(config(server.url, prompt_mode="text", text_prefix="<|endoftext|>"), tokenizer=smollm2_tokenizer)
+        with pytest.raises(EndpointError, match="echoed 9 prompt tokens for a text prompt tokenized locally into 8: it altered"):
+            served.score_sentences(sentences[:1])
+
+
+def test_text_prompts_without_tokenize_or_with_another_tokenization_are_refused(smollm2_tokenizer, gemma3):
+    with ScriptedServer(tokenizer=smollm2_tokenizer, token_ids=False, has_tokenize=False) as server:
+        model = EndpointModel(config(server.url), tokenizer=smollm2_tokenizer)
+        with pytest.raises(EndpointError, match=r"server makes 7 tokens .* the start-token rule 8 .*no /tokenize to check"):
+            check_probe(model.probe())
+    # a server whose tokenizer splits the sentence otherwise: no prefix aligns, both tries shown
+    with ScriptedServer(tokenizer=gemma3.tokenizer, token_ids=False) as server:
+        model = EndpointModel(config(server.url), tokenizer=smollm2_tokenizer)
+        with pytest.raises(EndpointError, match=r"no text the server tokenizes into the start-token rule's 8 ids .*"
+                                                r"'Paris is the capital of France.': \d+ tokens; '<\|endoftext\|>Paris"):
+            check_probe(model.probe())
 
 
 def test_the_probe_refuses_a_local_tokenizer_that_is_not_the_servers(smollm2_tokenizer, gemma3):
