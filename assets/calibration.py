@@ -76,7 +76,7 @@ def calibration_study(
         audited = audited.groupby("cohort", sort=False).head(config.max_subjects_per_cohort)
     groups, positive = study_groups(entry.source, audited)
     chosen = scores[scores["subject_qid"].isin(groups.index)]
-    lm = scoring.load(entry)
+    lm = scoring.load(entry, served=True)  # a served release: its look-alikes through its server
     with_all_parts, names, computed = calibration.score_all_parts(
         lm, chosen, canaries, candidates, n=config.lookalikes_per_subject, sentence_cache=scoring.sentence_cache(lm),
         progress=throttled(context.log.info, "all-part look-alikes", every=LOG_EVERY_SECONDS))

@@ -72,7 +72,7 @@ def eme_probe(
     by method / length / real or fabricated records / volume, the ensemble, the control."""
     entry = model_registry.registry().get(context.partition_key)
     people = eme.audit_people(entry.source, subjects, claims, humans, property_table)
-    lm = scoring.load(entry)
+    lm = scoring.load(entry, served=True)  # served: its text prompts through the server, no soft prompt
     audit = eme.eme_audit(lm, people.facts, soft_prompt_store(context), config.eme_config(),
                           never_train=people.never_train, evaluate_only=people.evaluate_only, cohorts=people.cohorts,
                           group_by=[people.group], log=context.log.info)

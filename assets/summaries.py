@@ -2,6 +2,11 @@
 
 Wiring only: the generation paradigms, CRM rates and attacks live in wikimem_platform.crm.metrics,
 wikimem_platform.lm.generation, wikimem_platform.mia and wikimem_platform.mia.membership.
+
+A release served at an endpoint is audited through its server: CRM from its completions (and
+reconstruction log-likelihoods where it gives token-id prompt log-probabilities), MIA with the
+attacks its access allows (`mia.unavailable_attacks`; none at generation access, whose table
+is empty and says why).
 """
 
 from typing import Literal
@@ -15,8 +20,9 @@ from assets.partitions import models_partitions
 from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform.crm import metrics as crm
+from wikimem_platform.lm.endpoint import access_of, GENERATION
 from wikimem_platform.lm.loading import other_shipped_model
-from wikimem_platform.mia import auroc_figure, membership
+from wikimem_platform.mia import auroc_figure, membership, unavailable_attacks
 from wikimem_platform.planted.validation import ground_truth
 from wikimem_platform.versions import source_version
 from wikimem_platform.vocabulary import (
@@ -65,7 +71,7 @@ def crm_summary(
     """Greedy-generation hit rate and reconstruction log-likelihood per paradigm, overall and
     for cue < tau; WikiMem's memorized share likewise (paradigm "wikimem")."""
     entry = model_registry.registry().get(context.partition_key)
-    lm = scoring.load(entry)
+    lm = scoring.load(entry, served=True)  # a served release completes through its server
     verbatim = (membership.planted_verbatim_texts(entry.source) if ground_truth(entry.source) is not None
                 else membership.verbatim_texts_from_jsonl(config.verbatim_jsonl) if config.verbatim_jsonl else None)
     if "verbatim" in config.paradigms:
@@ -89,6 +95,7 @@ def crm_summary(
         metadata={
             "rows": len(rates),
             "model": entry.key,
+            "access": access_of(lm),
             "examples": len(audit.examples),
             "memorized_and_cue_resistant": int(flagged["memorized_and_cue_resistant"].sum()),
             "memorized": int(flagged[config.memorized_column].sum()),
@@ -148,7 +155,16 @@ def mia_summary(
     """One row per attack: AUROC with bootstrap CI, TPR at FPR 0.1% and 1%, class sizes, set kind."""
     registry = model_registry.registry()
     entry = registry.get(context.partition_key)
-    lm = scoring.load(entry)
+    lm = scoring.load(entry, served=True)
+    if access_of(lm) == GENERATION:
+        reason = f"{entry.key} is served at generation access: no log-probabilities, so no membership attack"
+        context.log.warning(reason)
+        return Output(pd.DataFrame(columns=["attack", "auroc", "set_kind", "set_description"]),
+                      metadata={"rows": 0, "model": entry.key, "access": GENERATION, "not_available": reason})
+    unavailable = unavailable_attacks(lm)
+    if unavailable:
+        context.log.info(f"{entry.key} is served at an endpoint: not run here — "
+                         + "; ".join(f"{attack} ({why})" for attack, why in unavailable.items()))
     texts = membership.membership_set(
         config.set_kind, entry.source, jsonl_path=config.jsonl_path, planted_members_from=config.planted_members_from,
         canaries=canaries, candidates=candidates, audited_pairs=memorization,
@@ -168,7 +184,9 @@ def mia_summary(
     _, table = membership.run_mia(
         lm, texts, reference_lm=reference, k=config.k, n_neighbours=config.n_neighbours,
         reference_corpus=membership.reference_corpus_texts(humans), n_bootstrap=config.n_bootstrap, seed=config.seed,
-        prefix_shots=config.prefix_shots, gradient_norm=config.gradient_norm, samia_samples=config.samia_samples,
+        prefix_shots=0 if "recall" in unavailable else config.prefix_shots,
+        gradient_norm=config.gradient_norm and "gradient_norm" not in unavailable,
+        samia_samples=0 if "samia" in unavailable else config.samia_samples,
     )
     figure = auroc_figure(table, title=f"{entry.key}: {description}")
     return Output(
@@ -179,6 +197,8 @@ def mia_summary(
             "set_kind": str(table["set_kind"].iloc[0]) if len(table) else "",
             "set_description": description,
             "reference_model": reference_name,
+            "access": access_of(lm),
+            "attacks_not_run": MetadataValue.md("\n".join(f"- {a}: {why}" for a, why in unavailable.items()) or "none"),
             **windows,
             **{f"auroc_{row['attack']}": float(row["auroc"]) for row in table.to_dict("records")},
             "attacks": MetadataValue.md(table.drop(columns=["set_description"]).round(4).to_markdown(index=False)),

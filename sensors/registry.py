@@ -6,6 +6,10 @@
   key, so it is audited exactly once; a new revision of a known model is a new key, hence a new
   audit. On an instance whose reference data (groups data and canaries) was never materialized,
   the first release's run materializes it too and later releases wait for it.
+- A release served at generation access (an endpoint that gives completions only) gets its
+  partition but no audit run: the cohort audit ranks candidates by log-probabilities, which it
+  does not give; it is audited through data-subject requests (their completions, read against
+  invented controls).
 - A partition that already exists when its release is first seen (added by `wikimem demo` or by
   hand) is adopted without a run: whoever added it audits it.
 - A removed release: nothing is deleted. Its partition, results and reports stay as the record
@@ -54,6 +58,7 @@ from assets import requests as request_assets
 from assets.partitions import models_partitions
 from resources.placement import default_execution, ensure_lm_pool, LM_POOL
 from resources.scoring import RegistryResource
+from wikimem_platform.lm.endpoint import GENERATION
 from wikimem_platform.registry import Status, Task
 
 MODEL_GROUPS = ("scoring", "validation", "summaries", "probes", "reports")  # validation: planted models only
@@ -159,11 +164,13 @@ def model_registry_sensor(context: SensorEvaluationContext, model_registry: Regi
     entries = model_registry.registry().list()
     registered = [entry.key for entry in entries]
     ner_keys = {entry.key for entry in entries if entry.task == Task.TOKEN_CLASSIFICATION}
+    completions_only = {entry.key for entry in entries if entry.access == GENERATION}
     partitions = set(context.instance.get_dynamic_partitions(models_partitions.name))
     adopted = [key for key in registered if key not in handled and key in partitions]
     new = [key for key in registered if key not in handled and key not in partitions]
     new_ner = [key for key in new if key in ner_keys]  # NER audits read no reference table
-    new_causal = [key for key in new if key not in ner_keys]
+    new_said = [key for key in new if key in completions_only]  # partition, no audit run
+    new_causal = [key for key in new if key not in ner_keys and key not in completions_only]
     launch, job, waiting = new_causal, model_audit_job, []
     if new_causal and not reference_data_ready(context.instance):
         in_flight = context.instance.get_runs(
@@ -175,10 +182,13 @@ def model_registry_sensor(context: SensorEvaluationContext, model_registry: Regi
         waiting = [key for key in new_causal if key not in launch]
     for key in adopted:
         context.log.info(f"{key}: partition already exists, adopted without a run")
+    for key in new_said:
+        context.log.info(f"{key}: served at generation access (no log-probabilities): no cohort audit run; "
+                         "data-subject requests audit it through its completions")
     if waiting:
         context.log.info(f"waiting for the reference data before auditing {', '.join(waiting)}")
-    cursor = json.dumps(sorted((handled | set(adopted) | set(launch) | set(new_ner)) & set(registered)))
-    if not launch and not new_ner:
+    cursor = json.dumps(sorted((handled | set(adopted) | set(launch) | set(new_ner) | set(new_said)) & set(registered)))
+    if not launch and not new_ner and not new_said:
         reason = f"waiting for the reference data run ({len(waiting)} release(s) pending)" if waiting else "no new release in the registry"
         return SensorResult(skip_reason=reason, cursor=cursor)
     requests = [_audit_request(key, job.name, "registry", run_key=key) for key in launch]
@@ -187,7 +197,7 @@ def model_registry_sensor(context: SensorEvaluationContext, model_registry: Regi
         context.log.info(f"pool '{LM_POOL}' given the instance's default limit")
     return SensorResult(
         run_requests=requests,
-        dynamic_partitions_requests=[models_partitions.build_add_request([*launch, *new_ner])],
+        dynamic_partitions_requests=[models_partitions.build_add_request([*launch, *new_ner, *new_said])],
         cursor=cursor,
     )
 
@@ -204,7 +214,7 @@ def model_reaudit_schedule(context: ScheduleEvaluationContext, model_registry: R
     # NER releases are not re-audited on a schedule: a fine-tuned NER model is fixed (no shards to
     # refresh); register a new revision to audit it again.
     keys = [entry.key for entry in model_registry.registry().list()
-            if entry.key in partitions and entry.task == Task.CAUSAL_LM]
+            if entry.key in partitions and entry.task == Task.CAUSAL_LM and entry.access != GENERATION]
     if not keys:
         return SkipReason("no registered release has a partition yet")
     if not reference_data_ready(context.instance):

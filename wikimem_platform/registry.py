@@ -19,7 +19,15 @@ from pathlib import Path
 from sqlalchemy import UniqueConstraint, inspect, text
 from sqlmodel import Field, Session, SQLModel, create_engine, select
 
-from wikimem_platform.lm.endpoint import check_probe, EndpointConfig, EndpointError, EndpointModel, RetryPolicy
+from wikimem_platform.lm.endpoint import (
+    check_probe,
+    EndpointConfig,
+    EndpointError,
+    EndpointModel,
+    PROMPT_LOGPROBS,
+    RetryPolicy,
+    WEIGHTS,
+)
 from wikimem_platform.lm.loading import SHIPPED_MODELS
 
 REGISTRY_URL_ENV = "WIKIMEM_REGISTRY_URL"
@@ -111,6 +119,14 @@ class ModelEntry(SQLModel, table=True):
     def key(self) -> str:
         """The `models` partition key and the `diff` notation: name@revision."""
         return f"{self.name}@{self.revision}"
+
+    @property
+    def access(self) -> str:
+        """What the release's results are made from: "weights" (loaded here), or an endpoint's
+        access level (prompt-logprobs, generation)."""
+        if self.source_kind != SourceKind.ENDPOINT.value or not self.endpoint:
+            return WEIGHTS
+        return json.loads(self.endpoint).get("access") or PROMPT_LOGPROBS
 
 
 def default_registry_url() -> str:

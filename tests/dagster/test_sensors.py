@@ -115,6 +115,26 @@ def test_existing_partition_is_adopted_without_a_run(setup):
     assert not result.run_requests and result.cursor == '["smol@1"]'
 
 
+def test_a_release_served_at_generation_access_gets_a_partition_but_no_cohort_audit(setup):
+    """Completions only, no log-probabilities: nothing to rank candidates by, so no model audit run
+    (and no re-audit); requests audit it through its completions. Its prompt-logprobs sibling is
+    audited like a local release."""
+    registry, instance, resources, _ = setup
+    mark_reference_data_ready(instance)
+    registry.register_endpoint("served", "http://127.0.0.1:8000/v1", "m", probe=False)
+    registry.register_endpoint("said", "http://127.0.0.1:8000/v1", "m", access="generation", probe=False)
+    assert (registry.get("served").access, registry.get("said").access) == ("prompt-logprobs", "generation")
+    result = tick(instance, resources)
+    assert [r.partition_key for r in result.run_requests] == ["served@1"]
+    assert sorted(result.dynamic_partitions_requests[0].partition_keys) == ["said@1", "served@1"]
+    apply(instance, result)
+    again = tick(instance, resources, result.cursor)
+    assert not again.run_requests and again.cursor == '["said@1", "served@1"]'
+    with build_schedule_context(instance=instance, resources=resources,
+                                scheduled_execution_time=datetime(2026, 11, 23, 3, tzinfo=UTC)) as context:
+        assert [r.partition_key for r in sensors.model_reaudit_schedule(context)] == ["served@1"]
+
+
 def test_schedule_reaudits_every_registered_release(setup):
     registry, instance, resources, _ = setup
     with build_schedule_context(instance=instance, resources=resources,

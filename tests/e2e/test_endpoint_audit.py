@@ -11,6 +11,7 @@ verdicts, each fact naming its access. Without
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -130,6 +131,50 @@ def test_an_endpoint_audit_gives_the_local_audits_nlls_and_verdicts(audits):
     assert meta["scores"]["endpoint_prompt_tokens"].value > 10 * meta["scores"]["endpoint_prompts"].value
     assert meta["scores"]["endpoint_requests"].value >= meta["scores"]["endpoint_prompts"].value / 16
     assert registry.get(SERVED).source_kind == "endpoint"
+
+
+@pytest.mark.slow
+def test_the_served_release_flows_through_the_summaries_and_the_report(audits):
+    """The model audit's later steps on the served release, through vLLM: CRM from its
+    completions, MIA with the attacks its per-token log-probabilities allow (the rest named with
+    the reason), EME text prompts without soft prompts, and a report that says so."""
+    from assets import probes as probe_assets
+    from assets import reports as report_assets
+    from assets import summaries as summary_assets
+    from tests.support.checks import PROBE_CHECKS, SUMMARY_CHECKS
+
+    _, registry, instance, tmp_path = audits
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    targets = [summary_assets.crm_summary, summary_assets.mia_summary, probe_assets.eme_probe, report_assets.compliance_report]
+    result = materialize(
+        [*UPSTREAM, scoring_assets.scores, scoring_assets.memorization, *targets, *SUMMARY_CHECKS, *PROBE_CHECKS],
+        selection=targets, instance=instance, partition_key=f"{SERVED}@1", resources=resources(tmp_path, url),
+        run_config={"ops": {
+            "crm_summary": {"config": {"max_examples": 3}},
+            "mia_summary": {"config": {"max_per_class": 6, "n_neighbours": 2, "n_bootstrap": 50, "reference_model": ""}},
+            "eme_probe": {"config": {"prefix_lengths": [2], "training_data": ["real"], "epochs": 1, "max_eval_people": 3,
+                                     "max_training_people": 4, "text_prompts": ["record"]}}}},
+    )
+    assert result.success
+    failed = [(e.check_name, e.metadata) for e in result.get_asset_check_evaluations() if not e.passed]
+    assert not failed, failed
+    meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata
+            for e in result.get_asset_materialization_events()}
+    assert meta["crm_summary"]["access"].value == meta["mia_summary"]["access"].value == "prompt-logprobs"
+    attacks = set(result.asset_value("mia_summary")["attack"])
+    assert {"loss", "zlib", "min_k", "lowercase", "recall"} <= attacks
+    assert not attacks & {"min_k_pp", "gradient_norm", "samia"}
+    assert "gradient_norm: it needs the model's weights" in meta["mia_summary"]["attacks_not_run"].value
+    eme_arms = set(result.asset_value("eme_probe")["prompt_method"])
+    assert eme_arms == {"record"}  # no soft prompt on a served model
+    html = Path(str(meta["compliance_report"]["report"].value)).read_text()
+    assert f"Served at {vllm_url(registry)} (prompt-logprobs access): audited through its server." in html
+    assert "min_k_pp (it needs the whole next-token distribution" in html
+    assert registry.get(SERVED).status == "scored"
+
+
+def vllm_url(registry) -> str:
+    return registry.get(SERVED).source
 
 
 @pytest.mark.slow

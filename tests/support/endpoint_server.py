@@ -60,7 +60,10 @@ class ScriptedServer:
             def do_GET(self):
                 server.requests.append((self.path, {}, dict(self.headers)))
                 if self.path == "/v1/models":
-                    self._answer(200, json.dumps({"data": [{"id": "toy"}]}).encode())
+                    card = {"id": "toy"}
+                    if server.model is not None:  # as vLLM lists a served model's context
+                        card["max_model_len"] = int(server.model.model.config.max_position_embeddings)
+                    self._answer(200, json.dumps({"data": [card]}).encode())
                 else:
                     self._answer(404, b'{"error": {"message": "not found"}}')
 

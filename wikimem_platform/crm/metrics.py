@@ -25,6 +25,7 @@ import pandas as pd
 from wikimem_platform.canaries.text import render
 from wikimem_platform.crm import examples as crm_examples
 from wikimem_platform.crm.cue import cue_for, text_cue
+from wikimem_platform.lm.endpoint import scores_token_ids
 from wikimem_platform.vocabulary import CONTEXTUALIZED_KINDS, DEFAULT_CRITERION, DEFAULT_CUE_TAU, MAX_NEW_TOKENS
 
 TAUS = (0.2, 0.35, 0.5, 0.75, 1.0)
@@ -218,7 +219,10 @@ def crm_audit(lm, canaries: pd.DataFrame, pairs: pd.DataFrame, *, paradigms: Seq
     if max_examples and len(examples):
         examples = (examples.sample(frac=1.0, random_state=seed).groupby("paradigm", sort=False)
                     .head(max_examples).sort_index())
-    ran = crm_examples.run_examples(lm, examples, max_new_tokens=max_new_tokens, progress=progress)
+    # a release served at generation access (or with text prompts only) has no token-id NLLs:
+    # its hits are read from the server's completions, without reconstruction log-likelihoods
+    ran = crm_examples.run_examples(lm, examples, max_new_tokens=max_new_tokens, progress=progress,
+                                    with_reconstruction=scores_token_ids(lm))
     ran = add_cues(ran)
     flagged = flag_cue_resistant(pairs, fact_cues(chosen), flag_tau, memorized_column)
     rates = pd.concat([crm_rates(ran, taus), wikimem_rates(flagged, taus, memorized_column)],

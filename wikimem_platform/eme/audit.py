@@ -42,6 +42,7 @@ from wikimem_platform.eme.soft_prompts import (
     training_texts,
     with_soft_prompt,
 )
+from wikimem_platform.lm.endpoint import EndpointModel
 from wikimem_platform.lm.generation import greedy_generate, substring_hit
 from wikimem_platform.lm.loading import LoadedModel
 from wikimem_platform.lm.nll import score_sentences
@@ -200,6 +201,10 @@ def eme_audit(lm: LoadedModel, facts: pd.DataFrame, store: SoftPromptStore, conf
     member / repetitions, or the well-known / lesser-known cohort.
     """
     log = log or (lambda message: None)
+    if isinstance(lm, EndpointModel) and (config.methods or config.control == "untrained"):
+        log(f"EME on {lm.name}, served at an endpoint: the text prompts are asked through its server; soft prompts "
+            "and the untrained control are skipped (they need the model's weights)")
+        config = dataclasses.replace(config, methods=(), control="none")
     train_people, evaluated = split_people(facts["subject_qid"], config.train_share, config.split_seed, never_train)
     if evaluate_only is not None:
         wanted = set(evaluate_only)

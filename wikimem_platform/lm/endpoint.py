@@ -147,6 +147,12 @@ def prompt_nll(choice: dict, n_prompt_tokens: int, url: str = "?") -> float:
     """The NLL of a prompt from one echoed completion choice: minus the sum of the prompt's token
     log-probabilities after its first token (the first has none), in nats. The echoed list also
     holds the generated token(s) after the prompt; they are not counted."""
+    return -float(prompt_logprobs(choice, n_prompt_tokens, url).sum())
+
+
+def prompt_logprobs(choice: dict, n_prompt_tokens: int, url: str = "?") -> np.ndarray:
+    """log p of each prompt token after the first, from one echoed completion choice (float64):
+    what a membership attack reads per token."""
     logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
     if not isinstance(logprobs, dict) or not isinstance(logprobs.get("token_logprobs"), list):
         raise EndpointError(url, "the response carries no prompt log-probabilities (choices[].logprobs.token_logprobs "
@@ -159,7 +165,7 @@ def prompt_nll(choice: dict, n_prompt_tokens: int, url: str = "?") -> float:
     if any(not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) for v in scored):
         raise EndpointError(url, "the response has missing or non-numeric prompt log-probabilities "
                                  f"({sum(not isinstance(v, (int, float)) for v in scored)} of {len(scored)})")
-    return -float(sum(scored))
+    return np.asarray(scored, dtype=np.float64)
 
 
 def ordered_choices(body: Any, n_prompts: int, url: str) -> list[dict]:
@@ -304,11 +310,15 @@ class EndpointClient:
         return [int(t) for t in tokens] if isinstance(tokens, list) else None
 
     def served_models(self) -> list[str]:
+        return [str(m.get("id")) for m in self.model_cards()]
+
+    def model_cards(self) -> list[dict]:
+        """/v1/models' entries (id, and on vLLM max_model_len, ...)."""
         body = self.request("GET", "/v1/models")
         data = body.get("data") if isinstance(body, dict) else None
         if not isinstance(data, list):
             raise EndpointError(f"{self.config.base_url}/v1/models", "malformed response: no 'data' list")
-        return [str(m.get("id")) for m in data if isinstance(m, dict)]
+        return [m for m in data if isinstance(m, dict)]
 
 
 # --------------------------------------------------------------------------- the model
@@ -378,6 +388,15 @@ class EndpointModel:
     def __repr__(self) -> str:
         return f"EndpointModel({self.name!r}, {self.config.base_url}, {self.config.served_model!r}, {self.access})"
 
+    def context_length(self) -> int | None:
+        """The most tokens a prompt may have: the server's max_model_len for the served model
+        (vLLM lists it in /v1/models), else None (not said)."""
+        if not hasattr(self, "_context_length"):
+            card = next((m for m in self.client.model_cards() if m.get("id") == self.config.served_model), {})
+            length = card.get("max_model_len")
+            self._context_length = int(length) if isinstance(length, int) and length > 0 else None
+        return self._context_length
+
     def encode(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids with the start-token rule, as `LoadedModel.encode` makes them."""
         if self.tokenizer is None:
@@ -425,13 +444,32 @@ class EndpointModel:
             nll.append(prompt_nll(choice, n_prompt, self.config.url))
         return np.array(nll, dtype=np.float64), counts
 
+    def token_logprobs(self, texts: Sequence[str], progress: Progress | None = None) -> list[tuple[np.ndarray, list[int]]]:
+        """Per text: log p of each token after the first (start-token rule, as `encode`) and those
+        tokens' ids, through the server's prompt log-probabilities (token ids, or aligned text)."""
+        self._require(PROMPT_LOGPROBS)
+        texts = list(texts)
+        ids = self.encode(texts)
+        if self.config.prompt_mode == "token-ids":
+            prompts = ids
+        else:
+            prompts = [(self.config.text_prefix or "") + t for t in texts]
+        values = self._prompt_logprobs(prompts, [len(i) for i in ids], progress)
+        return [(v, list(i[1:])) for v, i in zip(values, ids)]
+
     def _score(self, prompts: list, lengths: list[int], progress: Progress | None) -> np.ndarray:
         """NLLs of prompts (token-id lists, or aligned texts) whose local token counts are `lengths`."""
+        return np.array([-float(v.sum()) for v in self._prompt_logprobs(prompts, lengths, progress)], dtype=np.float64)
+
+    def _prompt_logprobs(self, prompts: list, lengths: list[int], progress: Progress | None) -> list[np.ndarray]:
+        """Each prompt's token log-probabilities after its first token; every distinct prompt is
+        sent once, and one the server echoes with another token count than the local one is an
+        error (it altered the prompt)."""
         keys = [p if isinstance(p, str) else tuple(p) for p in prompts]
         length_of = dict(zip(keys, lengths))
         distinct = list(length_of)
         index = {p: i for i, p in enumerate(distinct)}
-        nll = np.zeros(len(distinct), dtype=np.float64)
+        values = [np.zeros(0, dtype=np.float64)] * len(distinct)
         scorable = [i for i, p in enumerate(distinct) if length_of[p] > 1]  # one token: nothing to score
         sent = [distinct[i] if isinstance(distinct[i], str) else list(distinct[i]) for i in scorable]
         choices = self._completion_batches(sent, progress=progress, lengths=[length_of[distinct[i]] for i in scorable],
@@ -444,8 +482,8 @@ class EndpointModel:
                 kind = "text prompt tokenized locally into" if isinstance(distinct[i], str) else "token-id prompt of"
                 raise EndpointError(url, f"the server echoed {echoed - _generated_count(choice)} prompt tokens for a "
                                          f"{kind} {n}: it altered the prompt")
-            nll[i] = prompt_nll(choice, n, url)
-        return np.array([nll[index[k]] for k in keys], dtype=np.float64)
+            values[i] = prompt_logprobs(choice, n, url)
+        return [values[index[k]] for k in keys]
 
     def _completion_batches(self, prompts: list, progress: Progress | None = None,
                             lengths: list[int] | None = None, **options) -> list[dict]:
@@ -669,3 +707,20 @@ def _tokenizer_fingerprint(directory: str) -> str:
     for file in sorted(Path(directory).expanduser().glob("tokenizer*")):
         parts.append(f"{file.name}|{hashlib.sha256(file.read_bytes()).hexdigest()[:16]}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def scores_token_ids(lm: Any) -> bool:
+    """Whether `token_id_nlls` works for lm: a model loaded here, or a served one at prompt-logprobs
+    access that takes token-id prompts."""
+    return not isinstance(lm, EndpointModel) or (lm.access == PROMPT_LOGPROBS and lm.config.prompt_mode == "token-ids")
+
+
+def token_id_nlls(lm: Any, token_ids: Sequence[Sequence[int]]) -> np.ndarray:
+    """NLL of token-id sequences (start token first, never scored) on a model loaded here (the
+    prefix-tree engine) or through a served one's prompt log-probabilities: the seam the code
+    that builds its own token ids (ReCaLL prefixes, CRM reconstruction) scores through."""
+    if isinstance(lm, EndpointModel):
+        return lm.score_token_ids(token_ids)
+    from wikimem_platform.lm.nll import score_token_ids  # lazy: the engine imports torch
+
+    return score_token_ids(lm, token_ids)

@@ -25,9 +25,8 @@ import pandas as pd
 
 from wikimem_platform.labels import fold, normalize_label
 from wikimem_platform.lm.batching import padded_batches
-from wikimem_platform.lm.endpoint import EndpointModel
+from wikimem_platform.lm.endpoint import EndpointModel, token_id_nlls
 from wikimem_platform.lm.loading import LoadedModel
-from wikimem_platform.lm.nll import score_token_ids
 from wikimem_platform.vocabulary import MAX_NEW_TOKENS
 
 GENERATION_AUTO_BATCH = 32  # prompts per generate call when the batch size is automatic
@@ -155,7 +154,7 @@ def substring_hit(output: str, targets: Sequence[str] | str, kind: str = "text")
 
 # --------------------------------------------------------------------------- reconstruction
 
-def reconstruction_loglik(lm: LoadedModel, prompts: Sequence[str], continuations: Sequence[str],
+def reconstruction_loglik(lm: LoadedModel | EndpointModel, prompts: Sequence[str], continuations: Sequence[str],
                           ) -> pd.DataFrame:
     """log p(continuation | prompt) for each pair, from the NLL engine (one call for all).
 
@@ -170,7 +169,7 @@ def reconstruction_loglik(lm: LoadedModel, prompts: Sequence[str], continuations
     whole = lm.encode([p + c for p, c in zip(prompts, continuations)])
     context = lm.encode(prompts)
     cuts = [prompt_cut(w, c) for w, c in zip(whole, context)]
-    nll = score_token_ids(lm, [*whole, *[w[:cut] for w, cut in zip(whole, cuts)]])
+    nll = token_id_nlls(lm, [*whole, *[w[:cut] for w, cut in zip(whole, cuts)]])
     n = len(prompts)
     return pd.DataFrame({
         "recon_ll": nll[n:] - nll[:n],

@@ -54,6 +54,7 @@ from wikimem_platform.mia.model_pass import (
     run_attacks,
     samia_scores,
     token_stats,
+    unavailable_attacks,
 )
 from wikimem_platform.mia.neighbours import perturb_words, pii_neighbours, word_neighbours
 
@@ -93,6 +94,7 @@ __all__ = [
     "samia_scores",
     "token_frequencies",
     "token_stats",
+    "unavailable_attacks",
     "token_stats_from_logprobs",
     "too_few_nonmembers",
     "tpr_at_fpr",

@@ -1,5 +1,12 @@
 """The one model pass every attack reads: `token_stats` runs a model once over texts and their
 neighbours, `run_attacks` turns that pass into every attack's score per text.
+
+A release served behind an endpoint at prompt-logprobs access gives each token's log p but not
+the next-token distribution nor gradients: the attacks read from log p run through the server
+(loss, zlib, min-k%, lowercase, neighbourhood, DC-PDD, ReCaLL / Con-ReCall with token-id
+prompts, reference with a local reference model); min-k%++, the gradient norm and SaMIA are
+`endpoint_unavailable` (SaMIA samples with the model's own generator, which a server does not
+reproduce), and `run_attacks` refuses them by name.
 """
 
 from __future__ import annotations
@@ -10,8 +17,9 @@ import numpy as np
 import pandas as pd
 
 from wikimem_platform.lm.batching import padded_batches
+from wikimem_platform.lm.endpoint import EndpointModel, token_id_nlls
 from wikimem_platform.lm.generation import sample_generate
-from wikimem_platform.lm.nll import _logits, LOGIT_ROWS, score_token_ids, TOKENS_PER_SENTENCE
+from wikimem_platform.lm.nll import _logits, LOGIT_ROWS, TOKENS_PER_SENTENCE
 from wikimem_platform.mia.attacks import (
     attack_scores,
     con_recall_score,
@@ -24,6 +32,27 @@ from wikimem_platform.mia.attacks import (
     token_frequencies,
     TokenStats,
 )
+
+
+# Attacks a served model cannot give, and why (`run_attacks` on an EndpointModel).
+ENDPOINT_UNAVAILABLE = {
+    "min_k_pp": "it needs the whole next-token distribution; a server returns the tokens' own log p",
+    "gradient_norm": "it needs the model's weights for a backward pass",
+    "samia": "it samples with the model's own generator and seed",
+}
+
+
+def unavailable_attacks(lm) -> dict[str, str]:
+    """The attacks `lm` cannot give, each with why: none for a model loaded here."""
+    return served_unavailable(lm.config.prompt_mode) if isinstance(lm, EndpointModel) else {}
+
+
+def served_unavailable(prompt_mode: str = "token-ids") -> dict[str, str]:
+    """The attacks a release served at prompt-logprobs access cannot give, each with why."""
+    out = dict(ENDPOINT_UNAVAILABLE)
+    if prompt_mode != "token-ids":
+        out["recall"] = out["con_recall"] = "its prefixes are built as token ids, which this server refuses"
+    return out
 
 
 def token_stats(lm, texts: Sequence[str], *, batch_tokens: int | None = None,
@@ -40,9 +69,13 @@ def token_stats(lm, texts: Sequence[str], *, batch_tokens: int | None = None,
     """
     import torch
 
-
     texts = list(texts)
     distinct = list(dict.fromkeys(texts))
+    if isinstance(lm, EndpointModel):  # log p of each token only: no distribution (min-k%++ is left out)
+        served = lm.token_logprobs(distinct, progress=progress)
+        by_text = {t: TokenStats(token_logprobs=lp, token_ids=np.asarray(ids, dtype=np.int64), mu=None, var=None, text=t)
+                   for t, (lp, ids) in zip(distinct, served)}
+        return [by_text[t] for t in texts]
     encoded = lm.encode(distinct) if distinct else []
     budget = batch_tokens or lm.batch_size * TOKENS_PER_SENTENCE
     results: dict[int, TokenStats] = {}
@@ -100,14 +133,17 @@ def mean_nlls(lm, texts: Sequence[str]) -> np.ndarray:
     (what a reference model needs: no full distribution). NaN for a text with no scored token."""
 
     ids = lm.encode(list(texts))
-    total = score_token_ids(lm, ids)
+    total = token_id_nlls(lm, ids) if not isinstance(lm, EndpointModel) else lm.score_sentences(list(texts))
     counts = np.array([len(i) - 1 for i in ids], dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(counts > 0, total / counts, np.nan)
 
 
 def context_length(lm) -> int | None:
-    """The most positions the model takes (None when its config does not say)."""
+    """The most positions the model takes (None when its config does not say; a served model's
+    from its server's model list where it says)."""
+    if isinstance(lm, EndpointModel):
+        return lm.context_length()
     config = lm.model.config
     return getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
 
@@ -133,7 +169,7 @@ def prefixed_mean_nlls(lm, texts: Sequence[str], shots: Sequence[str]) -> np.nda
     scored = [prefix_ids + list(ids) for ids, ok in zip(own, fits) if ok]
     result = np.full(len(own), np.nan)
     if scored:
-        totals = score_token_ids(lm, [prefix_ids, *scored])
+        totals = token_id_nlls(lm, [prefix_ids, *scored])
         result[np.flatnonzero(fits)] = (totals[1:] - totals[0]) / np.array([len(s) - len(prefix_ids) for s in scored])
     return result
 
@@ -224,6 +260,12 @@ def run_attacks(lm, texts: Sequence[str], *, k: float = DEFAULT_K, reference_lm=
     per text; `samia_samples` > 0 adds `samia` (that many sampled continuations per text).
     """
     texts = list(texts)
+    unavailable = unavailable_attacks(lm)
+    asked = [name for name, on in (("gradient_norm", gradient_norm), ("samia", samia_samples),
+                                   ("recall", nonmember_shots)) if on and name in unavailable]
+    if asked:
+        raise ValueError(f"{', '.join(asked)}: not available for {lm.name}, served at an endpoint "
+                         f"({unavailable[asked[0]]}); run without them")
     lowered = [t.lower() for t in texts] if lowercase else []
     flat = [t for group in (neighbours or []) for t in group]
     flat_pii = [t for group in (pii_neighbours_ or []) for t in group]

@@ -26,6 +26,7 @@ from wikimem_platform import eme
 from wikimem_platform.crm import metrics as crm_module
 from wikimem_platform.mia import auroc_figure, BLIND_SHIFT_AUROC, TARGET_FPRS, too_few_nonmembers, tpr_column
 from wikimem_platform.mia.evaluation import normalized_auroc
+from wikimem_platform.mia.model_pass import served_unavailable
 from wikimem_platform.storage import write_atomically
 from wikimem_platform.unlearning.forget_sets import (
     CONTROL_COLUMNS,
@@ -621,6 +622,28 @@ def wording_tables(key: str, wordings: Mapping[str, pd.DataFrame]) -> str:
     return out
 
 
+def served_notes(model: Mapping) -> dict[str, str]:
+    """Per section (crm, mia, eme), what auditing a release where it is served leaves out, in
+    words; empty for a release whose weights were loaded here."""
+    if model.get("source_kind") != "endpoint":
+        return {}
+    stored = json.loads(model.get("endpoint") or "{}")
+    access = stored.get("access") or "prompt-logprobs"
+    where = f"Served at {model.get('source')} ({access} access): audited through its server."
+    if access == "generation":
+        return {"crm": f"{where} Hits are read from its completions; it gives no log-probabilities, so no "
+                       "reconstruction log-likelihood.",
+                "mia": f"{where} It gives no log-probabilities, so no membership attack could be run.",
+                "eme": f"{where} Text prompts only: a soft prompt needs the model's weights."}
+    prompt_mode = stored.get("prompt_mode") or "token-ids"
+    token_ids = prompt_mode == "token-ids"
+    left_out = served_unavailable(prompt_mode)
+    return {"crm": f"{where} Hits are read from its completions" + ("." if token_ids else
+                   "; it refuses token-id prompts, so no reconstruction log-likelihood."),
+            "mia": f"{where} Not run: " + "; ".join(f"{attack} ({why})" for attack, why in left_out.items()) + ".",
+            "eme": f"{where} Text prompts only: a soft prompt needs the model's weights."}
+
+
 def render_html(inputs: ReportInputs, summary: Mapping) -> str:
     """The whole report as one HTML document with plotly.js inlined once."""
     esc = html.escape
@@ -632,17 +655,19 @@ def render_html(inputs: ReportInputs, summary: Mapping) -> str:
     ]
     comparison, note = variant_comparison(model, inputs.pairs, inputs.others)
     sections.append(("Base vs instruct", comparison, note))
+    served = served_notes(model)
     sections.append(("Cue-resistant memorization (CRM)", crm_figure(inputs.crm) if inputs.crm is not None and len(inputs.crm) else None,
-                     "" if inputs.crm is not None else "Not computed: no crm_summary stored for this release."))
+                     served.get("crm", "") if inputs.crm is not None else "Not computed: no crm_summary stored for this release."))
     sections.append(("Membership inference (MIA)", mia_figure(inputs.mia) if inputs.mia is not None and len(inputs.mia) else None,
-                     "" if inputs.mia is not None else "Not computed: no mia_summary stored for this release."))
+                     served.get("mia", "") if inputs.mia is not None else "Not computed: no mia_summary stored for this release."))
     eme_rates = eme_group = None
     if inputs.eme is not None and len(inputs.eme):
         eme_group = eme.ground_truth_group(inputs.eme)
         eme_rates = eme.audit_rates(inputs.eme, [eme_group] if eme_group else [])
     sections.append(("Entity-level extraction (EME)",
                      eme.rates_figure(eme_rates, eme_group, "Facts the model emitted, by prompt") if eme_rates is not None else None,
-                     EME_NOTE if eme_rates is not None else "Not computed: no eme_probe stored for this release."))
+                     " ".join(filter(None, [EME_NOTE, served.get("eme")])) if eme_rates is not None
+                     else "Not computed: no eme_probe stored for this release."))
     this_wordings = inputs.wordings.get(model["key"])
     sections.append(("Which wordings reveal the most",
                      wording.wording_figure(this_wordings, title="Each wording's AUC, per property")

@@ -36,8 +36,8 @@ import numpy as np
 import pandas as pd
 
 from wikimem_platform.canaries.names import all_parts_similar_names
+from wikimem_platform.lm.endpoint import EndpointModel
 from wikimem_platform.lm.loading import LoadedModel
-from wikimem_platform.lm.nll import score_sentences
 from wikimem_platform.vocabulary import CONTEXTUALIZED_KINDS
 from wikimem_platform.wikimem.memorization import (
     EQUIVALENCE_THRESHOLD,
@@ -53,7 +53,7 @@ from wikimem_platform.wikimem.memorization import (
     variant_metrics,
 )
 from wikimem_platform.wikimem.prompt_sensitivity import m_mem
-from wikimem_platform.wikimem.scoring import expand_canaries
+from wikimem_platform.wikimem.scoring import expand_canaries, sentence_nlls
 from wikimem_platform.wikimem.wording import wording_confidences
 
 ONE_PART, ALL_PARTS = "one_part", "all_parts"
@@ -321,13 +321,13 @@ def with_all_parts_lookalikes(canaries: pd.DataFrame, n: int = ALL_PARTS_PER_SUB
     return out
 
 
-def score_all_parts(lm: LoadedModel, scores: pd.DataFrame, canaries: pd.DataFrame, candidates: pd.DataFrame,
+def score_all_parts(lm: LoadedModel | EndpointModel, scores: pd.DataFrame, canaries: pd.DataFrame, candidates: pd.DataFrame,
                     n: int = ALL_PARTS_PER_SUBJECT, sentence_cache=None,
                     progress: Callable[[int, int], None] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, int]:
     """(scores + nll_similar_all_parts, the look-alike names per subject, sentences computed).
 
-    Only the all-part look-alike sentences go through the model (the shared-prefix engine,
-    `nll.score_sentences`), and only those not in `sentence_cache` (a `scoring.SentenceNllCache`
+    Only the all-part look-alike sentences go through the model (`scoring.sentence_nlls`: the
+    shared-prefix engine, or a served release's server), and only those not in `sentence_cache` (a `scoring.SentenceNllCache`
     of the model, read first and filled after): NLL(h), NLL(h0) and the one-part NLLs come from
     `scores`. Canaries are restricted to the (subject, property, variant) rows that `scores`
     holds. Names: subject_qid, subject, one_part (list), all_parts (list).
@@ -339,7 +339,7 @@ def score_all_parts(lm: LoadedModel, scores: pd.DataFrame, canaries: pd.DataFram
     flat = [sentence for group in rows["sentences_similar"] for sentence in group]
     cache: dict[str, float] = dict(sentence_cache.get_many(flat)) if sentence_cache is not None else {}
     n_cached = len(cache)
-    nll = score_sentences(lm, flat, cache=cache, progress=progress)
+    nll = sentence_nlls(lm, flat, cache=cache, progress=progress)  # a served release through its server
     if sentence_cache is not None:
         sentence_cache.put_many(cache)
     rows[LOOKALIKE_COLUMNS[ALL_PARTS]] = [part.tolist() for part in np.split(nll, np.cumsum(counts)[:-1])] \
