@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from typing import Any
+from urllib.parse import urlsplit
 
 from dagster import DagsterInstance, ExecutorDefinition, multi_or_in_process_executor
 
@@ -49,6 +51,22 @@ def ensure_lm_pool(instance: DagsterInstance) -> bool:
         return False
     storage.initialize_concurrency_limit_to_default(LM_POOL)
     return True
+
+ENDPOINT_TAG = "wikimem/endpoint"
+"""Run tag naming the inference server(s) an audit run sends requests to (host:port, sorted,
+comma-joined). The instance limits runs per unique value of it (dagster.yaml:
+`concurrency.runs.tag_concurrency_limits`, `applyLimitPerUniqueValue`), so two runs never load
+one server at once, whatever the `lm` pool allows: a served release needs no local slot to
+overload its server. A request run audits every release, so its value names every server; two
+request runs, or a request run and a model audit of one of its servers, queue for each other
+only where the values are equal (with one server registered, always)."""
+
+
+def endpoint_tags(entries: Iterable) -> dict[str, str]:
+    """{ENDPOINT_TAG: "host:port,..."} for the registry entries served at an endpoint, {} if none."""
+    hosts = sorted({urlsplit(e.source).netloc for e in entries if e.source_kind == "endpoint"})
+    return {ENDPOINT_TAG: ",".join(hosts)} if hosts else {}
+
 
 K8S_CONFIG_TAG = "dagster-k8s/config"
 CELERY_QUEUE_TAG = "dagster-celery/queue"
@@ -107,5 +125,5 @@ def default_execution() -> dict:
     return IN_PROCESS_EXECUTION if executor_name() == LOCAL else {}
 
 
-__all__ = ["CELERY_QUEUE_TAG", "EXECUTOR_ENV", "GPU_QUEUE", "K8S_CONFIG_TAG", "LM_K8S_CONFIG", "LM_OP_TAGS", "LM_POOL",
-           "default_execution", "executor"]
+__all__ = ["CELERY_QUEUE_TAG", "ENDPOINT_TAG", "EXECUTOR_ENV", "GPU_QUEUE", "K8S_CONFIG_TAG", "LM_K8S_CONFIG", "LM_OP_TAGS", "LM_POOL",
+           "default_execution", "endpoint_tags", "executor"]

@@ -56,7 +56,7 @@ from assets import data as data_assets
 from assets import ner as ner_assets
 from assets import requests as request_assets
 from assets.partitions import models_partitions
-from resources.placement import default_execution, ensure_lm_pool, LM_POOL
+from resources.placement import default_execution, endpoint_tags, ensure_lm_pool, LM_POOL
 from resources.scoring import RegistryResource
 from wikimem_platform.lm.endpoint import GENERATION
 from wikimem_platform.registry import Status, Task
@@ -143,13 +143,13 @@ def reference_data_ready(instance: DagsterInstance) -> bool:
     return all(instance.get_latest_materialization_event(key) is not None for key in REFERENCE_KEYS)
 
 
-def _audit_request(key: str, job_name: str, trigger: str, run_key: str) -> RunRequest:
+def _audit_request(entry, job_name: str, trigger: str, run_key: str) -> RunRequest:
     return RunRequest(
         run_key=run_key,
-        partition_key=key,
+        partition_key=entry.key,
         job_name=job_name,
         run_config=run_config_for(job_name),
-        tags={"wikimem/model": key, "wikimem/trigger": trigger},
+        tags={"wikimem/model": entry.key, "wikimem/trigger": trigger, **endpoint_tags([entry])},
     )
 
 
@@ -191,8 +191,9 @@ def model_registry_sensor(context: SensorEvaluationContext, model_registry: Regi
     if not launch and not new_ner and not new_said:
         reason = f"waiting for the reference data run ({len(waiting)} release(s) pending)" if waiting else "no new release in the registry"
         return SensorResult(skip_reason=reason, cursor=cursor)
-    requests = [_audit_request(key, job.name, "registry", run_key=key) for key in launch]
-    requests += [_audit_request(key, ner_audit_job.name, "registry", run_key=key) for key in new_ner]
+    by_key = {entry.key: entry for entry in entries}
+    requests = [_audit_request(by_key[key], job.name, "registry", run_key=key) for key in launch]
+    requests += [_audit_request(by_key[key], ner_audit_job.name, "registry", run_key=key) for key in new_ner]
     if ensure_lm_pool(context.instance):  # before these runs are queued (see ensure_lm_pool)
         context.log.info(f"pool '{LM_POOL}' given the instance's default limit")
     return SensorResult(
@@ -213,15 +214,15 @@ def model_reaudit_schedule(context: ScheduleEvaluationContext, model_registry: R
     partitions = set(context.instance.get_dynamic_partitions(models_partitions.name))
     # NER releases are not re-audited on a schedule: a fine-tuned NER model is fixed (no shards to
     # refresh); register a new revision to audit it again.
-    keys = [entry.key for entry in model_registry.registry().list()
-            if entry.key in partitions and entry.task == Task.CAUSAL_LM and entry.access != GENERATION]
-    if not keys:
+    entries = [entry for entry in model_registry.registry().list()
+               if entry.key in partitions and entry.task == Task.CAUSAL_LM and entry.access != GENERATION]
+    if not entries:
         return SkipReason("no registered release has a partition yet")
     if not reference_data_ready(context.instance):
         return SkipReason("the reference data (groups data, canaries) was never materialized")
     when = context.scheduled_execution_time
     stamp = when.strftime("%Y-%m-%dT%H:%M") if when else "manual"
-    return [_audit_request(key, model_audit_job.name, "schedule", run_key=f"{key}:{stamp}") for key in keys]
+    return [_audit_request(entry, model_audit_job.name, "schedule", run_key=f"{entry.key}:{stamp}") for entry in entries]
 
 
 @run_failure_sensor(

@@ -31,7 +31,7 @@ from dagster import (
 
 from assets.partitions import requests_partitions
 from assets.requests import GROUP
-from resources.placement import ensure_lm_pool, LM_POOL
+from resources.placement import endpoint_tags, ensure_lm_pool, LM_POOL
 from resources.scoring import RegistryResource
 from sensors.registry import (
     REQUEST_JOB_NAME,
@@ -58,13 +58,14 @@ def cohort_audit_done(instance, release_key: str) -> bool:
     return bool(records)
 
 
-def _request_run(request_id: str, run_key: str, trigger: str) -> RunRequest:
+def _request_run(request_id: str, run_key: str, trigger: str, servers: dict[str, str]) -> RunRequest:
+    """servers: `endpoint_tags` of the registry (the run audits every release)."""
     return RunRequest(
         run_key=run_key,
         partition_key=request_id,
         job_name=request_audit_job.name,
         run_config=run_config_for(request_audit_job.name),
-        tags={"wikimem/request": request_id, "wikimem/trigger": trigger},
+        tags={"wikimem/request": request_id, "wikimem/trigger": trigger, **servers},
     )
 
 
@@ -78,18 +79,20 @@ def subject_request_sensor(context: SensorEvaluationContext, model_registry: Reg
     state = {"requests": [], "models": [], "verified": [], **(json.loads(context.cursor) if context.cursor else {})}
     handled, seen_models, verified = set(state["requests"]), set(state["models"]), set(state["verified"])
     store = model_registry.requests()
-    models = [entry.key for entry in model_registry.registry().list()]
+    entries = model_registry.registry().list()
+    models = [entry.key for entry in entries]
+    servers = endpoint_tags(entries)
     open_requests = store.open()
     if not models:
         return SensorResult(skip_reason=f"no registered model: {len(open_requests)} open request(s) wait", cursor=context.cursor)
     if not reference_data_ready(context.instance):
         return SensorResult(skip_reason="waiting for the reference data (groups data, canaries)", cursor=context.cursor)
     new = [r for r in open_requests if r.id not in handled and r.status == RequestStatus.RECEIVED]
-    runs = [_request_run(r.id, r.id, "request") for r in new]
+    runs = [_request_run(r.id, r.id, "request", servers) for r in new]
     new_models = sorted(set(models) - seen_models)
     if new_models and seen_models:  # not the first tick: these releases were registered since
         again = [r for r in open_requests if r.id in handled]
-        runs += [_request_run(r.id, f"{r.id}+{'+'.join(new_models)}", "new release") for r in again]
+        runs += [_request_run(r.id, f"{r.id}+{'+'.join(new_models)}", "new release", servers) for r in again]
         for r in again:
             context.log.info(f"{r.id}: re-audited on the new release(s) {', '.join(new_models)}")
     # A new revision of a model already audited (e.g. after unlearning): answered erasure requests
@@ -101,7 +104,8 @@ def subject_request_sensor(context: SensorEvaluationContext, model_registry: Reg
     ready = [key for key in pending if cohort_audit_done(context.instance, key)]
     if ready:
         erasures = [r for r in store.list(RequestStatus.ANSWERED.value) if r.kind == RequestKind.ERASURE and r.id in handled]
-        runs += [_request_run(r.id, f"{r.id}+verify+{'+'.join(ready)}", "erasure verification") for r in erasures]
+        runs += [_request_run(r.id, f"{r.id}+verify+{'+'.join(ready)}", "erasure verification", servers)
+                 for r in erasures]
         for r in erasures:
             context.log.info(f"{r.id}: erasure verified on {', '.join(ready)}")
     waiting = [key for key in pending if key not in ready]

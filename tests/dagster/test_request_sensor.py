@@ -8,6 +8,7 @@ import pytest
 from dagster import AssetMaterialization, SensorResult, build_run_status_sensor_context, build_sensor_context, instance_for_test, job, op
 
 from resources import RegistryResource
+from resources.placement import ENDPOINT_TAG
 from sensors import requests as request_sensors
 from sensors.registry import AUDIT_CONFIG_ENV
 from tests.dagster.test_sensors import SMOL, apply, mark_reference_data_ready
@@ -73,11 +74,16 @@ def test_open_requests_are_audited_on_a_new_release(setup):
     apply(instance, first)
     store.set_status(answered.id, intake.RequestStatus.ANSWERED, when=datetime.now(UTC))
 
+    assert ENDPOINT_TAG not in first.run_requests[0].tags  # weights loaded here: no server to spare
     registry.register(name="smol", revision="2", **SMOL)
+    registry.register_endpoint("served", "http://10.0.0.7:8000/v1", "m", probe=False)
+    registry.register_endpoint("said", "http://127.0.0.1:8001/v1", "m", access="generation", probe=False)
     on_new_release = tick(instance, resources, first.cursor)
     [run] = on_new_release.run_requests  # the answered request is closed; the open one runs again
-    assert run.partition_key == open_request.id and run.run_key == f"{open_request.id}+smol@2"
+    assert run.partition_key == open_request.id and run.run_key == f"{open_request.id}+said@1+served@1+smol@2"
     assert run.tags["wikimem/trigger"] == "new release"
+    # it audits every release: its run waits for any other run on the same servers
+    assert run.tags[ENDPOINT_TAG] == "10.0.0.7:8000,127.0.0.1:8001"
     assert not on_new_release.dynamic_partitions_requests  # its partition exists already
     assert not tick(instance, resources, on_new_release.cursor).run_requests
 

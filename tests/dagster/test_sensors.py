@@ -17,6 +17,7 @@ from dagster import (
 )
 
 from resources import RegistryResource
+from resources.placement import ENDPOINT_TAG
 from sensors import registry as sensors
 from wikimem_platform.registry import Registry
 
@@ -126,13 +127,36 @@ def test_a_release_served_at_generation_access_gets_a_partition_but_no_cohort_au
     assert (registry.get("served").access, registry.get("said").access) == ("prompt-logprobs", "generation")
     result = tick(instance, resources)
     assert [r.partition_key for r in result.run_requests] == ["served@1"]
+    assert result.run_requests[0].tags[ENDPOINT_TAG] == "127.0.0.1:8000"  # one run at a time per server
     assert sorted(result.dynamic_partitions_requests[0].partition_keys) == ["said@1", "served@1"]
     apply(instance, result)
     again = tick(instance, resources, result.cursor)
     assert not again.run_requests and again.cursor == '["said@1", "served@1"]'
     with build_schedule_context(instance=instance, resources=resources,
                                 scheduled_execution_time=datetime(2026, 11, 23, 3, tzinfo=UTC)) as context:
-        assert [r.partition_key for r in sensors.model_reaudit_schedule(context)] == ["served@1"]
+        [reaudit] = sensors.model_reaudit_schedule(context)
+        assert (reaudit.partition_key, reaudit.tags[ENDPOINT_TAG]) == ("served@1", "127.0.0.1:8000")
+
+
+@pytest.mark.parametrize("instance_file", ["dagster.yaml", "deploy/docker/dagster.yaml", "deploy/k8s/dagster.yaml",
+                                           "deploy/celery/dagster.yaml"])
+def test_every_instance_queues_a_second_run_for_the_same_server(instance_file):
+    """Each shipped instance config limits runs per unique wikimem/endpoint value to one: with a
+    run on one server in progress, the run queue's own counter holds back a second run for that
+    server, not one for another server nor a run that loads weights here."""
+    import yaml
+    from dagster._utils.tags import TagConcurrencyLimitsCounter
+
+    root = Path(__file__).resolve().parents[2]
+    concurrency = yaml.safe_load((root / instance_file).read_text())["concurrency"]
+    with instance_for_test(overrides={"concurrency": concurrency}) as instance:
+        limits = instance.get_concurrency_config().run_queue_config.tag_concurrency_limits
+    running = [DagsterRun(job_name="model_audit", run_id="a", status=DagsterRunStatus.STARTED,
+                          tags={ENDPOINT_TAG: "127.0.0.1:8000"})]
+    queue = TagConcurrencyLimitsCounter(limits, running)
+    waiting = lambda tags: queue.is_blocked(DagsterRun(job_name="request_audit", run_id="b", tags=tags))  # noqa: E731
+    assert waiting({ENDPOINT_TAG: "127.0.0.1:8000"})
+    assert not waiting({ENDPOINT_TAG: "10.0.0.2:8000"}) and not waiting({})
 
 
 def test_schedule_reaudits_every_registered_release(setup):
