@@ -36,8 +36,8 @@ from wikimem_platform.storage import json_scalar
 from wikimem_platform.subject_requests.intake import RequestKind, SubjectRequest
 from wikimem_platform.subject_requests.phrasing import Addressee, addressee
 from wikimem_platform.unlearning.verify import privleak_auroc, retain_utility, unlearning_manifest
-from wikimem_platform.unlearning.forget_sets import DEFAULT_FORGET_CRITERION, best_true_values, forget_set
-from wikimem_platform.vocabulary import DEFAULT_CUE_TAU, M_THRESHOLD
+from wikimem_platform.unlearning.forget_sets import DEFAULT_FORGET_CRITERION, best_true_values, FORGET_COLUMNS, forget_set
+from wikimem_platform.vocabulary import AT_THRESHOLD, DEFAULT_CUE_TAU, M_THRESHOLD, STRICT
 from wikimem_platform.wikimem import controls
 from wikimem_platform.reference.value_forms import with_form_aliases, without_forms
 from wikimem_platform.wikimem.memorization import evaluate_wikimem
@@ -254,6 +254,33 @@ def forget_controls(table: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
         "verdict": [words.get(v, controls.NO_EVIDENCE) for v in table["verdict"]],
         "p_value": table["p_value"].to_numpy(dtype=float), "n_controls": table["n_controls"].to_numpy(dtype=float),
         "alpha": table["control_alpha"].to_numpy(dtype=float)})
+
+
+def said_forget_set(model_key: str, table: pd.DataFrame, plan: PersonPlan) -> pd.DataFrame:
+    """The forget set (FORGET_COLUMNS) of a release audited through its completions only
+    (`generation_verdicts` rows): every fact its completions named in at least one wording, as
+    the M > 0 facts of a ranked audit are — erasure errs on the side of inclusion — with the
+    controls' verdict where they were compared ("says it" beats them). Nothing is ranked, so M,
+    z* and the memorization flags stay empty; the value is the person's first true value."""
+    said = table[pd.to_numeric(table["wordings_said"], errors="coerce").fillna(0) > 0] if len(table) else table
+    truths = plan.candidates[plan.candidates["is_true"]].drop_duplicates("property").set_index("property")
+    subject = plan.subject.iloc[0]
+    rows = []
+    for fact in said.to_dict("records"):
+        compared = fact["n_controls"] is not None and not pd.isna(fact["n_controls"])
+        rows.append({
+            "model": model_key, "subject_qid": subject["qid"], "subject_label": subject["label"],
+            "property": fact["property"], "property_label": fact["property_label"],
+            "value": truths["value"].get(fact["property"]), "value_label": truths["value_label"].get(fact["property"]),
+            "M": np.nan, "z_star": np.nan, "cohort": None, STRICT: None, AT_THRESHOLD: None,
+            "cue": fact["cue"], "cue_flag": fact["cue_flag"],
+            "controls_verdict": (SAID if fact["verdict"] == SAID else controls.NO_EVIDENCE) if compared else None,
+            "p_controls": fact["p_value"] if compared else np.nan,
+            "n_controls": fact["n_controls"] if compared else None,
+            "controls_alpha": fact["control_alpha"] if compared else np.nan,
+            "beats_controls": (fact["verdict"] == SAID) if compared else None,
+        })
+    return pd.DataFrame(rows, columns=FORGET_COLUMNS)
 
 
 def _named_by_controls(others_said: pd.DataFrame, prop: str, probe: str) -> tuple[int, int, float] | None:
@@ -505,7 +532,10 @@ def compose_answer(
                        "n_facts": len(facts), "n_memorized": sum(f["verdict"] == MEMORIZED for f in facts),
                        "n_weak": sum(f["verdict"] == WEAK for f in facts),
                        "n_said": sum(f["verdict"] == SAID for f in facts), "facts": facts})
-        if request.kind == RequestKind.ERASURE and len(pairs):
+        if request.kind == RequestKind.ERASURE and outcome.audit.access == GENERATION:
+            entries = said_forget_set(outcome.key, table, plan)
+            forget += [{k: (None if v is pd.NA else json_scalar(v)) for k, v in r.items()} for r in entries.to_dict("records")]
+        elif request.kind == RequestKind.ERASURE and len(pairs):
             cues = fact_cues(plan.canaries)
             entries = forget_set(outcome.key, pairs, best_true_values(outcome.audit.scores, alpha),
                                  cues, property_labels, forget_criterion, cue_tau, controls=forget_controls(table, pairs))

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import os
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from wikimem_platform.lm.endpoint import WEIGHTS
+from wikimem_platform.lm.endpoint import GENERATION, WEIGHTS
 from wikimem_platform.reports import compliance as reports
 from wikimem_platform.storage import write_atomically
-from wikimem_platform.lm.endpoint import GENERATION
 from wikimem_platform.subject_requests.answer import FORGOTTEN, MEMORIZED, NEWLY, one_line, release_name, STILL
 from wikimem_platform.subject_requests.answer_files import ANNEX, DOCUMENT, LETTER, PDF
 from wikimem_platform.storage import json_scalar
@@ -215,6 +215,13 @@ def _not_covered(document: Mapping, who: Addressee) -> list[str]:
         for c in document["not_covered"]) + "</ul>"]
 
 
+def _forget_strength(entry: Mapping) -> str:
+    """A forget-set fact's M, or where nothing was ranked (a release served at generation
+    access) that its completions named the value."""
+    m = entry.get("M")
+    return "said (completions only)" if m is None or math.isnan(float(m)) else f"{float(m):.2f}"
+
+
 def _erasure(document: Mapping, who: Addressee) -> list[str]:
     forget = document.get("forget_set")
     if forget is None:
@@ -238,7 +245,7 @@ def _erasure(document: Mapping, who: Addressee) -> list[str]:
                      + ("<th>against invented people</th>" if against else "") + "</tr>" + "".join(
             f"<tr><td>{_esc(releases.get(e['model'], e['model']))}</td>"
             f"<td>{_esc(who.fact(e['property'], e['property_label']))}</td><td>{_esc(e['value_label'])}</td>"
-            f"<td>{e['M']:.2f}</td>" + (f"<td>{_esc(controls_words(e))}</td>" if against else "") + "</tr>"
+            f"<td>{_forget_strength(e)}</td>" + (f"<td>{_esc(controls_words(e))}</td>" if against else "") + "</tr>"
             for e in forget) + "</table></div>")
         if against:
             parts.append("<p>The last column compares each fact with invented people given the same facts; a fact "

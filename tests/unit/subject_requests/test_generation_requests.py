@@ -118,3 +118,32 @@ def test_the_letter_says_what_the_model_said_and_how_it_was_asked(said, planted_
     letter = files.html.read_text()
     assert "prefers the true value over" not in letter  # nothing was ranked on this release
     assert "we asked it to complete each of those sentences and counted how often it named the value" in letter
+
+
+def test_an_erasure_request_forgets_what_the_served_model_said(said, planted_reference, tmp_path):
+    """Nothing is ranked at generation access, so the forget set holds the facts the completions
+    named (in at least one wording), each with the controls' verdict: the member's two facts beat
+    the invented people (p = 1/20); the letter lists them without an M."""
+    store = intake.RequestStore(f"sqlite:///{tmp_path / 'requests.db'}")
+    forgets, documents = {}, {}
+    for who in ("member", "non-member"):
+        entry = said[who]
+        request = store.add(intake.resolve_qid(str(entry["plan"].subject["qid"].iloc[0]), planted_reference.extract.humans),
+                            "erasure")
+        document, _ = compose_answer(request, entry["plan"], [ModelOutcome(KEY, {}, audit=entry["outcome"].audit)],
+                                     entry["labels"], {})
+        forgets[who] = document["forget_set"]
+        documents[who] = document
+        named = entry["table"][entry["table"]["wordings_said"] > 0]
+        assert sorted(f["property"] for f in forgets[who]) == sorted(named["property"])
+    member = forgets["member"]
+    assert len(member) == 2 and all(f["model"] == KEY and f["M"] is None for f in member)
+    assert all(f["controls_verdict"] == SAID and f["beats_controls"] is True and f["n_controls"] == N_CONTROLS
+               and f["p_controls"] == pytest.approx(1 / (N_CONTROLS + 1)) for f in member)
+    truths = said["member"]["plan"].candidates
+    assert {f["value_label"] for f in member} <= set(truths[truths["is_true"]]["value_label"])
+    assert all(not f["beats_controls"] for f in forgets["non-member"])
+    letter = write_answer(documents["member"], tmp_path / "erasure").html.read_text()
+    for fact in member:
+        assert fact["property_label"] in letter
+    assert letter.count("beats invented people (p = 0.05, 19 controls)") == 2
