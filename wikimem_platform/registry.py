@@ -343,7 +343,7 @@ class Registry:
                 report = check_probe(model.probe(prompt_mode=prompt_mode))
             except EndpointError as error:
                 raise RegistryError("endpoint", str(error)) from error
-            if report.prompt_mode != "token-ids":
+            if access == PROMPT_LOGPROBS and report.prompt_mode != "token-ids":
                 stored.update(prompt_mode=report.prompt_mode, text_prefix=report.text_prefix)
             stored["probe"] = {k: v for k, v in report.as_dict().items() if k not in ("url", "served_model")}
             entry.endpoint = json.dumps(stored)

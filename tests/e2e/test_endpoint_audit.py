@@ -141,13 +141,15 @@ def test_the_served_release_flows_through_the_summaries_and_the_report(audits):
     from assets import probes as probe_assets
     from assets import reports as report_assets
     from assets import summaries as summary_assets
+    from assets import wording as wording_assets
     from tests.support.checks import PROBE_CHECKS, SUMMARY_CHECKS
 
     _, registry, instance, tmp_path = audits
     url = f"sqlite:///{tmp_path / 'registry.db'}"
     targets = [summary_assets.crm_summary, summary_assets.mia_summary, probe_assets.eme_probe, report_assets.compliance_report]
     result = materialize(
-        [*UPSTREAM, scoring_assets.scores, scoring_assets.memorization, *targets, *SUMMARY_CHECKS, *PROBE_CHECKS],
+        [*UPSTREAM, scoring_assets.scores, scoring_assets.memorization, scoring_assets.controlled_memorization,
+         wording_assets.wording_sensitivity, *targets, *SUMMARY_CHECKS, *PROBE_CHECKS],
         selection=targets, instance=instance, partition_key=f"{SERVED}@1", resources=resources(tmp_path, url),
         run_config={"ops": {
             "crm_summary": {"config": {"max_examples": 3}},
@@ -162,7 +164,7 @@ def test_the_served_release_flows_through_the_summaries_and_the_report(audits):
             for e in result.get_asset_materialization_events()}
     assert meta["crm_summary"]["access"].value == meta["mia_summary"]["access"].value == "prompt-logprobs"
     attacks = set(result.asset_value("mia_summary")["attack"])
-    assert {"loss", "zlib", "min_k", "lowercase", "recall"} <= attacks
+    assert {"loss", "zlib", "min_k", "lowercase", "neighbourhood"} <= attacks
     assert not attacks & {"min_k_pp", "gradient_norm", "samia"}
     assert "gradient_norm: it needs the model's weights" in meta["mia_summary"]["attacks_not_run"].value
     eme_arms = set(result.asset_value("eme_probe")["prompt_method"])

@@ -175,3 +175,16 @@ def test_a_server_refusing_token_ids_is_registered_with_aligned_text_prompts_and
         entry.source = other.url
         with pytest.raises(EndpointError, match="the served model changed since registration"):
             ScoringResource().load(entry, served=True)
+
+
+def test_a_generation_release_keeps_token_id_completions(registry_url, smollm2):
+    """Generation access: completions go as token ids with the start-token rule (the local
+    model's completions); the registration stores no text prompt mode for it."""
+    with ScriptedServer(tokenizer=smollm2.tokenizer) as server:
+        entry = Registry(registry_url).register_endpoint("said", server.url, "toy", access="generation",
+                                                         tokenizer=smollm2.details["load_dir"])
+        stored = json.loads(entry.endpoint)
+        assert "prompt_mode" not in stored and stored["probe"]["prompt_mode"] == "token-ids"
+        lm = ScoringResource().load(entry, served=True)
+        lm.complete_greedy(["Paris is the capital of"], max_new_tokens=2)
+    assert server.requests[-1][1]["prompt"] == [smollm2.encode(["Paris is the capital of"])[0]]

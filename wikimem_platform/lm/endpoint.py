@@ -651,8 +651,9 @@ class EndpointModel:
         return report
 
     def _probe_generation(self, sentence: str) -> ProbeReport:
-        report = ProbeReport(self.config.base_url, self.config.served_model, sentence, "text",
-                             list(self.start_token_ids), 0)
+        # completions go as token ids where a local tokenizer is known (`complete_greedy`)
+        report = ProbeReport(self.config.base_url, self.config.served_model, sentence,
+                             "token-ids" if self.tokenizer is not None else "text", list(self.start_token_ids), 0)
         words = sentence.split()
         prompt = " ".join(words[:-1]) if len(words) > 1 else sentence
         choice = self.client.completions([prompt], max_tokens=4, temperature=0)[0]
