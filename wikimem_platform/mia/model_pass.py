@@ -5,8 +5,8 @@ A release served behind an endpoint at prompt-logprobs access gives each token's
 the next-token distribution nor gradients: the attacks read from log p run through the server
 (loss, zlib, min-k%, lowercase, neighbourhood, DC-PDD, ReCaLL / Con-ReCall with token-id
 prompts, reference with a local reference model); min-k%++, the gradient norm and SaMIA are
-`endpoint_unavailable` (SaMIA samples with the model's own generator, which a server does not
-reproduce), and `run_attacks` refuses them by name.
+not (`ENDPOINT_UNAVAILABLE`: SaMIA samples with the model's own generator, which a server does
+not reproduce), and `run_attacks` refuses them by name.
 """
 
 from __future__ import annotations
@@ -133,7 +133,8 @@ def mean_nlls(lm, texts: Sequence[str]) -> np.ndarray:
     (what a reference model needs: no full distribution). NaN for a text with no scored token."""
 
     ids = lm.encode(list(texts))
-    total = token_id_nlls(lm, ids) if not isinstance(lm, EndpointModel) else lm.score_sentences(list(texts))
+    # a served model scores the texts as it was registered to (token ids, or aligned text)
+    total = lm.score_sentences(list(texts)) if isinstance(lm, EndpointModel) else token_id_nlls(lm, ids)
     counts = np.array([len(i) - 1 for i in ids], dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(counts > 0, total / counts, np.nan)
