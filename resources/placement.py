@@ -52,6 +52,7 @@ def ensure_lm_pool(instance: DagsterInstance) -> bool:
     storage.initialize_concurrency_limit_to_default(LM_POOL)
     return True
 
+
 ENDPOINT_TAG = "wikimem/endpoint"
 """Run tag naming the inference server(s) an audit run sends requests to (host:port, sorted,
 comma-joined). The instance limits runs per unique value of it (dagster.yaml:
