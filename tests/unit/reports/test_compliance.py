@@ -314,3 +314,20 @@ def reports_dir(storage, key):
     from wikimem_platform.storage import report_dir
 
     return report_dir(storage, key)
+
+
+def test_served_releases_say_in_each_section_what_their_access_left_out():
+    from wikimem_platform.reports.compliance import served_notes
+
+    assert served_notes({"source_kind": "shipped", "source": "smollm2-135m-instruct"}) == {}
+    url = "http://10.0.0.7:8000/v1"
+    logprobs = served_notes({"source_kind": "endpoint", "source": url, "endpoint": '{"access": "prompt-logprobs"}'})
+    assert logprobs["mia"].startswith(f"Served at {url} (prompt-logprobs access): audited through its server. Not run: min_k_pp (")
+    assert "gradient_norm (it needs the model's weights" in logprobs["mia"] and "recall" not in logprobs["mia"]
+    assert logprobs["crm"].endswith("Hits are read from its completions.")
+    text = served_notes({"source_kind": "endpoint", "source": url,
+                         "endpoint": '{"access": "prompt-logprobs", "prompt_mode": "text", "text_prefix": "<s>"}'})
+    assert "recall (its prefixes are built as token ids" in text["mia"] and "no reconstruction" in text["crm"]
+    said = served_notes({"source_kind": "endpoint", "source": url, "endpoint": '{"access": "generation"}'})
+    assert said["mia"].endswith("It gives no log-probabilities, so no membership attack could be run.")
+    assert said["eme"].endswith("Text prompts only: a soft prompt needs the model's weights.")
