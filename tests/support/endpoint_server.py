@@ -30,13 +30,14 @@ class ScriptedServer:
 
     def __init__(self, script=(), tokenizer=None, echo_extra_token: bool = False, reverse_choices: bool = False,
                  fail_after: int | None = None, logprob_shift: float = 0.0, model=None,
-                 token_ids: bool = True, has_tokenize: bool = True):
+                 token_ids: bool = True, has_tokenize: bool = True, metrics: str | None = None):
         self.script = list(script)
         self.fail_after = fail_after  # completions requests answered before every later one gets HTTP 400
         self.logprob_shift = logprob_shift  # added to every log-probability: "other weights" behind a URL
         self.tokenizer = tokenizer
         self.token_ids = token_ids  # False: token-id prompts refused (HTTP 400), as some servers do
         self.has_tokenize = has_tokenize  # False: no /tokenize (404), as a provider's API
+        self.metrics = metrics  # the Prometheus /metrics page (None: 404)
         self.model = model  # a LoadedModel served for real (log-probabilities and greedy completions)
         self._model_lock = threading.Lock()
         self.echo_extra_token = echo_extra_token
@@ -64,6 +65,8 @@ class ScriptedServer:
                     if server.model is not None:  # as vLLM lists a served model's context
                         card["max_model_len"] = int(server.model.model.config.max_position_embeddings)
                     self._answer(200, json.dumps({"data": [card]}).encode())
+                elif self.path == "/metrics" and server.metrics is not None:
+                    self._answer(200, server.metrics.encode())
                 else:
                     self._answer(404, b'{"error": {"message": "not found"}}')
 

@@ -97,8 +97,8 @@ def test_an_endpoint_release_is_scored_through_its_server_at_the_scoring_seam(re
         lm = ScoringResource(endpoint_concurrency=3, endpoint_timeout_seconds=30).load(entry, served=True)
         assert isinstance(lm, EndpointModel) and lm.fingerprint.startswith("endpoint:")
         assert (lm.config.concurrency, lm.config.timeout_seconds, lm.config.tokenizer) == (3, 30, smollm2.details["load_dir"])
-        with pytest.raises(ModelLoadError, match="endpoint_concurrency and endpoint_prompts_per_request must be >= 1"):
-            ScoringResource(endpoint_concurrency=0).validate()
+        with pytest.raises(ModelLoadError, match=r"endpoint_concurrency must be >= 0 \(0: from the server\)"):
+            ScoringResource(endpoint_concurrency=-1).validate()
         scores, report = score_canaries(lm, CANARIES, CANDIDATES, ShardStore(tmp_path / "shards"), log=lambda m: None)
         sent = len(server.requests)
         again, reused = score_canaries(lm, CANARIES, CANDIDATES, ShardStore(tmp_path / "shards"), log=lambda m: None)
@@ -188,3 +188,27 @@ def test_a_generation_release_keeps_token_id_completions(registry_url, smollm2):
         lm = ScoringResource().load(entry, served=True)
         lm.complete_greedy(["Paris is the capital of"], max_new_tokens=2)
     assert server.requests[-1][1]["prompt"] == [smollm2.encode(["Paris is the capital of"])[0]]
+
+
+VLLM_METRICS = (  # the shape of vLLM 0.32's gauge (labels abridged)
+    '# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig\n'
+    'vllm:cache_config_info{block_size="16",cache_dtype="auto",engine="0",num_cpu_blocks="None",'
+    'num_gpu_blocks="1456",prefix_caching_hash_algo="sha256"} 1.0\n')
+
+
+def test_requests_in_flight_follow_the_servers_kv_cache_unless_set(registry_url, smollm2):
+    """Default (0): from the server's limits — vLLM's KV cache of 1,456 blocks x 16 = 23,296
+    tokens over 16 prompts x 32 tokens a request = 45 requests; a server that publishes no KV
+    cache size gets the default 8; a number set in the resource is used as it is."""
+    with ScriptedServer(tokenizer=smollm2.tokenizer, metrics=VLLM_METRICS) as server:
+        entry = Registry(registry_url).register_endpoint("toy-served", server.url, "toy", tokenizer=smollm2.details["load_dir"])
+        lm = ScoringResource().load(entry, served=True)
+        assert lm.config.concurrency == lm.client.config.concurrency == 23_296 // (16 * 32) == 45
+        assert lm.details["concurrency"].startswith("45 (the server's KV cache holds 23,296 tokens, 512 per request")
+        assert ScoringResource(endpoint_concurrency=3).load(entry, served=True).config.concurrency == 3
+        small = ScoringResource(endpoint_prompts_per_request=2000)._load(entry)  # one request fills the cache
+        assert small.config.concurrency == 1
+    with ScriptedServer(tokenizer=smollm2.tokenizer) as server:  # no /metrics
+        entry.source = server.url
+        lm = ScoringResource().load(entry, served=True)
+        assert lm.config.concurrency == 8 and "publishes no KV cache size" in lm.details["concurrency"]

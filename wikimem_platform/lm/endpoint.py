@@ -34,7 +34,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,10 @@ ENV_NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 # The registration probe's sentence (the notes' sanity figure: SmolLM2 24.5 nats, Gemma 3 19.5).
 PROBE_SENTENCE = "Paris is the capital of France."
 PROBE_NLL_TOLERANCE = 0.05  # nats: text and token-id prompts that agree closer than this are aligned
+# Requests in flight when neither the configuration nor the server says (`server_concurrency`).
+DEFAULT_CONCURRENCY = 8
+MAX_SERVER_CONCURRENCY = 64
+TOKENS_PER_PROMPT = 32  # a canary sentence's tokens, about: what one prompt holds of a server's KV cache
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
 Progress = Callable[[int, int], None]
@@ -99,7 +103,7 @@ class EndpointConfig:
     # (text_prefix in front: the start token's text where the server does not add it); set by the probe
     prompt_mode: str = "token-ids"
     text_prefix: str | None = None
-    concurrency: int = 8  # requests in flight
+    concurrency: int = DEFAULT_CONCURRENCY  # requests in flight (`EndpointModel.server_concurrency`: from the server)
     prompts_per_request: int = 16  # prompts batched into one /v1/completions request
     timeout_seconds: float = 120.0
     retry: RetryPolicy = field(default_factory=RetryPolicy)
@@ -312,6 +316,15 @@ class EndpointClient:
     def served_models(self) -> list[str]:
         return [str(m.get("id")) for m in self.model_cards()]
 
+    def metrics_text(self) -> str | None:
+        """The server's Prometheus `/metrics` page (vLLM, SGLang, TGI), or None where it has none."""
+        try:
+            response = self._session().get(f"{self.config.base_url}/metrics", headers=self._headers(),
+                                           timeout=self.config.timeout_seconds)
+        except requests.RequestException:
+            return None
+        return response.text if response.status_code == 200 else None
+
     def model_cards(self) -> list[dict]:
         """/v1/models' entries (id, and on vLLM max_model_len, ...)."""
         body = self.request("GET", "/v1/models")
@@ -396,6 +409,26 @@ class EndpointModel:
             length = card.get("max_model_len")
             self._context_length = int(length) if isinstance(length, int) and length > 0 else None
         return self._context_length
+
+    def server_concurrency(self) -> tuple[int, str]:
+        """Requests to keep in flight by default, from the server's own limits, and why: vLLM's KV
+        cache (its `/metrics` cache_config_info: blocks x block size, in tokens) over what one
+        request holds (prompts_per_request x TOKENS_PER_PROMPT), between 1 and
+        MAX_SERVER_CONCURRENCY; more requests than that would only wait in the server's queue.
+        DEFAULT_CONCURRENCY where the server does not say."""
+        tokens = kv_cache_tokens(self.client.metrics_text() or "")
+        if tokens is None:
+            return DEFAULT_CONCURRENCY, "the server publishes no KV cache size: the default"
+        per_request = self.config.prompts_per_request * TOKENS_PER_PROMPT
+        n = max(1, min(MAX_SERVER_CONCURRENCY, tokens // per_request))
+        return n, (f"the server's KV cache holds {tokens:,} tokens, {per_request:,} per request "
+                   f"({self.config.prompts_per_request} prompts of about {TOKENS_PER_PROMPT} tokens)")
+
+    def with_concurrency(self, concurrency: int) -> EndpointModel:
+        """This model with `concurrency` requests in flight (the same client and its counts)."""
+        self.config = replace(self.config, concurrency=int(concurrency))
+        self.client.config = self.config
+        return self
 
     def encode(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids with the start-token rule, as `LoadedModel.encode` makes them."""
@@ -680,6 +713,19 @@ def check_probe(report: ProbeReport) -> ProbeReport:
     if report.problems:
         raise EndpointError(report.url, "refused at registration: " + "; ".join(report.problems))
     return report
+
+
+def kv_cache_tokens(metrics: str) -> int | None:
+    """Tokens a vLLM server's KV cache holds, from its Prometheus page: the `vllm:cache_config_info`
+    gauge's num_gpu_blocks x block_size labels (the CPU backend reports its blocks there too);
+    None where the page does not say."""
+    for line in metrics.splitlines():
+        if line.startswith("vllm:cache_config_info{"):
+            labels = dict(re.findall(r'(\w+)="([^"]*)"', line))
+            blocks, size = labels.get("num_gpu_blocks", ""), labels.get("block_size", "")
+            if blocks.isdigit() and size.isdigit() and int(blocks) > 0:
+                return int(blocks) * int(size)
+    return None
 
 
 def _generated_count(choice: dict) -> int:
