@@ -581,8 +581,9 @@ FORGOTTEN, STILL, NEWLY, NEVER = "forgotten", "still memorized", "newly memorize
 
 
 def erasure_outcome(before: str, after: str) -> str:
-    """A fact's fate between two revisions (memorized = at threshold)."""
-    was, now = before == MEMORIZED, after == MEMORIZED
+    """A fact's fate between two revisions: held = memorized at threshold, or, on a release
+    audited through its completions only, said beyond the controls."""
+    was, now = before in (MEMORIZED, SAID), after in (MEMORIZED, SAID)
     return {(True, False): FORGOTTEN, (True, True): STILL, (False, True): NEWLY}.get((was, now), NEVER)
 
 
@@ -618,9 +619,12 @@ def verify_revisions(
                               "outcome": erasure_outcome(old["verdict"], fact["verdict"])})
             counts = {k: sum(f["outcome"] == k for f in facts) for k in (FORGOTTEN, STILL, NEWLY, NEVER)}
             forget_keys = [(subject_key, f["property"]) for f in before["facts"] if f["verdict"] != NOT_MEMORIZED]
-            utility = (retain_utility(release_pairs[before["model"]], release_pairs.get(after["model"]),
-                                      retain_by_model.get(after["model"]), exclude=[subject_key])
-                       if before["model"] in release_pairs else {"retain_facts": None, "still_memorized": None, "utility": None})
+            if before["model"] in release_pairs:
+                utility = retain_utility(release_pairs[before["model"]], release_pairs.get(after["model"]),
+                                         retain_by_model.get(after["model"]), exclude=[subject_key])
+            else:  # no cohort audit of the revision before: finished later, or never (completions only)
+                utility = {"retain_facts": None, "still_memorized": None, "utility": None,
+                           "completions_only": before.get("access") == GENERATION}
             out.append({"model": name, "before": before["model"], "after": after["model"], "facts": facts,
                         "counts": counts, "erased": counts[STILL] == 0 and counts[NEWLY] == 0,
                         "retain": utility,

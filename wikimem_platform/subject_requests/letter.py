@@ -218,8 +218,13 @@ def _not_covered(document: Mapping, who: Addressee) -> list[str]:
 def _forget_strength(entry: Mapping) -> str:
     """A forget-set fact's M, or where nothing was ranked (a release served at generation
     access) that its completions named the value."""
-    m = entry.get("M")
-    return "said (completions only)" if m is None or math.isnan(float(m)) else f"{float(m):.2f}"
+    m = _m(entry.get("M"))
+    return "said (completions only)" if m == "—" else m
+
+
+def _m(value) -> str:
+    """M to two decimals; "—" where there is none (nothing ranked: completions only)."""
+    return "—" if value is None or math.isnan(float(value)) else f"{float(value):.2f}"
 
 
 def _erasure(document: Mapping, who: Addressee) -> list[str]:
@@ -255,10 +260,12 @@ def _erasure(document: Mapping, who: Addressee) -> list[str]:
                      "unlearn, and no model will be changed. The facts were tested as described above.</p>")
     for check in document.get("verification") or []:
         before, after = releases.get(check["before"], check["before"]), releases.get(check["after"], check["after"])
-        outcome = ("every fact memorized before is gone" if check["erased"]
-                   else f"{check['counts'][STILL]} still memorized, {check['counts'][NEWLY]} newly memorized")
+        outcome = ("every fact memorized (or said) before is gone" if check["erased"]
+                   else f"{check['counts'][STILL]} still memorized (or said), {check['counts'][NEWLY]} newly so")
         retain = check["retain"]
-        utility = ("the other people's facts could not be compared yet (the new revision's audit has not finished)"
+        utility = ("the other people's facts cannot be compared: this release is audited through its completions "
+                   "only, with no cohort audit" if retain.get("completions_only") else
+                   "the other people's facts could not be compared yet (the new revision's audit has not finished)"
                    if retain["utility"] is None else
                    f"of {retain['retain_facts']} facts about other people it memorized before, it still memorizes "
                    f"{retain['still_memorized']} ({retain['utility']:.0%}): the rest of the model still works")
@@ -272,8 +279,8 @@ def _erasure(document: Mapping, who: Addressee) -> list[str]:
         parts.append("<div class='scroll'><table><tr><th>fact</th><th>before</th><th>M</th><th>after</th><th>M</th>"
                      "<th>outcome</th></tr>" + "".join(
                          f"<tr><td>{_esc(who.fact(f['property'], f['property_label']))} = {_esc(' / '.join(f['values']))}</td>"
-                         f"<td>{_esc(f['before'])}</td><td>{f['M_before']:.2f}</td><td>{_esc(f['after'])}</td>"
-                         f"<td>{f['M_after']:.2f}</td><td>{_esc(f['outcome'])}</td></tr>" for f in check["facts"])
+                         f"<td>{_esc(f['before'])}</td><td>{_m(f['M_before'])}</td><td>{_esc(f['after'])}</td>"
+                         f"<td>{_m(f['M_after'])}</td><td>{_esc(f['outcome'])}</td></tr>" for f in check["facts"])
                      + "</table></div>")
     return parts
 

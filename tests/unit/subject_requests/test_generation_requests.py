@@ -147,3 +147,26 @@ def test_an_erasure_request_forgets_what_the_served_model_said(said, planted_ref
     for fact in member:
         assert fact["property_label"] in letter
     assert letter.count("beats invented people (p = 0.05, 19 controls)") == 2
+
+
+def test_an_erasure_is_not_verified_while_a_new_revision_still_says_the_facts(said, planted_reference, tmp_path):
+    """Two revisions of the served release that say the same: the verification counts both facts
+    as still held (said), so the erasure is not verified; nothing is ranked, so the letter shows
+    no M and says why the other people's facts cannot be compared."""
+    from wikimem_platform.subject_requests.answer import erasure_outcome, FORGOTTEN, STILL
+
+    assert erasure_outcome(SAID, NOT_MEMORIZED) == FORGOTTEN and erasure_outcome(SAID, SAID) == STILL
+    member = said["member"]
+    store = intake.RequestStore(f"sqlite:///{tmp_path / 'requests.db'}")
+    request = store.add(intake.resolve_qid(str(member["plan"].subject["qid"].iloc[0]), planted_reference.extract.humans),
+                        "erasure")
+    audit = member["outcome"].audit
+    document, _ = compose_answer(request, member["plan"], [ModelOutcome(KEY, {}, audit=audit),
+                                                           ModelOutcome("planted-said@2", {}, audit=audit)],
+                                 member["labels"], {})
+    [check] = document["verification"]
+    assert (check["before"], check["after"], check["erased"]) == (KEY, "planted-said@2", False)
+    assert check["counts"][STILL] == 2 and check["retain"]["completions_only"]
+    letter = write_answer(document, tmp_path / "verified").html.read_text()
+    assert "2 still memorized (or said), 0 newly so" in letter
+    assert "cannot be compared: this release is audited through its completions only" in letter
