@@ -20,6 +20,7 @@ import pandas as pd
 from wikimem_platform.registry import RELEASE_FIELDS
 from wikimem_platform.crm.giveaways import find_giveaways
 from wikimem_platform.lm.endpoint import GENERATION, WEIGHTS
+from wikimem_platform.lm.generation import substring_hit
 from wikimem_platform.subject_requests.audit import (
     AUDITED,
     CANARY_PROBE,
@@ -261,17 +262,23 @@ def said_forget_set(model_key: str, table: pd.DataFrame, plan: PersonPlan) -> pd
     (`generation_verdicts` rows): every fact its completions named in at least one wording, as
     the M > 0 facts of a ranked audit are — erasure errs on the side of inclusion — with the
     controls' verdict where they were compared ("says it" beats them). Nothing is ranked, so M,
-    z* and the memorization flags stay empty; the value is the person's first true value."""
+    z* and the memorization flags stay empty; the value is the true value the shown completion
+    names (the first true value where it names none of them by its label)."""
     said = table[pd.to_numeric(table["wordings_said"], errors="coerce").fillna(0) > 0] if len(table) else table
-    truths = plan.candidates[plan.candidates["is_true"]].drop_duplicates("property").set_index("property")
+    truths = plan.candidates[plan.candidates["is_true"]]
     subject = plan.subject.iloc[0]
     rows = []
     for fact in said.to_dict("records"):
         compared = fact["n_controls"] is not None and not pd.isna(fact["n_controls"])
+        own = truths[truths["property"] == fact["property"]]
+        output = (fact.get("completion") or {}).get("output") or ""
+        named = own[[substring_hit(output, [label]) for label in own["value_label"]]] if len(own) else own
+        value = (named if len(named) else own).head(1)
         rows.append({
             "model": model_key, "subject_qid": subject["qid"], "subject_label": subject["label"],
             "property": fact["property"], "property_label": fact["property_label"],
-            "value": truths["value"].get(fact["property"]), "value_label": truths["value_label"].get(fact["property"]),
+            "value": value["value"].iloc[0] if len(value) else None,
+            "value_label": value["value_label"].iloc[0] if len(value) else None,
             "M": np.nan, "z_star": np.nan, "cohort": None, STRICT: None, AT_THRESHOLD: None,
             "cue": fact["cue"], "cue_flag": fact["cue_flag"],
             "controls_verdict": (SAID if fact["verdict"] == SAID else controls.NO_EVIDENCE) if compared else None,

@@ -142,6 +142,8 @@ def test_an_erasure_request_forgets_what_the_served_model_said(said, planted_ref
                and f["p_controls"] == pytest.approx(1 / (N_CONTROLS + 1)) for f in member)
     truths = said["member"]["plan"].candidates
     assert {f["value_label"] for f in member} <= set(truths[truths["is_true"]]["value_label"])
+    shown = {row["property"]: row["completion"]["output"] for row in said["member"]["table"].to_dict("records")}
+    assert all(f["value_label"] in shown[f["property"]] for f in member)  # the value the completion named
     assert all(not f["beats_controls"] for f in forgets["non-member"])
     letter = write_answer(documents["member"], tmp_path / "erasure").html.read_text()
     for fact in member:
