@@ -454,13 +454,9 @@ class EndpointModel:
         cache = {} if cache is None else cache
         todo = list(dict.fromkeys(s for s in sentences if s not in cache))
         if todo:
+            self._require(PROMPT_LOGPROBS)
             ids = self.encode(todo)
-            if self.config.prompt_mode == "token-ids":
-                values = self.score_token_ids(ids, progress=progress)
-            else:  # aligned text: the server's tokens must be as many as the local ones (checked per prompt)
-                self._require(PROMPT_LOGPROBS)
-                prefix = self.config.text_prefix or ""
-                values = self._score([prefix + s for s in todo], [len(i) for i in ids], progress)
+            values = self._score(self._sent_as(todo, ids), [len(i) for i in ids], progress)
             cache.update(zip(todo, values.tolist()))
         return np.array([cache[s] for s in sentences], dtype=np.float64)
 
@@ -483,12 +479,16 @@ class EndpointModel:
         self._require(PROMPT_LOGPROBS)
         texts = list(texts)
         ids = self.encode(texts)
-        if self.config.prompt_mode == "token-ids":
-            prompts = ids
-        else:
-            prompts = [(self.config.text_prefix or "") + t for t in texts]
-        values = self._prompt_logprobs(prompts, [len(i) for i in ids], progress)
+        values = self._prompt_logprobs(self._sent_as(texts, ids), [len(i) for i in ids], progress)
         return [(v, list(i[1:])) for v, i in zip(values, ids)]
+
+    def _sent_as(self, texts: list[str], ids: list[list[int]]) -> list:
+        """What goes to the server for these texts (`ids`: their `encode`): the token ids, or in
+        prompt mode "text" each text behind the registered prefix, whose tokens the server must
+        echo as many as the local ones (checked per prompt in `_prompt_logprobs`)."""
+        if self.config.prompt_mode == "token-ids":
+            return ids
+        return [(self.config.text_prefix or "") + t for t in texts]
 
     def _score(self, prompts: list, lengths: list[int], progress: Progress | None) -> np.ndarray:
         """NLLs of prompts (token-id lists, or aligned texts) whose local token counts are `lengths`."""
@@ -551,12 +551,7 @@ class EndpointModel:
         """Greedy continuation (temperature 0) of each prompt, new text only; prompts as token ids
         with the start-token rule when a local tokenizer is known, else as text."""
         prompts = list(prompts)
-        if self.tokenizer is None:
-            sent = prompts
-        elif self.config.prompt_mode == "token-ids":
-            sent = self.encode(prompts)
-        else:
-            sent = [(self.config.text_prefix or "") + p for p in prompts]
+        sent = prompts if self.tokenizer is None else self._sent_as(prompts, self.encode(prompts))
         choices = self._completion_batches(sent, max_tokens=int(max_new_tokens), temperature=0)
         texts = [c.get("text") for c in choices]
         if any(not isinstance(t, str) for t in texts):

@@ -539,13 +539,13 @@ def compose_answer(
                        "n_facts": len(facts), "n_memorized": sum(f["verdict"] == MEMORIZED for f in facts),
                        "n_weak": sum(f["verdict"] == WEAK for f in facts),
                        "n_said": sum(f["verdict"] == SAID for f in facts), "facts": facts})
+        entries = None
         if request.kind == RequestKind.ERASURE and outcome.audit.access == GENERATION:
             entries = said_forget_set(outcome.key, table, plan)
-            forget += [{k: (None if v is pd.NA else json_scalar(v)) for k, v in r.items()} for r in entries.to_dict("records")]
         elif request.kind == RequestKind.ERASURE and len(pairs):
-            cues = fact_cues(plan.canaries)
-            entries = forget_set(outcome.key, pairs, best_true_values(outcome.audit.scores, alpha),
-                                 cues, property_labels, forget_criterion, cue_tau, controls=forget_controls(table, pairs))
+            entries = forget_set(outcome.key, pairs, best_true_values(outcome.audit.scores, alpha), fact_cues(plan.canaries),
+                                 property_labels, forget_criterion, cue_tau, controls=forget_controls(table, pairs))
+        if entries is not None:
             forget += [{k: (None if v is pd.NA else json_scalar(v)) for k, v in r.items()} for r in entries.to_dict("records")]
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=ANSWER_COLUMNS)
     verification = verify_revisions(

@@ -184,10 +184,8 @@ def invented_names(name: str, n: int, parts: pd.DataFrame, taken: set[str], *, o
     return _draw(pools, n, (taken, own), banned, _rng("controls", k, used_origin, seed), k, "the extract")
 
 
-def follows_origin(parts: pd.DataFrame, origin: str | None, memo: dict | None = None) -> bool:
-    """`typical_names.names_follow_origin`, once per origin where a memo is kept."""
-    if memo is None:
-        return typical_names.names_follow_origin(parts, origin)
+def follows_origin(parts: pd.DataFrame, origin: str | None, memo: dict) -> bool:
+    """`typical_names.names_follow_origin`, once per origin and memo (`invented_names`)."""
     key = ("follows origin", origin)
     if key not in memo:
         memo[key] = typical_names.names_follow_origin(parts, origin)
