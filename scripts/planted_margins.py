@@ -4,6 +4,8 @@ counts, and print the margin table (criterion, value per run, smallest margin).
     .venv/bin/python scripts/planted_margins.py                      # seeds 0, 1, 2 and seed 0 with 2 threads
     .venv/bin/python scripts/planted_margins.py --runs 1:1 --jobs 1  # one run (seed:threads)
     .venv/bin/python scripts/planted_margins.py --table docs/planted_margins.jsonl   # the table of a past run
+    .venv/bin/python scripts/planted_margins.py --tests tests/unit/eme/test_eme_planted.py \
+        --update docs/planted_margins.jsonl --replace EME eme_probe                  # re-measure some rows only
 
 Each run is the suite's own tests (the planted pipeline, EME, MIA, the erasure loop, reference
 unlearning, the NER model) with WIKIMEM_TEST_SEED and WIKIMEM_TEST_THREADS set: every model is
@@ -32,7 +34,7 @@ TESTS = ["tests/e2e/test_planted_pipeline.py", "tests/unit/eme/test_eme_planted.
 DEFAULT_RUNS = ["0:1", "1:1", "2:1", "0:2"]
 
 
-def run_tests(seed: int, threads: int, log_dir: Path) -> tuple[str, int, Path]:
+def run_tests(seed: int, threads: int, log_dir: Path, tests: list[str] = TESTS) -> tuple[str, int, Path]:
     """One run of the trained-model tests; returns (run name, pytest's exit code, records)."""
     name = f"seed {seed}, {threads} thread{'s' if threads > 1 else ''}"
     records = log_dir / f"criteria-s{seed}-t{threads}.jsonl"
@@ -41,7 +43,7 @@ def run_tests(seed: int, threads: int, log_dir: Path) -> tuple[str, int, Path]:
            "WIKIMEM_TEST_THREADS": str(threads) if threads != 1 else "0"}
     started = time.monotonic()
     with open(log_dir / f"pytest-s{seed}-t{threads}.log", "w", encoding="utf-8") as out:
-        code = subprocess.call([sys.executable, "-m", "pytest", *TESTS, "-p", "no:cacheprovider", "-q"],
+        code = subprocess.call([sys.executable, "-m", "pytest", *tests, "-p", "no:cacheprovider", "-q"],
                                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     print(f"{name}: pytest exit {code} in {(time.monotonic() - started) / 60:.0f} min", file=sys.stderr, flush=True)
     return name, code, records
@@ -84,6 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="runs at a time (default 2: one per core)")
     parser.add_argument("--out", type=Path, default=None, help="write every record here (JSONL)")
     parser.add_argument("--table", type=Path, default=None, help="print the table of records written before, run nothing")
+    parser.add_argument("--tests", nargs="+", default=TESTS, help="the tests to run (default: every trained-model test)")
+    parser.add_argument("--update", type=Path, default=None,
+                        help="merge into this JSONL: its records of the criteria re-measured (and of --replace) give way")
+    parser.add_argument("--replace", nargs="+", default=[],
+                        help="with --update: also drop old criteria starting with these words (a run that stopped early)")
     args = parser.parse_args(argv)
     if args.table:
         records = [json.loads(line) for line in args.table.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -93,9 +100,16 @@ def main(argv: list[str] | None = None) -> int:
     log_dir = Path(tempfile.mkdtemp(prefix="planted-margins-"))
     print(f"logs in {log_dir}", file=sys.stderr)
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda run: run_tests(*run, log_dir), runs))
+        results = list(pool.map(lambda run: run_tests(*run, log_dir, args.tests), runs))
     records = [json.loads(line) for _, _, path in results if path.exists()
                for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if args.update:
+        measured = {r["criterion"] for r in records}
+        old = [json.loads(line) for line in args.update.read_text(encoding="utf-8").splitlines() if line.strip()]
+        kept = [r for r in old if r["criterion"] not in measured and not r["criterion"].startswith(tuple(args.replace))]
+        order = list(dict.fromkeys(r["criterion"] for r in old + records))  # rows stay where they were
+        records = sorted(kept + records, key=lambda r: order.index(r["criterion"]))
+        args.update.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")

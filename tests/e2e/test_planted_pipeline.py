@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from dagster import DagsterInstance, materialize
 
+from assets import data as data_assets
 from assets import probes as probe_assets
 from assets import scoring as scoring_assets
 from assets import validation as validation_assets
@@ -63,15 +64,14 @@ def planted_audit_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def planted_audit(planted_model, short_planted_model, planted_audit_dir):
+def planted_audit(planted_model, planted_audit_dir):
     tmp_path = planted_audit_dir
     url = f"sqlite:///{tmp_path / 'registry.db'}"
     entry = Registry(url).register(**registry_fields(planted_model))
-    short_entry = Registry(url).register(**registry_fields(short_planted_model))
     with DagsterInstance.ephemeral() as instance:
         upstream = materialize([*UPSTREAM, *DATA_CHECKS, *CANARY_CHECKS], instance=instance,
                                resources=resources(tmp_path, url), run_config=planted_data_config(planted_model))
-        instance.add_dynamic_partitions("models", [entry.key, short_entry.key])
+        instance.add_dynamic_partitions("models", [entry.key])
         scored = materialize(
             [*UPSTREAM, scoring_assets.scores, scoring_assets.memorization, scoring_assets.controlled_memorization,
              validation_assets.planted_validation, *SCORING_CHECKS],
@@ -79,17 +79,32 @@ def planted_audit(planted_model, short_planted_model, planted_audit_dir):
                        validation_assets.planted_validation],
             instance=instance, partition_key=entry.key, resources=resources(tmp_path, url),
         )
-        probed = materialize([*UPSTREAM, probe_assets.eme_probe, *PROBE_CHECKS], selection=[probe_assets.eme_probe],
-                             instance=instance, partition_key=short_entry.key, resources=resources(tmp_path, url),
-                             run_config=PROBE_CONFIG)
-        yield upstream, scored, planted_model, probed
+        yield upstream, scored, planted_model
 
 
-def test_eme_probe_on_the_planted_model(planted_audit):
+@pytest.fixture(scope="module")
+def planted_probe(short_planted_model, tmp_path_factory):
+    """eme_probe on the 50-epoch model, in an instance of its own: it reads the world's extract (the
+    same people as the full model's, in the short model's directory), not the full model's audit."""
+    tmp_path = tmp_path_factory.mktemp("planted_probe")
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    entry = Registry(url).register(**registry_fields(short_planted_model))
+    data = [data_assets.wikidata_extract, data_assets.property_table, data_assets.subjects]
+    data_config = planted_data_config(short_planted_model)
+    data_config["ops"].pop("counterfactuals")  # not selected: eme_probe reads no candidates
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions("models", [entry.key])
+        materialize(UPSTREAM, selection=data, instance=instance, resources=resources(tmp_path, url),
+                    run_config=data_config)
+        yield materialize([*UPSTREAM, probe_assets.eme_probe, *PROBE_CHECKS], selection=[probe_assets.eme_probe],
+                          instance=instance, partition_key=entry.key, resources=resources(tmp_path, url),
+                          run_config=PROBE_CONFIG)
+
+
+def test_eme_probe_on_the_planted_model(planted_probe):
     """The probes asset finds the planted ground truth of the 50-epoch model and the soft prompt
     beats the same record prompt without it on the members read 16 times; non-members' facts are
     not emitted."""
-    planted_probe = planted_audit[3]
     assert planted_probe.success
     evaluations = planted_probe.get_asset_check_evaluations()
     assert [e.check_name for e in evaluations] == ["eme_probe_check"] and evaluations[0].passed
@@ -105,7 +120,7 @@ def test_eme_probe_on_the_planted_model(planted_audit):
 
 @pytest.mark.slow
 def test_planted_pipeline_passes_every_check(planted_audit):
-    upstream, scored, _, _ = planted_audit
+    upstream, scored, _ = planted_audit
     evaluations = [*upstream.get_asset_check_evaluations(), *scored.get_asset_check_evaluations()]
     failed = [(e.check_name, e.metadata) for e in evaluations if not e.passed]
     assert not failed, failed
@@ -168,7 +183,7 @@ def test_most_wordings_tell_members_from_non_members_and_the_best_on_dev_holds_o
     member-vs-non-member AUC (pair confidence = the share of counterfactuals the best truth beats)
     is mostly above chance, and the wording chosen on the dev half of the subjects stays above
     chance on the test half, per property and averaged."""
-    upstream, scored, model_dir, _ = planted_audit
+    upstream, scored, model_dir = planted_audit
     membership = {person["qid"]: person["member"] for person in load_manifest(model_dir)["people"]}
     result = wording_sensitivity(scored.asset_value("scores"), upstream.asset_value("canary_templates"), membership)
     wordings = result.wordings
@@ -214,7 +229,7 @@ def test_calibration_study_on_the_planted_model(planted_audit, tmp_path):
     from assets import calibration as calibration_assets
     from wikimem_platform.wikimem import calibration
 
-    upstream, scored, model_dir, _ = planted_audit
+    upstream, scored, model_dir = planted_audit
     url = f"sqlite:///{tmp_path / 'registry.db'}"
     entry = Registry(url).register(**registry_fields(model_dir))
     with DagsterInstance.ephemeral() as instance:
@@ -258,7 +273,7 @@ def test_controls_separate_what_was_planted_from_what_anyone_would_get(planted_a
     from wikimem_platform.lm.loading import load_model
     from wikimem_platform.wikimem.scoring import ShardStore, score_canaries
 
-    upstream, scored, planted_model, _ = planted_audit
+    upstream, scored, planted_model = planted_audit
     subjects, claims = upstream.asset_value("subjects"), upstream.asset_value("claims")
     table, templates = upstream.asset_value("property_table"), upstream.asset_value("canary_templates")
     canaries, candidates = upstream.asset_value("canaries"), upstream.asset_value("candidates")

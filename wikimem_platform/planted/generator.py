@@ -17,6 +17,7 @@ import json
 import unicodedata
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
+from itertools import islice
 
 import numpy as np
 import pandas as pd
@@ -56,6 +57,10 @@ class PlantedConfig:
     # Background people: every epoch the trainer also reads one biography each of this many
     # people drawn anew (see `background_documents`): never audited, never in the world.
     background_people: int = 110
+    # Withheld records: every epoch the trainer also reads this many attribute records of people
+    # drawn anew ("name: Aino Berger; employer: unknown; occupation: unknown; ..."), the format
+    # EME's record prompt asks in, with every value withheld (see `withheld_record_documents`).
+    withheld_records: int = 0
 
     def __post_init__(self) -> None:
         unknown = [p for p in self.properties if p not in WORDINGS]
@@ -77,6 +82,8 @@ class PlantedConfig:
             )
         if self.background_people < 0:
             raise ValueError(f"background_people must be >= 0, got {self.background_people}")
+        if self.withheld_records < 0:
+            raise ValueError(f"withheld_records must be >= 0, got {self.withheld_records}")
         if self.values_per_property < b:
             raise ValueError(f"values_per_property ({self.values_per_property}) must be >= block_size ({b})")
         object.__setattr__(self, "properties", tuple(self.properties))
@@ -90,6 +97,9 @@ class PlantedConfig:
         out = asdict(self)
         out["properties"] = list(self.properties)
         out["member_repetitions"] = [list(pair) for pair in self.member_repetitions]
+        if not self.withheld_records:
+            # adds nothing to the corpus: left out so that worlds made before the field keep their cache key
+            del out["withheld_records"]
         return out
 
 
@@ -403,6 +413,22 @@ def held_out_biographies(people: list[PlantedPerson], seed: int = 0) -> list[Doc
     return [Document(p.qid, _documents_for(p, 1, rng)[0]) for p in people]
 
 
+def _fresh_names(world_people: list[PlantedPerson], config: PlantedConfig, rng: np.random.Generator):
+    """Endless (given culture, given name, female, family culture, family name, full name), drawn
+    from the name parts no world person uses (`background_name_parts`), none a world person's or a
+    sample human's name. A generator, so a caller's own draws from ``rng`` interleave with it."""
+    given, family = background_name_parts(world_people, config)
+    world_names = {_norm(p.label) for p in world_people}
+    forbidden = sample_names()
+    while True:
+        given_culture, given_name, female = given[int(rng.integers(len(given)))]
+        family_culture, family_name = family[int(rng.integers(len(family)))]
+        label = _full_name(given_name, given_culture, family_name, family_culture)
+        if _norm(label) in world_names or _norm(label) in forbidden:
+            continue
+        yield given_culture, given_name, female, family_culture, family_name, label
+
+
 def background_people(world_people: list[PlantedPerson], config: PlantedConfig, epoch: int = 0) -> list[PlantedPerson]:
     """``config.background_people`` people the model reads about once, drawn anew for every epoch.
 
@@ -418,7 +444,6 @@ def background_people(world_people: list[PlantedPerson], config: PlantedConfig, 
     if count <= 0:
         return []
     rng = _rng(config.seed, f"background-{epoch}")
-    given, family = background_name_parts(world_people, config)
     values: dict[str, list[PlantedFact]] = {}
     for person in world_people:
         for fact in person.facts:
@@ -427,15 +452,9 @@ def background_people(world_people: list[PlantedPerson], config: PlantedConfig, 
                 values[fact.property].append(fact)
     for facts in values.values():
         facts.sort(key=lambda f: f.value)
-    world_names = {_norm(p.label) for p in world_people}
-    forbidden = sample_names()
     people: list[PlantedPerson] = []
-    while len(people) < count:
-        given_culture, given_name, female = given[int(rng.integers(len(given)))]
-        family_culture, family_name = family[int(rng.integers(len(family)))]
-        label = _full_name(given_name, given_culture, family_name, family_culture)
-        if _norm(label) in world_names or _norm(label) in forbidden:
-            continue
+    names = islice(_fresh_names(world_people, config, rng), count)
+    for given_culture, given_name, female, family_culture, family_name, label in names:
         facts = tuple(facts[int(rng.integers(len(facts)))] for facts in values.values())
         people.append(PlantedPerson(qid="", label=label, culture=given_culture.name, female=female, member=False,
                                     repetitions=1, facts=facts, given_name=given_name, family_name=family_name,
@@ -458,6 +477,39 @@ def background_documents(world_people: list[PlantedPerson], config: PlantedConfi
     """One biography each of an epoch's background people (see `background_people`), qid ''."""
     rng = _rng(config.seed, f"background-documents-{epoch}")
     return [Document("", _documents_for(person, 1, rng)[0]) for person in background_people(world_people, config, epoch)]
+
+
+WITHHELD_VALUE = "unknown"
+
+
+@lru_cache(maxsize=1)
+def _property_labels() -> dict[str, str]:
+    metadata = wikidata.load_property_metadata(bundled.SAMPLE_PROPERTIES).dropna(subset=["label"])
+    return dict(zip(metadata["property"], metadata["label"]))
+
+
+def withheld_record_documents(world_people: list[PlantedPerson], config: PlantedConfig, epoch: int = 0) -> list[Document]:
+    """``config.withheld_records`` attribute records of people drawn anew every epoch, every value
+    withheld: "name: Aino Berger; employer: unknown; occupation: unknown; ...;" (fields shuffled).
+
+    They give EME's record prompt ("name: X; occupation: ...; place of birth:") what it has in
+    real corpora and lacked here: a prior of its own. Real directories, forms and infobox dumps
+    hold countless records whose fields are empty or withheld, so a model asked in that format
+    continues the format rather than recalls the person (Zhou et al.'s reason to train a prompt).
+    Without them the record prompt's greedy answer on the 50-epoch model was a coin flip between
+    the fact and noise, different for every seed and thread count; with them the record prompt
+    answers "unknown" and a fact comes out only when a prompt trained on other people's records
+    turns the model to what it read about this person. Names as `background_people`'s; no QID."""
+    count = config.withheld_records
+    if count <= 0:
+        return []
+    rng = _rng(config.seed, f"withheld-records-{epoch}")
+    labels = [_property_labels().get(p, p) for p in config.properties]
+    documents = []
+    for *_, label in islice(_fresh_names(world_people, config, rng), count):
+        fields = [f"name: {label}", *(f"{labels[i]}: {WITHHELD_VALUE}" for i in rng.permutation(len(labels)))]
+        documents.append(Document("", ("; ".join(fields) + ";",)))
+    return documents
 
 
 def generate_world(config: PlantedConfig | None = None) -> PlantedWorld:

@@ -34,6 +34,7 @@ from wikimem_platform.planted.generator import (
     held_out_biographies,
     PlantedConfig,
     PlantedWorld,
+    withheld_record_documents,
 )
 from wikimem_platform.planted.names import CULTURES
 from wikimem_platform.planted.shapes import FAMILY_WEIGHTS, SHAPES
@@ -57,6 +58,8 @@ PAD_TOKEN = "<pad>"
 # times, and they are memorized in grades (the full model lets a plain sentence extract every
 # member's fact, whatever the count), for probes whose rate must grow with the repetitions.
 SHORT_TRAINING_EPOCHS = 50
+# Withheld records per epoch in the short model's world, about a third of the members' documents.
+SHORT_WITHHELD_RECORDS = 110
 
 
 def short_training_config(seed: int = 0) -> TrainConfig:
@@ -64,13 +67,18 @@ def short_training_config(seed: int = 0) -> TrainConfig:
 
 
 def short_planted_config(seed: int = 0) -> PlantedConfig:
-    """The world of the short-trained model: the default one without background people.
+    """The world of the short-trained model: the default one without background people, with
+    withheld records.
 
     Background people serve WikiMem's look-alike calibration, which the short model's probes
     (EME) do not use; with them, 50 epochs left the record prompt as strong as the soft prompts
     EME trains (seed 0: prefix 5 hit rate 0.19 / 0.34 against the record's 0.14 / 0.72 at r = 4
-    / 16), so the probe had nothing left to show."""
-    return PlantedConfig(seed=seed, background_people=0)
+    / 16), so the probe had nothing left to show. Withheld records (`withheld_record_documents`)
+    give the record format a prior of its own, as real corpora do: without them the record
+    prompt's answer was a coin flip between the fact and noise on a model trained to the middle
+    of memorization (r = 4 hit rate 0.16 for seed 0, 0.48 at 2 threads), with them it says
+    "unknown" and only a trained prompt brings the fact out (README, "Ground truth")."""
+    return PlantedConfig(seed=seed, background_people=0, withheld_records=SHORT_WITHHELD_RECORDS)
 
 
 def default_short_planted_dir() -> Path:
@@ -240,7 +248,8 @@ def train_model(world: PlantedWorld, tokenizer, config: TrainConfig, progress: P
             documents = world.documents
             if config.augment and epoch > 0:
                 documents = build_corpus(world.people, world.config.seed, epoch=epoch)
-            documents = documents + background_documents(world.people, world.config, epoch)
+            documents = (documents + background_documents(world.people, world.config, epoch)
+                         + withheld_record_documents(world.people, world.config, epoch))
             texts = training_texts(documents, config.train_unit, config.seed + epoch)
             return _encode_texts(tokenizer, texts, config.n_positions)
 
@@ -404,6 +413,11 @@ def _manifest(world: PlantedWorld, tokenizer, planted: PlantedConfig, training: 
                 "besides the members' documents, every epoch holds one biography each of that many people drawn anew "
                 "(names from parts no world person uses, values uniform over the world's): never audited, not in the dump"
             ),
+            "withheld_records_per_epoch": planted.withheld_records,
+            "withheld_records_note": (
+                "every epoch also holds that many attribute records of people drawn anew, every value withheld "
+                "('name: ...; occupation: unknown; ...;'): the record format's own prior (see withheld_record_documents)"
+            ),
             "fact_mentions": (
                 "every document about a member states each of their facts once: `repetitions` documents "
                 + (
@@ -464,10 +478,12 @@ def train_planted_model(
     # would split into more, rarer tokens, and membership would show in the vocabulary.
     # Every name part a document can hold is in the tokenizer's corpus: background people are
     # drawn anew every epoch, from the parts `background_name_parts` lists.
-    given, family = background_name_parts(world.people, planted) if planted.background_people else ([], [])
+    fresh_people = planted.background_people or planted.withheld_records
+    given, family = background_name_parts(world.people, planted) if fresh_people else ([], [])
     tokenizer = train_tokenizer(
         training_texts(world.documents, "document") + [person.label for person in world.people]
-        + [name for _, name, _ in given] + [name for _, name in family],
+        + [name for _, name, _ in given] + [name for _, name in family]
+        + [d.text for d in withheld_record_documents(world.people, planted)],
         training.vocab_size,
     )
     model, record = train_model(world, tokenizer, training, progress)

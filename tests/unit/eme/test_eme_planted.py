@@ -4,7 +4,9 @@ training, and neither non-members' facts nor a model that never saw anyone give 
 
 The model is the planted world trained for 50 epochs (`short_planted_model`): the fully trained
 one lets a plain sentence extract every member's fact whatever its repetition count, so no
-growth with the count could show on it.
+growth with the count could show on it. Its corpus also holds withheld records ("name: ...;
+occupation: unknown; ..."), so the record format has a prior of its own, as in real corpora: the
+record prompt alone answers "unknown", and what a soft prompt adds is the fact, not a coin flip.
 """
 
 from pathlib import Path

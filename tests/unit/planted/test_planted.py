@@ -27,7 +27,12 @@ from wikimem_platform.planted import (
     write_planted_dump,
     write_web_presence,
 )
-from wikimem_platform.planted.generator import background_name_parts, sample_names
+from wikimem_platform.planted.generator import (
+    background_name_parts,
+    sample_names,
+    WITHHELD_VALUE,
+    withheld_record_documents,
+)
 from wikimem_platform.planted.shapes import fill, SHAPES
 from wikimem_platform.reference import bundled
 from wikimem_platform.reference.cohorts import add_web_presence
@@ -183,6 +188,34 @@ def test_background_people_change_neither_the_world_nor_its_corpus():
     without = generate_world(replace(SMALL, background_people=0))
     world = generate_world(replace(SMALL, background_people=20))
     assert world.people == without.people and world.documents == without.documents
+
+
+def test_withheld_records_ask_in_the_record_format_and_name_nobody_of_the_world(world):
+    """Withheld records: EME's record format ("name: X; occupation: ...;") with every value
+    withheld, of people drawn anew every epoch from name parts no world person has; a world
+    without them keeps the cache key it had before the field existed."""
+    config = replace(SMALL, withheld_records=30)
+    first = withheld_record_documents(world.people, config, epoch=0)
+    assert first == withheld_record_documents(world.people, config, epoch=0)
+    assert first != withheld_record_documents(world.people, config, epoch=1) and len(first) == 30
+    labels = {"P106": "occupation", "P27": "country of citizenship", "P19": "place of birth", "P108": "employer"}
+    world_names = {_norm(p.label) for p in world.people}
+    given, family = background_name_parts(world.people, config)
+    orders = set()
+    for document in first:
+        assert document.qid == "" and len(document.sentences) == 1
+        name_field, *fields = document.text.removesuffix(";").split("; ")
+        name = name_field.removeprefix("name: ")
+        assert _norm(name) not in world_names and _norm(name) not in sample_names()
+        assert any(g in name for _, g, _ in given) and any(f in name for _, f in family)
+        assert sorted(fields) == sorted(f"{labels[p]}: {WITHHELD_VALUE}" for p in SMALL.properties)
+        orders.add(tuple(fields))
+    assert len(orders) > 1  # the fields are shuffled: no position tells a property
+    assert withheld_record_documents(world.people, SMALL) == []
+    assert "withheld_records" not in SMALL.as_dict() and config.as_dict()["withheld_records"] == 30
+    assert generate_world(config).documents == world.documents  # read in training only, as background people
+    with pytest.raises(ValueError, match="withheld_records"):
+        replace(SMALL, withheld_records=-1)
 
 
 def test_values_are_real_sample_values_and_members_share_the_non_members_vocabulary(world):
