@@ -88,9 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--table", type=Path, default=None, help="print the table of records written before, run nothing")
     parser.add_argument("--tests", nargs="+", default=TESTS, help="the tests to run (default: every trained-model test)")
     parser.add_argument("--update", type=Path, default=None,
-                        help="merge into this JSONL: its records of the criteria re-measured (and of --replace) give way")
+                        help="merge into this JSONL: its records of the criteria re-measured in these runs (and of --replace) give way")
     parser.add_argument("--replace", nargs="+", default=[],
-                        help="with --update: also drop old criteria starting with these words (a run that stopped early)")
+                        help="with --update: also drop these runs' old criteria starting with these words (a run that stopped early)")
     args = parser.parse_args(argv)
     if args.table:
         records = [json.loads(line) for line in args.table.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -104,9 +104,14 @@ def main(argv: list[str] | None = None) -> int:
     records = [json.loads(line) for _, _, path in results if path.exists()
                for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     if args.update:
-        measured = {r["criterion"] for r in records}
+        def key(record: dict) -> tuple:
+            return record["criterion"], record["seed"], record["threads"]
+
+        measured = {key(r) for r in records}
+        rerun = {(r["seed"], r["threads"]) for r in records}
         old = [json.loads(line) for line in args.update.read_text(encoding="utf-8").splitlines() if line.strip()]
-        kept = [r for r in old if r["criterion"] not in measured and not r["criterion"].startswith(tuple(args.replace))]
+        kept = [r for r in old if key(r) not in measured
+                and not (r["criterion"].startswith(tuple(args.replace)) and (r["seed"], r["threads"]) in rerun)]
         order = list(dict.fromkeys(r["criterion"] for r in old + records))  # rows stay where they were
         records = sorted(kept + records, key=lambda r: order.index(r["criterion"]))
         args.update.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")

@@ -9,7 +9,6 @@ schema and cross-references between the files. Each family has a test that a typ
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 import shutil

@@ -264,7 +264,9 @@ def control_names(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFra
         return invented_names(str(person["label"]), n, parts, taken, memo=memo, **kwargs)
     except ValueError:
         parts, sample_taken = _sample_name_parts()
-        return invented_names(str(person["label"]), n, parts, taken | sample_taken,
+        if "bundled sample taken" not in memo:  # the union once per cohort, not once per person
+            memo["bundled sample taken"] = taken | sample_taken
+        return invented_names(str(person["label"]), n, parts, memo["bundled sample taken"],
                               memo=memo.setdefault("bundled sample", {}), **kwargs)
 
 

@@ -51,7 +51,6 @@ from wikimem_platform.wikimem.prompt_sensitivity import (
     auc_per_group,
     ensemble_scores,
     ENSEMBLES,
-    kendall_heatmap,
     kendall_matrix,
     kendall_tau,
     m_mem,

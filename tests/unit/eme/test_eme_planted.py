@@ -11,7 +11,6 @@ record prompt alone answers "unknown", and what a soft prompt adds is the fact, 
 
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from tests.support.criteria import criterion
