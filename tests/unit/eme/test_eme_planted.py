@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.criteria import criterion
+from tests.support.criteria import criterion, observe
 from tests.support.trained import TEST_SEED
 from wikimem_platform import eme
 from wikimem_platform.eme.soft_prompts import StoredPrompt
@@ -93,7 +93,15 @@ def test_control_model_learns_nothing_from_the_same_training(planted_eme):
     audit, _, _ = planted_eme
     control = audit.rates[(audit.rates["subset"] == "all") & (audit.rates["model_role"] == "control")]
     assert set(control["prompt_method"]) == {"record", "prefix"}
-    criterion("EME: control model's hit rate, highest arm", control["hit_rate"].max(), "<=", 0.05)
+    # Per arm over all its prompts: repetition groups are the audited model's reading, nothing to
+    # a model that never read anyone, and in the group of 8 people read 16 times (32 facts) one
+    # chance hit is 0.031 and a second one 0.062. The largest group rate is reported beside it.
+    examples = audit.examples[audit.examples["model_role"] == "control"]
+    by_arm = examples.groupby("prompt_method")["hit"].agg(["mean", "size"])
+    worst = by_arm["mean"].idxmax()
+    criterion("EME: control model's hit rate, highest arm (all its prompts)", by_arm.at[worst, "mean"], "<=", 0.05,
+              n=int(by_arm.at[worst, "size"]), context=by_arm)
+    observe("EME: control model's hit rate, highest arm and repetition group", control["hit_rate"].max())
     trained = audit.prompts.set_index("model_role").loc["control"]
     assert trained["n_training"] == full_volume(audit)
 
