@@ -27,10 +27,9 @@ import pandas as pd
 
 from wikimem_platform.crm.metrics import example_cue
 from wikimem_platform.lm.generation import substring_hit
+from wikimem_platform.planted.generator import property_labels
 from wikimem_platform.planted.training import load_manifest
-from wikimem_platform.reference import bundled
 from wikimem_platform.splits import seeded_draw
-from wikimem_platform.wikidata.extract import load_property_metadata
 
 FACT_COLUMNS = ["subject_qid", "name", "property", "property_label", "value_labels", "aliases"]
 EXAMPLE_COLUMNS = ["subject_qid", "property", "prompt", "joiner", "targets", "cue", "n_identifiers"]
@@ -84,12 +83,10 @@ def planted_inputs(model_dir) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(fact table, cohorts) of a planted model's people: cohorts has subject_qid, member and
     repetitions; the non-members are the people no soft prompt may be trained on."""
 
-    metadata = load_property_metadata(bundled.SAMPLE_PROPERTIES).dropna(subset=["label"])
-    labels = dict(zip(metadata["property"], metadata["label"]))
     people = load_manifest(model_dir)["people"]
     cohorts = pd.DataFrame([{"subject_qid": p["qid"], "member": bool(p["member"]),
                              "repetitions": int(p["repetitions"])} for p in people])
-    return facts_from_people(people, labels), cohorts
+    return facts_from_people(people, property_labels()), cohorts
 
 
 def properties_by_usage(facts: pd.DataFrame) -> list[str]:

@@ -18,6 +18,7 @@ import unicodedata
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from itertools import islice
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -483,9 +484,11 @@ WITHHELD_VALUE = "unknown"
 
 
 @lru_cache(maxsize=1)
-def _property_labels() -> dict[str, str]:
+def property_labels() -> MappingProxyType:
+    """Property id -> English label of the bundled sample's property metadata: the names the
+    planted world's records, its manifest and EME's record prompts give its properties."""
     metadata = wikidata.load_property_metadata(bundled.SAMPLE_PROPERTIES).dropna(subset=["label"])
-    return dict(zip(metadata["property"], metadata["label"]))
+    return MappingProxyType(dict(zip(metadata["property"], metadata["label"])))
 
 
 def withheld_record_documents(world_people: list[PlantedPerson], config: PlantedConfig, epoch: int = 0) -> list[Document]:
@@ -504,7 +507,7 @@ def withheld_record_documents(world_people: list[PlantedPerson], config: Planted
     if count <= 0:
         return []
     rng = _rng(config.seed, f"withheld-records-{epoch}")
-    labels = [_property_labels().get(p, p) for p in config.properties]
+    labels = [property_labels().get(p, p) for p in config.properties]
     documents = []
     for *_, label in islice(_fresh_names(world_people, config, rng), count):
         fields = [f"name: {label}", *(f"{labels[i]}: {WITHHELD_VALUE}" for i in rng.permutation(len(labels)))]

@@ -34,13 +34,13 @@ from wikimem_platform.planted.generator import (
     held_out_biographies,
     PlantedConfig,
     PlantedWorld,
+    property_labels,
     withheld_record_documents,
 )
 from wikimem_platform.planted.names import CULTURES
 from wikimem_platform.planted.shapes import FAMILY_WEIGHTS, SHAPES
 from wikimem_platform.reference import bundled
 from wikimem_platform.storage import is_complete_model_dir, load_manifest, MANIFEST_NAME, write_model_dir
-from wikimem_platform.wikidata import extract as wikidata
 
 logger = logging.getLogger(__name__)
 
@@ -367,7 +367,7 @@ def _manifest(world: PlantedWorld, tokenizer, planted: PlantedConfig, training: 
     import transformers
 
 
-    metadata = wikidata.load_property_metadata(bundled.SAMPLE_PROPERTIES).set_index("property")
+    labels = property_labels()
     documents = world.documents
     by_repetition: dict[str, int] = {}
     for person in world.members:
@@ -388,7 +388,7 @@ def _manifest(world: PlantedWorld, tokenizer, planted: PlantedConfig, training: 
         "properties": [
             {
                 "property": prop,
-                "label": str(metadata.at[prop, "label"]) if prop in metadata.index else prop,
+                "label": labels.get(prop, prop),
                 "datatype": world.vocabulary[prop][0].datatype,
                 "n_values": len(world.vocabulary[prop]),
                 "n_shapes": len(SHAPES[prop]),
