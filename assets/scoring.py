@@ -38,6 +38,7 @@ from wikimem_platform.wikimem.memorization import (
 from wikimem_platform.wikimem.scoring import (
     combined_precision,
     plan_shards,
+    scorable_canaries,
     score_canaries,
     SCORE_COLUMNS,
     SCORING_VERSION,
@@ -49,7 +50,7 @@ GROUP = "scoring"
 # distinct sentences of a bfloat16 / NF4 run re-scored in float32 so that its verdicts are
 # float32's (wikimem_platform.lm.precision), out of sentences_distinct.
 SHARD_REPORT_COUNTS = ("shards_total", "shards_reused", "shards_scored", "sentences_scored", "sentences_computed",
-                       "sentences_distinct", "sentences_rescored")
+                       "sentences_distinct", "sentences_rescored", "continuations", "continuations_censored")
 
 
 # What the shard steps of an endpoint release sent to its server (EndpointClient's Usage), summed
@@ -101,6 +102,7 @@ def score_shard(
              if isinstance(lm, EndpointModel) else scoring.device)
     context.log.info(f"{entry.key} ({entry.source_kind}) on {where}, fingerprint {lm.fingerprint}")
     store = ShardStore(scoring.shards_for(context.partition_key))
+    shard_canaries = scorable_canaries(lm, shard_canaries)  # what score_canaries scores and stores
     planned = plan_shards(shard_canaries, candidates, lm.fingerprint, scoring.settings())
     sent_before = lm.client.usage.as_dict() if isinstance(lm, EndpointModel) else {}
     _, report = score_canaries(lm, shard_canaries, candidates, store, scoring.settings(),
@@ -108,6 +110,10 @@ def score_shard(
     # What this step sent to a served model (0 for a local one): the run's requests and tokens.
     sent = {f"endpoint_{name}": value - sent_before.get(name, 0)
             for name, value in (lm.client.usage.as_dict() if isinstance(lm, EndpointModel) else {}).items()}
+    if not planned:  # every wording of this property puts the value first: nothing a top-k server can rank
+        return pd.DataFrame([{"property": context.get_mapping_key(), "shard_path": "", "model_fingerprint": lm.fingerprint,
+                              "precision": report.precision, "seconds": 0.0,
+                              **{name: 0 for name in [*SHARD_REPORT_COUNTS, *ENDPOINT_COUNTS]}}])
     return pd.DataFrame([{
         "property": context.get_mapping_key(), "shard_path": str(store.path(shard)), "model_fingerprint": lm.fingerprint, "precision": report.precision,
         **{name: getattr(report, name) for name in SHARD_REPORT_COUNTS}, "seconds": report.seconds,
@@ -127,7 +133,7 @@ def collect_scores(context: OpExecutionContext, shard_reports: list[pd.DataFrame
                         "Their step was lost (e.g. with a worker that died; its events went with it, so re-execution "
                         "from failure does not select it). Re-execute all steps: finished shards are read back from "
                         "the shard store, not scored again.")
-    frames = [pd.read_parquet(path) for path in reports.get("shard_path", [])]
+    frames = [pd.read_parquet(path) for path in reports.get("shard_path", []) if path]
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCORE_COLUMNS)
     counts = {name: int(reports[name].sum()) if len(reports) else 0 for name in SHARD_REPORT_COUNTS}
     sent = {name: int(reports[name].sum()) for name in ENDPOINT_COUNTS if name in reports and reports[name].sum()}

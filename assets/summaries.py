@@ -20,7 +20,7 @@ from assets.partitions import models_partitions
 from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform.crm import metrics as crm
-from wikimem_platform.lm.endpoint import access_of, GENERATION
+from wikimem_platform.lm.endpoint import access_of, GENERATION, TOP_LOGPROBS
 from wikimem_platform.lm.loading import other_shipped_model
 from wikimem_platform.mia import auroc_figure, membership, unavailable_attacks
 from wikimem_platform.planted.validation import ground_truth
@@ -156,11 +156,12 @@ def mia_summary(
     registry = model_registry.registry()
     entry = registry.get(context.partition_key)
     lm = scoring.load(entry, served=True)
-    if access_of(lm) == GENERATION:
-        reason = f"{entry.key} is served at generation access: no log-probabilities, so no membership attack"
+    if access_of(lm) in (GENERATION, TOP_LOGPROBS):
+        reason = (f"{entry.key} is served at {access_of(lm)} access: no log-probability of a given text, so no "
+                  "membership attack")
         context.log.warning(reason)
         return Output(pd.DataFrame(columns=["attack", "auroc", "set_kind", "set_description"]),
-                      metadata={"rows": 0, "model": entry.key, "access": GENERATION, "not_available": reason})
+                      metadata={"rows": 0, "model": entry.key, "access": access_of(lm), "not_available": reason})
     unavailable = unavailable_attacks(lm)
     if unavailable:
         context.log.info(f"{entry.key} is served at an endpoint: not run here — "

@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
+from wikimem_platform.lm.endpoint import ACCESS_LEVELS
 from wikimem_platform.lm.loading import ModelLoadError, SHIPPED_MODELS
 from wikimem_platform.registry import check_source, infer_source_kind, Registry, RegistryError, RELEASE_FIELDS, Task
 from wikimem_platform.reports import across_models, compliance as reports
@@ -95,7 +96,7 @@ def _register_endpoint(registry: Registry, args) -> int:
     try:
         entry = registry.register_endpoint(
             args.name or args.source, args.endpoint, args.served_model, access=args.access or "prompt-logprobs",
-            api_key_env=args.api_key_env, tokenizer=args.tokenizer, prompt_mode=args.prompt_mode,
+            api_key_env=args.api_key_env, tokenizer=args.tokenizer, prompt_mode=args.prompt_mode, top_k=args.top_k,
             revision=args.revision, family=args.family,
             parameter_count=args.parameter_count, variant=args.variant,
             **{field: getattr(args, field) for field in RELEASE_FIELDS},
@@ -109,6 +110,10 @@ def _register_endpoint(registry: Registry, args) -> int:
         print(f"probe: {probe['sentence']!r} {probe['local_token_count']} tokens, NLL {probe['nll_token_ids']:.3f} nats "
               f"as token ids (start tokens {probe['start_token_ids']}); as text {probe['text_token_count']} tokens, "
               f"NLL {probe['nll_text']:.3f}")
+    if probe.get("nll_continuation") is not None:
+        print(f"probe: the end of {probe['sentence']!r} read from the server's top {probe['top_k']} "
+              f"(tokens keyed by {probe['top_keys']}): {probe['nll_continuation']:.3f} nats"
+              + (", censored" if probe.get("continuation_censored") else ""))
     if probe.get("prompt_mode") == "text":
         print(f"scoring sends text prompts, {probe['text_prefix']!r} in front: {probe['aligned_text_token_count']} "
               f"tokens, NLL {probe['nll_aligned_text']:.3f} nats")
@@ -121,8 +126,9 @@ def cmd_models_register(args) -> int:
     registry = _registry(args)
     if args.endpoint:
         return _register_endpoint(registry, args)
-    if args.served_model or args.api_key_env or args.access or args.tokenizer or args.prompt_mode:
-        raise CliError("--served-model, --api-key-env, --access, --tokenizer and --prompt-mode go with --endpoint URL")
+    if args.served_model or args.api_key_env or args.access or args.tokenizer or args.prompt_mode or args.top_k:
+        raise CliError("--served-model, --api-key-env, --access, --top-k, --tokenizer and --prompt-mode go with "
+                       "--endpoint URL")
     try:
         if not args.defer_check:
             check_source(args.kind or infer_source_kind(args.source), args.source)
@@ -691,8 +697,13 @@ def build_parser() -> argparse.ArgumentParser:
     register.add_argument("--served-model", metavar="ID", help="with --endpoint: the model id the server serves")
     register.add_argument("--api-key-env", metavar="VAR", help="with --endpoint: the environment variable holding the API "
                                                                 "key (its name is stored, never the key)")
-    register.add_argument("--access", choices=["prompt-logprobs", "generation"],
-                          help="with --endpoint: prompt log-probabilities (default; the full WikiMem scores) or greedy generations only")
+    register.add_argument("--access", choices=list(ACCESS_LEVELS),
+                          help="with --endpoint: prompt log-probabilities (default; the full WikiMem scores), the top-k "
+                               "next-token log-probabilities only (the ranking read from them, censored below the k-th), "
+                               "or greedy generations only")
+    register.add_argument("--top-k", type=int, metavar="K",
+                          help="with --access top-logprobs: log-probabilities asked per position (default 20, "
+                               "vLLM's and OpenAI's limit)")
     register.add_argument("--tokenizer", metavar="DIR", help="with --endpoint: a local copy of the served model's tokenizer "
                                                               "(token-id prompts with the start-token rule; required for prompt-logprobs)")
     register.add_argument("--prompt-mode", choices=["token-ids", "text"],

@@ -25,6 +25,7 @@ from wikimem_platform.lm.endpoint import (
     EndpointError,
     EndpointModel,
     PROMPT_LOGPROBS,
+    TOP_LOGPROBS,
     RetryPolicy,
     WEIGHTS,
 )
@@ -320,17 +321,20 @@ class Registry:
 
     def register_endpoint(self, name: str, url: str, served_model: str, *, access: str = "prompt-logprobs",
                           api_key_env: str | None = None, tokenizer: str | None = None,
-                          prompt_mode: str | None = None, probe: bool = True, **fields) -> ModelEntry:
+                          prompt_mode: str | None = None, probe: bool = True, top_k: int | None = None,
+                          **fields) -> ModelEntry:
         """Register a model served at `url` (an OpenAI-compatible server) after probing it: the
         server must serve `served_model` at `access`, and for prompt-logprobs its token-id prompts
         must align with `tokenizer` (`EndpointModel.probe`); any refusal is a RegistryError naming
         the numbers, and nothing is stored. The probe's numbers are stored with the release.
         prompt_mode: "token-ids", "text" (aligned through the server's /tokenize) or None (token
-        ids where the server takes them, else aligned text): what the probe chose is stored."""
+        ids where the server takes them, else aligned text): what the probe chose is stored.
+        top_k: at top-logprobs access, the log-probabilities asked per position (default 20); what
+        the server gives, and how it keys their tokens, is what the probe found."""
         try:
             config = EndpointConfig(url=url, served_model=served_model, access=access, api_key_env=api_key_env,
                                     tokenizer=str(Path(tokenizer).expanduser().resolve()) if tokenizer else None,
-                                    retry=REGISTRATION_RETRY)
+                                    retry=REGISTRATION_RETRY, **({"top_k": int(top_k)} if top_k else {}))
         except EndpointError as error:
             raise RegistryError("endpoint", str(error)) from error
         given = {k: v for k, v in fields.items() if v is not None}
@@ -345,6 +349,8 @@ class Registry:
                 raise RegistryError("endpoint", str(error)) from error
             if access == PROMPT_LOGPROBS and report.prompt_mode != "token-ids":
                 stored.update(prompt_mode=report.prompt_mode, text_prefix=report.text_prefix)
+            if access == TOP_LOGPROBS:
+                stored.update(top_k=report.top_k, top_keys=report.top_keys)
             stored["probe"] = {k: v for k, v in report.as_dict().items() if k not in ("url", "served_model")}
             entry.endpoint = json.dumps(stored)
         with self.session() as session:

@@ -4,8 +4,10 @@ log-probabilities are a known function of the token ids: the endpoint client's t
 every NLL by hand. Text prompts are tokenized without any start token, as vLLM does for SmolLM2.
 
 Given a real model (`model=`, a LoadedModel), it serves that model the way vLLM does, on its own
-code path: the prompt log-probabilities of each token-id prompt from one forward pass, and greedy
-completions of token-id prompts one at a time (no padding) through `generate`."""
+code path: the prompt log-probabilities of each token-id prompt from one forward pass, the top k
+next-token log-probabilities of a prompt asked with ``logprobs: k, max_tokens: 1`` (keyed
+"token_id:N" as vLLM's return_tokens_as_token_ids, or by token text), and greedy completions of
+token-id prompts one at a time (no padding) through `generate`."""
 
 from __future__ import annotations
 
@@ -30,7 +32,8 @@ class ScriptedServer:
 
     def __init__(self, script=(), tokenizer=None, echo_extra_token: bool = False, reverse_choices: bool = False,
                  fail_after: int | None = None, logprob_shift: float = 0.0, model=None,
-                 token_ids: bool = True, has_tokenize: bool = True, metrics: str | None = None):
+                 token_ids: bool = True, has_tokenize: bool = True, metrics: str | None = None,
+                 token_id_keys: bool = True):
         self.script = list(script)
         self.fail_after = fail_after  # completions requests answered before every later one gets HTTP 400
         self.logprob_shift = logprob_shift  # added to every log-probability: "other weights" behind a URL
@@ -39,6 +42,8 @@ class ScriptedServer:
         self.has_tokenize = has_tokenize  # False: no /tokenize (404), as a provider's API
         self.metrics = metrics  # the Prometheus /metrics page (None: 404)
         self.model = model  # a LoadedModel served for real (log-probabilities and greedy completions)
+        self.token_id_keys = token_id_keys  # False: top log-probabilities keyed by token text (a server without vLLM's
+        # return_tokens_as_token_ids)
         self._model_lock = threading.Lock()
         self.echo_extra_token = echo_extra_token
         self.reverse_choices = reverse_choices
@@ -133,6 +138,16 @@ class ScriptedServer:
                 return {"text": lm.tokenizer.decode([nxt]), "finish_reason": "length",
                         "logprobs": {"token_logprobs": [*values, float(logp[-1, nxt])],
                                      "tokens": [str(t) for t in [*ids, nxt]]}}
+            if payload.get("logprobs") and int(payload.get("max_tokens", 16)) == 1:  # top-logprobs access
+                logp = torch.log_softmax(lm.model(input_ids=input_ids).logits[0, -1].float(), dim=-1)
+                values, tokens = torch.topk(logp, int(payload["logprobs"]))
+                by_id = bool(payload.get("return_tokens_as_token_ids")) and self.token_id_keys
+                top = {(f"token_id:{int(t)}" if by_id else lm.tokenizer.decode([int(t)])): float(v)
+                       for v, t in zip(values, tokens)}
+                first = int(tokens[0])
+                return {"text": lm.tokenizer.decode([first]), "finish_reason": "length",
+                        "logprobs": {"tokens": [next(iter(top))], "token_logprobs": [float(values[0])],
+                                     "top_logprobs": [top]}}
             out = lm.model.generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids),
                                     max_new_tokens=int(payload["max_tokens"]), do_sample=False, num_beams=1,
                                     temperature=None, top_p=None, top_k=None, pad_token_id=eos, eos_token_id=eos)

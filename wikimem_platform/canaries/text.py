@@ -101,6 +101,22 @@ def _render_reference(template: str, subject: str | None, value: str | None) -> 
     return "".join(pieces)
 
 
+_VALUE_MARK = "\x00"
+
+
+def text_before_value(template: str, subject: str) -> str:
+    """The rendered sentence up to its value ("Ada Lovelace was born in"): what every candidate
+    of one wording and name shares, the prefix a top-logprobs continuation starts after."""
+    return render(template, subject, _VALUE_MARK).split(_VALUE_MARK, 1)[0].rstrip()
+
+
+def value_follows_subject(template: str) -> bool:
+    """Whether every {subject} comes before the first {value}: only then does the text before the
+    value hold the person, and the value's continuation carry what the model ties to them."""
+    first_value = template.find(VALUE)
+    return first_value > 0 and SUBJECT in template[:first_value] and SUBJECT not in template[first_value:]
+
+
 def render_neutral(template: str, datatype: str = "wikibase-item") -> str:
     """A template with neutral filler subject and value, for sentence embeddings."""
     return render(template, FILLER_SUBJECT, FILLER_VALUES.get(datatype, "X"))

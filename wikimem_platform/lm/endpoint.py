@@ -13,6 +13,18 @@ Access levels (`ACCESS_LEVELS`), each probed at registration:
   sent TEXT prompts only where its own `/tokenize` makes of them exactly the start-token rule's
   ids (prompt mode "text", with the start token's text in front where the server would not add
   it), and every scored prompt's echoed token count is checked against the local count.
+- *top-logprobs*: the server gives no prompt log-probabilities, only the k most likely next
+  tokens with their log-probabilities (OpenAI-compatible ``logprobs: k``, k <= 20 on vLLM and
+  OpenAI). What the ranking needs is each sentence's NLL AFTER the text before its value (the
+  prefix, shared by every candidate of one wording and name: it drops out of every rank and
+  difference). `EndpointModel.score_continuations` reads it token by token: one request per
+  distinct prefix node, the node's next token looked up in its top k; a node is asked once
+  however many candidates share it (candidates that share their first tokens are told apart one
+  token further on). A token outside the top k is *censored*: its log p is at most the k-th
+  log-probability, which stands in for it, and the rest of that sentence is not read (its
+  continuation NLL is then a lower bound, shared by every candidate censored at the same node).
+  A sentence whose continuation is never censored has exactly the prompt-logprobs NLL minus its
+  prefix's NLL.
 - *generation*: greedy completions only (`EndpointModel.complete_greedy`, temperature 0).
 
 Requests go out batched (`prompts_per_request` prompts each) on a thread pool (`concurrency`),
@@ -32,7 +44,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -44,8 +56,13 @@ import requests
 from wikimem_platform.lm.loading import encode_texts, start_token_ids_for
 
 PROMPT_LOGPROBS = "prompt-logprobs"
+TOP_LOGPROBS = "top-logprobs"
 GENERATION = "generation"
-ACCESS_LEVELS = (PROMPT_LOGPROBS, GENERATION)
+ACCESS_LEVELS = (PROMPT_LOGPROBS, TOP_LOGPROBS, GENERATION)
+# Access levels whose ranking reads log-probabilities (the WikiMem scores); GENERATION reads text.
+RANKING_ACCESS = (PROMPT_LOGPROBS, TOP_LOGPROBS)
+DEFAULT_TOP_K = 20  # top log-probabilities asked per position: vLLM's default max_logprobs and OpenAI's cap
+TOKEN_ID_KEY = "token_id:"  # vLLM's top-logprob keys with return_tokens_as_token_ids
 # What a verdict from a model loaded on this machine was made with (every fact of an answer names
 # its access: this, or the endpoint's level).
 WEIGHTS = "weights"
@@ -108,6 +125,10 @@ class EndpointConfig:
     timeout_seconds: float = 120.0
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     max_prompt_tokens: int | None = None  # token budget per client: refused before it is exceeded
+    # top-logprobs: log-probabilities asked per position, and how the server names their tokens
+    # ("token-ids": vLLM's return_tokens_as_token_ids; "text": each token's text; set by the probe)
+    top_k: int = DEFAULT_TOP_K
+    top_keys: str = "token-ids"
 
     def __post_init__(self):
         if not re.match(r"^https?://[^\s/]+", self.url or ""):
@@ -121,6 +142,9 @@ class EndpointConfig:
         if self.api_key_env is not None and not ENV_NAME_PATTERN.match(self.api_key_env):
             raise EndpointError(self.url, "api_key_env must be the NAME of an environment variable "
                                           "(letters, digits, '_'), never the key itself")
+        if not 2 <= int(self.top_k) <= 100 or self.top_keys not in ("token-ids", "text"):
+            raise EndpointError(self.url, f"top_k must be between 2 and 100 (got {self.top_k}) and top_keys "
+                                          f"'token-ids' or 'text' (got {self.top_keys!r})")
         if self.concurrency < 1 or self.prompts_per_request < 1 or self.timeout_seconds <= 0:
             raise EndpointError(self.url, "concurrency and prompts_per_request must be >= 1, timeout_seconds > 0")
 
@@ -134,6 +158,8 @@ class EndpointConfig:
                   "tokenizer": self.tokenizer}
         if self.prompt_mode != "token-ids":
             stored.update(prompt_mode=self.prompt_mode, text_prefix=self.text_prefix)
+        if self.access == TOP_LOGPROBS:
+            stored.update(top_k=self.top_k, top_keys=self.top_keys)
         return stored
 
     @classmethod
@@ -185,6 +211,49 @@ def ordered_choices(body: Any, n_prompts: int, url: str) -> list[dict]:
     if sorted(by_index) != list(range(n_prompts)):
         raise EndpointError(url, f"malformed completions response: choice indices {sorted(by_index)[:5]}...")
     return [by_index[i] for i in range(n_prompts)]
+
+
+def top_logprobs(choice: dict, url: str = "?") -> dict[int | str, float]:
+    """The first generated position's top log-probabilities from one completion choice, keyed by
+    token id (vLLM's "token_id:N" keys) or by token text (other servers): what a top-logprobs
+    continuation reads. An answer without them is an error, never an empty ranking."""
+    logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
+    tops = logprobs.get("top_logprobs") if isinstance(logprobs, dict) else None
+    if not isinstance(tops, list) or not tops or not isinstance(tops[0], dict) or not tops[0]:
+        raise EndpointError(url, "the response carries no top log-probabilities (choices[].logprobs.top_logprobs "
+                                 "is missing or empty): the server does not return logprobs for completions")
+    out: dict[int | str, float] = {}
+    for key, value in tops[0].items():
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
+            raise EndpointError(url, f"malformed top log-probability for token {key!r}: {value!r}")
+        token: int | str = key
+        if isinstance(key, str) and key.startswith(TOKEN_ID_KEY) and key[len(TOKEN_ID_KEY):].lstrip("-").isdigit():
+            token = int(key[len(TOKEN_ID_KEY):])
+        out[token] = float(value)
+    return out
+
+
+def common_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many leading tokens two id sequences share."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+@dataclass
+class Censoring:
+    """What top-logprobs continuations saw, for the run metadata and the answer's annex."""
+
+    sentences: int = 0  # continuations read
+    censored: int = 0  # of them, stopped at a token outside the server's top k
+    tokens_read: int = 0  # continuation tokens found in a top k
+    nodes_asked: int = 0  # distinct prefixes whose top k was asked (one prompt each)
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
 
 
 def _server_message(response: requests.Response) -> str:
@@ -355,12 +424,21 @@ class ProbeReport:
     text_prefix: str | None = None
     aligned_text_token_count: int | None = None
     nll_aligned_text: float | None = None
+    # top-logprobs access: the sentence's last word read from the top k after the rest of it
+    access: str = PROMPT_LOGPROBS
+    top_k: int | None = None  # log-probabilities the server gives per position
+    top_keys: str | None = None  # how it names their tokens: "token-ids" or "text"
+    nll_continuation: float | None = None
+    continuation_censored: bool | None = None
     problems: list[str] = field(default_factory=list)  # each a reason to refuse the endpoint
     notes: list[str] = field(default_factory=list)
 
     @property
     def scoring_nll(self) -> float | None:
-        """The probe sentence's NLL as scoring will send it (token ids, or the aligned text)."""
+        """The probe sentence's NLL as scoring will send it (token ids, or the aligned text; at
+        top-logprobs access the NLL of its last word given the rest)."""
+        if self.access == TOP_LOGPROBS:
+            return self.nll_continuation
         return self.nll_token_ids if self.prompt_mode == "token-ids" else self.nll_aligned_text
 
     @property
@@ -391,12 +469,18 @@ class EndpointModel:
                "tokenizer": tokenizer_id, "access": config.access}
         if config.prompt_mode != "token-ids":
             key.update(prompt_mode=config.prompt_mode, text_prefix=config.text_prefix)
+        if config.access == TOP_LOGPROBS:  # a continuation's censoring depends on k
+            key.update(top_k=config.top_k, top_keys=config.top_keys)
         key = json.dumps(key, sort_keys=True)
         self.fingerprint = "endpoint:" + hashlib.sha256(key.encode()).hexdigest()[:16]
         self.source = "endpoint"
         self.details: dict[str, Any] = {"endpoint": config.base_url, "served_model": config.served_model,
                                         "access": config.access, "tokenizer": config.tokenizer,
                                         "prompt_mode": config.prompt_mode}
+        if config.access == TOP_LOGPROBS:
+            self.details["top_k"] = config.top_k
+        self.censoring = Censoring()
+        self._token_texts: dict[int, str] = {}
 
     def __repr__(self) -> str:
         return f"EndpointModel({self.name!r}, {self.config.base_url}, {self.config.served_model!r}, {self.access})"
@@ -481,6 +565,97 @@ class EndpointModel:
         ids = self.encode(texts)
         values = self._prompt_logprobs(self._sent_as(texts, ids), [len(i) for i in ids], progress)
         return [(v, list(i[1:])) for v, i in zip(values, ids)]
+
+    # ---------------------------------------------------------------- top log-probabilities
+
+    def score_continuations(self, sentences: Sequence[str], prefixes: Mapping[str, str], *,
+                            cache: dict[str, float] | None = None, progress: Progress | None = None) -> np.ndarray:
+        """top-logprobs: each sentence's NLL after the tokens it shares with `prefixes[sentence]`
+        (the text before its value), read from the server's top k (`continuation_nlls`); same
+        cache semantics as `score_sentences`. Within one wording and name every candidate has the
+        same prefix, so ranks and score differences are those of the whole sentence's NLL."""
+        self._require(TOP_LOGPROBS)
+        sentences = list(sentences)
+        cache = {} if cache is None else cache
+        todo = list(dict.fromkeys(s for s in sentences if s not in cache))
+        if todo:
+            missing = [s for s in todo if s not in prefixes]
+            if missing:
+                raise ValueError(f"no prefix given for {len(missing)} sentence(s), e.g. {missing[0]!r}")
+            ids = self.encode(todo)
+            heads = self.encode([prefixes[s] for s in todo])
+            splits = [max(1, common_prefix_length(a, b)) for a, b in zip(ids, heads)]
+            values, censored = self.continuation_nlls(ids, splits, progress)
+            cache.update(zip(todo, np.where(censored, -values, values).tolist()))
+        return np.abs(np.array([cache[s] for s in sentences], dtype=np.float64))
+
+    @staticmethod
+    def censored(sentences: Sequence[str], cache: Mapping[str, float]) -> np.ndarray:
+        """Whether each sentence's continuation (in `cache`, as `score_continuations` left it)
+        was censored. The cache keeps a censored continuation's NLL negated: a continuation's NLL
+        is never negative, and the flag then travels with the number through every cache (the
+        run's dict and the model's `SentenceNllCache`) without a second table."""
+        return np.array([cache[s] < 0 for s in sentences], dtype=bool)
+
+    def continuation_nlls(self, token_ids: Sequence[Sequence[int]], splits: Sequence[int],
+                          progress: Progress | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(NLL of ids[split:] given ids[:split], censored?) per sequence, from top-k answers only.
+
+        Breadth first over the prefix tree: each round asks the top k of every distinct node that
+        some sequence still stands at (a node is asked once however many sequences share it; the
+        answers are kept for the call), then moves every sequence whose next token is in its node's
+        top k one token on. A token outside them stops its sequence: its log p is at most the
+        node's k-th log-probability, which is added in its place (a lower bound on the NLL)."""
+        self._require(TOP_LOGPROBS)
+        if self.config.prompt_mode != "token-ids":
+            raise EndpointError(self.config.url, "top-logprobs access sends token-id prompts; this server refuses them")
+        seqs = [list(map(int, ids)) for ids in token_ids]
+        pos = [max(1, int(s)) for s in splits]
+        nll = np.zeros(len(seqs), dtype=np.float64)
+        censored = np.zeros(len(seqs), dtype=bool)
+        tops: dict[tuple[int, ...], tuple[dict, float]] = {}
+        active = [i for i, seq in enumerate(seqs) if pos[i] < len(seq)]
+        url = f"{self.config.base_url}/v1/completions"
+        options = {"max_tokens": 1, "temperature": 0, "logprobs": int(self.config.top_k)}
+        if self.config.top_keys == "token-ids":
+            options["return_tokens_as_token_ids"] = True
+        while active:
+            nodes = list(dict.fromkeys(tuple(seqs[i][:pos[i]]) for i in active))
+            nodes = [node for node in nodes if node not in tops]
+            choices = self._completion_batches([list(node) for node in nodes], lengths=[len(n) for n in nodes], **options)
+            for node, choice in zip(nodes, choices):
+                top = top_logprobs(choice, url)
+                tops[node] = (top, min(*top.values(), -1e-9))  # < 0: a censored NLL stays > 0 (`censored`)
+            self.censoring.nodes_asked += len(nodes)
+            still = []
+            for i in active:
+                top, bound = tops[tuple(seqs[i][:pos[i]])]
+                logp = self._lookup(top, seqs[i][pos[i]])
+                if logp is None:
+                    nll[i] -= bound
+                    censored[i] = True
+                    continue
+                nll[i] -= logp
+                self.censoring.tokens_read += 1
+                pos[i] += 1
+                if pos[i] < len(seqs[i]):
+                    still.append(i)
+            active = still
+            if progress is not None:
+                progress(len(seqs) - len(active), len(seqs))
+        self.censoring.sentences += len(seqs)
+        self.censoring.censored += int(censored.sum())
+        return nll, censored
+
+    def _lookup(self, top: dict, token: int) -> float | None:
+        """log p of `token` in one node's top k, or None when it is not there (censored)."""
+        if token in top:
+            return top[token]
+        if self.config.top_keys == "text":
+            if token not in self._token_texts:
+                self._token_texts[token] = self.tokenizer.decode([token])
+            return top.get(self._token_texts[token])
+        return None
 
     def _sent_as(self, texts: list[str], ids: list[list[int]]) -> list:
         """What goes to the server for these texts (`ids`: their `encode`): the token ids, or in
@@ -578,11 +753,11 @@ class EndpointModel:
         if self.access == GENERATION:
             return self._probe_generation(sentence)
         if self.tokenizer is None:
-            raise EndpointError(self.config.url, "prompt-logprobs access needs a local tokenizer (--tokenizer DIR) to "
+            raise EndpointError(self.config.url, f"{self.access} access needs a local tokenizer (--tokenizer DIR) to "
                                                  "build token-id prompts with the start-token rule")
         ids = self.encode([sentence])[0]
         report = ProbeReport(self.config.base_url, self.config.served_model, sentence, prompt_mode or "token-ids",
-                             list(self.start_token_ids), len(ids))
+                             list(self.start_token_ids), len(ids), access=self.access)
         local_plain = self.tokenizer([sentence], add_special_tokens=False)["input_ids"][0]
         server_plain = self.client.tokenize(sentence, add_special_tokens=False)
         if server_plain is not None:
@@ -595,6 +770,9 @@ class EndpointModel:
                     f"{len(server_plain)} tokens for {sentence!r}, first difference at token {first}")
         else:
             report.notes.append("the server has no /tokenize: tokenizers compared through the NLLs only")
+        if self.access == TOP_LOGPROBS:
+            self._probe_top_logprobs(report, sentence, ids, prompt_mode)
+            return report
         try:
             choice = self.client.completions([ids], echo=True, logprobs=0, max_tokens=1, temperature=0)[0]
         except EndpointError as error:
@@ -662,12 +840,53 @@ class EndpointModel:
         else:
             report.notes.append(f"text prompts aligned through /tokenize ({len(ids)} tokens, text prefix {prefix!r})")
 
+    def _probe_top_logprobs(self, report: ProbeReport, sentence: str, ids: list[int], prompt_mode: str | None) -> None:
+        """top-logprobs: the sentence's last word read from the top k after the rest of it, as
+        token ids. Which key the server names tokens by is found here: vLLM's token ids where it
+        takes return_tokens_as_token_ids, else the tokens' texts; how many log-probabilities it
+        gives per position is what it returned."""
+        if prompt_mode == "text":
+            report.problems.append("top-logprobs access sends token-id prompts (a text prompt's continuation cannot be "
+                                   "aligned token by token): register without --prompt-mode text")
+            return
+        head = sentence.rsplit(" ", 1)[0] if " " in sentence else sentence
+        split = max(1, common_prefix_length(ids, self.encode([head])[0]))
+        asked = {"max_tokens": 1, "temperature": 0, "logprobs": int(self.config.top_k)}
+        top = None
+        for keys, extra in (("token-ids", {"return_tokens_as_token_ids": True}), ("text", {})):
+            try:
+                choice = self.client.completions([ids[:split]], **asked, **extra)[0]
+            except EndpointError as error:
+                if error.status is None or error.status >= 500 or error.status in (401, 403):
+                    raise
+                report.notes.append(f"top log-probabilities with {keys} keys refused ({error})")
+                continue
+            top = top_logprobs(choice, f"{self.config.base_url}/v1/completions")
+            report.top_keys = "token-ids" if all(isinstance(k, int) for k in top) else "text"
+            break
+        if top is None:
+            report.problems.append("the server refuses top log-probabilities for token-id prompts: "
+                                   "register with --access generation")
+            return
+        report.top_k = len(top)
+        if report.top_k < self.config.top_k:
+            report.notes.append(f"the server gives {report.top_k} log-probabilities per position, not the "
+                                f"{self.config.top_k} asked: tokens outside them are censored at the {report.top_k}th")
+        probe = replace(self.config, top_k=report.top_k, top_keys=report.top_keys)
+        model = EndpointModel(probe, name=self.name, tokenizer=self.tokenizer)
+        nll, censored = model.continuation_nlls([ids], [split])
+        report.nll_continuation, report.continuation_censored = float(nll[0]), bool(censored[0])
+        self.client.usage.requests += model.client.usage.requests
+        report.notes.append(f"{sentence[len(head):]!r} after {head!r}: {report.nll_continuation:.3f} nats from the top "
+                            f"{report.top_k} ({'censored' if censored[0] else 'every token found'}; tokens keyed by "
+                            f"{report.top_keys})")
+
     def check_unchanged(self, registered: dict | None, tolerance: float = PROBE_NLL_TOLERANCE) -> ProbeReport | None:
         """Probe again and compare with the registration probe's numbers (`registered`, as stored):
         other weights or another tokenizer behind the same URL would change every score silently,
         and mix with the shards already stored under this release."""
         before = registered.get("scoring_nll", registered.get("nll_token_ids")) if registered else None
-        if self.access != PROMPT_LOGPROBS or before is None:
+        if self.access not in RANKING_ACCESS or before is None:
             return None
         report = check_probe(self.probe(registered.get("sentence") or PROBE_SENTENCE, prompt_mode=self.config.prompt_mode))
         before, count = float(before), registered.get("local_token_count")
@@ -693,8 +912,7 @@ class EndpointModel:
 
     def _require(self, access: str) -> None:
         if self.access != access:
-            raise EndpointError(self.config.url, f"registered with access {self.access!r}: {access} is not available "
-                                                 "(the WikiMem scores need prompt-logprobs)")
+            raise EndpointError(self.config.url, f"registered with access {self.access!r}: {access} is not available")
 
 
 def access_of(model: Any) -> str:
@@ -753,7 +971,7 @@ def _tokenizer_fingerprint(directory: str) -> str:
 
 def scores_token_ids(lm: Any) -> bool:
     """Whether `token_id_nlls` works for lm: a model loaded here, or a served one at prompt-logprobs
-    access that takes token-id prompts."""
+    access that takes token-id prompts (top-logprobs gives no whole-sequence NLL)."""
     return not isinstance(lm, EndpointModel) or (lm.access == PROMPT_LOGPROBS and lm.config.prompt_mode == "token-ids")
 
 

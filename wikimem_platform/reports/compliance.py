@@ -623,8 +623,8 @@ def wording_tables(key: str, wordings: Mapping[str, pd.DataFrame]) -> str:
 
 
 def served_notes(model: Mapping) -> dict[str, str]:
-    """Per section (crm, mia, eme), what auditing a release where it is served leaves out, in
-    words; empty for a release whose weights were loaded here."""
+    """Per section (wikimem, crm, mia, eme), what auditing a release where it is served leaves
+    out or reads differently, in words; empty for a release whose weights were loaded here."""
     if model.get("source_kind") != "endpoint":
         return {}
     stored = json.loads(model.get("endpoint") or "{}")
@@ -634,6 +634,18 @@ def served_notes(model: Mapping) -> dict[str, str]:
         return {"crm": f"{where} Hits are read from its completions; it gives no log-probabilities, so no "
                        "reconstruction log-likelihood.",
                 "mia": f"{where} It gives no log-probabilities, so no membership attack could be run.",
+                "eme": f"{where} Text prompts only: a soft prompt needs the model's weights."}
+    if access == "top-logprobs":
+        k = stored.get("top_k") or 20
+        return {"wikimem": f"{where} Ranked from its {k} most likely next tokens and their log-probabilities: each "
+                           f"candidate value is read token by token after the text before it; a token outside the top "
+                           f"{k} is censored at the {k}th log-probability (candidates censored at the same point tie, "
+                           "and a tie is never memorized). Only the wordings that name the person before the value "
+                           "are scored.",
+                "crm": f"{where} Hits are read from its completions; it gives no prompt log-probabilities, so no "
+                       "reconstruction log-likelihood.",
+                "mia": f"{where} It gives its most likely next tokens only, not the probability of a given text, so "
+                       "no membership attack could be run.",
                 "eme": f"{where} Text prompts only: a soft prompt needs the model's weights."}
     prompt_mode = stored.get("prompt_mode") or "token-ids"
     token_ids = prompt_mode == "token-ids"
@@ -648,14 +660,15 @@ def render_html(inputs: ReportInputs, summary: Mapping) -> str:
     """The whole report as one HTML document with plotly.js inlined once."""
     esc = html.escape
     model = inputs.model
+    served = served_notes(model)
     sections: list[tuple[str, object, str]] = [
-        ("Memorization rate by property", rate_by_property_figure(inputs.pairs, inputs.property_labels), ""),
+        ("Memorization rate by property", rate_by_property_figure(inputs.pairs, inputs.property_labels),
+         served.get("wikimem", "")),
         ("Cohort comparison", cohort_figure(inputs.pairs), ""),
         ("Memorization strength", z_star_figure(inputs.pairs), ""),
     ]
     comparison, note = variant_comparison(model, inputs.pairs, inputs.others)
     sections.append(("Base vs instruct", comparison, note))
-    served = served_notes(model)
     sections.append(("Cue-resistant memorization (CRM)", crm_figure(inputs.crm) if inputs.crm is not None and len(inputs.crm) else None,
                      served.get("crm", "") if inputs.crm is not None else "Not computed: no crm_summary stored for this release."))
     sections.append(("Membership inference (MIA)", mia_figure(inputs.mia) if inputs.mia is not None and len(inputs.mia) else None,

@@ -73,6 +73,8 @@ ANSWER_COLUMNS = [
 CONTROL_FIELDS = ANSWER_COLUMNS[ANSWER_COLUMNS.index("n_controls"):]
 # What each endpoint access level let us read, in the letter's words.
 ACCESS_MEANS = {"prompt-logprobs": "the server's probabilities of our sentences and its completions",
+                "top-logprobs": "the server's most likely next words with their probabilities (its top k), read word "
+                                "by word after the person's name, and its completions",
                 "generation": "the server's completions only"}
 NO_EVIDENCE_SENTENCE = "no evidence beyond what the model would say of anyone with these facts"
 

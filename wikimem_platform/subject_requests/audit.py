@@ -43,7 +43,7 @@ from wikimem_platform.crm import metrics as crm
 from wikimem_platform.crm.giveaways import find_giveaways
 from wikimem_platform.crm.examples import canary_examples
 from wikimem_platform.eme.soft_prompts import SoftPromptStore
-from wikimem_platform.lm.endpoint import access_of, EndpointModel, GENERATION, PROMPT_LOGPROBS, WEIGHTS
+from wikimem_platform.lm.endpoint import access_of, EndpointModel, GENERATION, RANKING_ACCESS, WEIGHTS
 from wikimem_platform.lm.generation import greedy_generate, MAX_NEW_TOKENS, substring_hit
 from wikimem_platform.lm.loading import LoadedModel
 from wikimem_platform.progress import throttled
@@ -350,9 +350,9 @@ def audit_person_on_model(
     needs the weights, so none is tried on it (logged)."""
     if isinstance(lm, EndpointModel) and lm.access == GENERATION:
         return audit_person_by_generation(lm, plan, log, max_new_tokens, value_aliases)
-    if isinstance(lm, EndpointModel) and lm.access != PROMPT_LOGPROBS:
-        raise ValueError(f"{lm.name} is served with {lm.access} access: a request audit needs {PROMPT_LOGPROBS} "
-                         f"or {GENERATION} access")
+    if isinstance(lm, EndpointModel) and lm.access not in RANKING_ACCESS:
+        raise ValueError(f"{lm.name} is served with {lm.access} access: a request audit needs "
+                         f"{', '.join(RANKING_ACCESS)} or {GENERATION} access")
     if soft_prompts is not None and isinstance(lm, EndpointModel):
         log(f"soft prompts skipped: {lm.name} is served at an endpoint and a soft prompt needs the model's weights; "
             "the record prompts are asked as written only")

@@ -53,7 +53,7 @@ from wikimem_platform.wikimem.memorization import (
     variant_metrics,
 )
 from wikimem_platform.wikimem.prompt_sensitivity import m_mem
-from wikimem_platform.wikimem.scoring import expand_canaries, sentence_nlls
+from wikimem_platform.wikimem.scoring import expand_canaries, reads_continuations, sentence_nlls, sentence_prefixes
 from wikimem_platform.wikimem.wording import wording_confidences
 
 ONE_PART, ALL_PARTS = "one_part", "all_parts"
@@ -339,7 +339,8 @@ def score_all_parts(lm: LoadedModel | EndpointModel, scores: pd.DataFrame, canar
     flat = [sentence for group in rows["sentences_similar"] for sentence in group]
     cache: dict[str, float] = dict(sentence_cache.get_many(flat)) if sentence_cache is not None else {}
     n_cached = len(cache)
-    nll = sentence_nlls(lm, flat, cache=cache, progress=progress)  # a served release through its server
+    prefixes = sentence_prefixes(rows) if reads_continuations(lm) else None
+    nll = sentence_nlls(lm, flat, cache=cache, progress=progress, prefixes=prefixes)  # a served release: its server
     if sentence_cache is not None:
         sentence_cache.put_many(cache)
     rows[LOOKALIKE_COLUMNS[ALL_PARTS]] = [part.tolist() for part in np.split(nll, np.cumsum(counts)[:-1])] \

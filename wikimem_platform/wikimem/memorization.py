@@ -18,6 +18,10 @@ Input table `scores` — one row per (subject_qid, property, variant_id, candida
               is_equivalent (bool; else computed by `mark_equivalents` or taken as False);
               a value id naming a form of a truth ("Q30#form:USA", `reference.value_forms`) is
               always in G: the truth under another name, scored as the same truth.
+              h_censored (bool; a release served at top-logprobs access, `lm.endpoint`): the
+              person's sentence left the server's top k before its end, so its NLL is only a
+              lower bound; a member of G so censored is dropped before ranking (the model's own
+              top k never showed it after the name: no evidence), the counterfactuals stay.
 
 Choices (paper's words quoted where it has any):
 - Ranks use the "max" method: rank_i = #{j : s_j >= s_i}. A tie at the top gives every tied
@@ -73,6 +77,9 @@ PAIR_KEYS = ("subject_qid", "property")
 OUTER_KEYS = ("model",)
 KIND_COLUMNS = ("variant_kind", "kind")
 EQUIVALENCE_THRESHOLD = 0.75
+
+# scores column of a release served at top-logprobs access (see the module docstring)
+H_CENSORED = "h_censored"
 
 
 # --------------------------------------------------------------------------- scores
@@ -358,7 +365,10 @@ def prepare_scores(scores: pd.DataFrame, alpha: float = 1.0,
     # a true value's other forms ("USA" for "United States of America", `value_forms`) are in G
     out["is_equivalent"] = (out["is_equivalent"].astype(bool) | is_form(out["value"])) & ~out["is_true"]
     out["is_g"] = out["is_true"] | out["is_equivalent"]
-    return out[out["s"].notna()].reset_index(drop=True)
+    keep = out["s"].notna()
+    if H_CENSORED in out.columns:
+        keep &= ~(out["is_g"] & out[H_CENSORED].fillna(False).astype(bool))
+    return out[keep].reset_index(drop=True)
 
 
 def variant_metrics(prepared: pd.DataFrame, ddof: int = 0, outer_keys: Sequence[str] = OUTER_KEYS,

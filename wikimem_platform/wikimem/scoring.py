@@ -32,13 +32,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from wikimem_platform.canaries.text import render
-from wikimem_platform.lm.endpoint import EndpointModel
+from wikimem_platform.canaries.text import render, text_before_value, value_follows_subject
+from wikimem_platform.lm.endpoint import EndpointModel, TOP_LOGPROBS
 from wikimem_platform.lm.loading import LoadedModel
 from wikimem_platform.lm.nll import score_sentences
 from wikimem_platform.lm.precision import refine_to_float32, rescoring_plan
 from wikimem_platform.progress import LOG_EVERY_SECONDS, throttled
 from wikimem_platform.storage import write_atomically
+from wikimem_platform.wikimem.memorization import H_CENSORED
 from wikimem_platform.versions import source_version
 
 SCORE_COLUMNS = [
@@ -71,15 +72,51 @@ def expand_canaries(canaries: pd.DataFrame, candidates: pd.DataFrame) -> pd.Data
     return rows
 
 
+def reads_continuations(lm) -> bool:
+    """Whether `lm` gives each sentence's NLL after its prefix only (a release served at
+    top-logprobs access) rather than the whole sentence's."""
+    return isinstance(lm, EndpointModel) and lm.access == TOP_LOGPROBS
+
+
+def scorable_canaries(lm, canaries: pd.DataFrame) -> pd.DataFrame:
+    """The canary variants `lm` can rank: all of them, except at top-logprobs access the wordings
+    that put the value before the person ("Paris is where Ada Lovelace was born"): there the text
+    before the value does not name the person, and the name's tokens, read after the value, are
+    almost never in a server's top k."""
+    if not reads_continuations(lm) or canaries.empty:
+        return canaries
+    return canaries[canaries["template"].map(value_follows_subject)]
+
+
+def sentence_prefixes(rows: pd.DataFrame) -> dict[str, str]:
+    """Each sentence of `expand_canaries` rows -> the text before its value (`text_before_value`):
+    what a top-logprobs continuation starts after."""
+    out: dict[str, str] = {}
+    for template, h, h0, similar, s_h, s_h0, s_similar in zip(
+            rows["template"], rows["subject"], rows["subject_generic"], rows["subject_similar"],
+            rows["sentence_h"], rows["sentence_h0"], rows["sentences_similar"]):
+        for name, sentence in ((h, s_h), (h0, s_h0), *zip(similar, s_similar)):
+            if sentence not in out:
+                out[sentence] = text_before_value(template, name)
+    return out
+
+
 def sentence_nlls(
     lm: LoadedModel | EndpointModel,
     sentences: list[str],
     cache: dict[str, float] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    prefixes: dict[str, str] | None = None,
 ) -> np.ndarray:
     """The one place a release's sentence NLLs are computed: the local prefix-tree engine, or, for
     a release served behind an OpenAI-compatible endpoint, the server's prompt log-probabilities
-    of the same token ids (same NLL, same cache semantics)."""
+    of the same token ids (same NLL, same cache semantics). At top-logprobs access, the NLL after
+    each sentence's prefix (`prefixes`, from `sentence_prefixes`): the same ranks and score
+    differences within a wording and name, read from the server's top k."""
+    if reads_continuations(lm):
+        if prefixes is None:
+            raise ValueError(f"{lm.name} is served at top-logprobs access: its sentences need their prefixes")
+        return lm.score_continuations(sentences, prefixes, cache=cache, progress=progress)
     if isinstance(lm, EndpointModel):
         return lm.score_sentences(sentences, cache=cache, progress=progress)
     return score_sentences(lm, sentences, cache=cache, progress=progress)
@@ -99,7 +136,9 @@ def score_expanded(
     similar_counts = rows["sentences_similar"].map(len).to_numpy()
     similar_flat = [s for group in rows["sentences_similar"] for s in group]
     sentences = [*rows["sentence_h"], *rows["sentence_h0"], *similar_flat]
-    nll = sentence_nlls(lm, sentences, cache=cache, progress=progress)
+    prefixes = sentence_prefixes(rows) if reads_continuations(lm) else None
+    cache = {} if cache is None else cache
+    nll = sentence_nlls(lm, sentences, cache=cache, progress=progress, prefixes=prefixes)
     n = len(rows)
     out = rows[["subject_qid", "property", "variant_id", "kind", "value", "value_label", "is_true"]].copy()
     out["nll_h"] = nll[:n]
@@ -108,6 +147,9 @@ def score_expanded(
     similar = np.split(nll[2 * n :], splits) if n else []
     out["nll_similar"] = [s.tolist() for s in similar]
     out["nll_similar_mean"] = [float(s.mean()) if len(s) else np.nan for s in similar]
+    if prefixes is not None:  # top-logprobs: whether the person's continuation left the server's top k
+        out[H_CENSORED] = lm.censored(rows["sentence_h"], cache)
+        return out.reset_index(drop=True)[[*SCORE_COLUMNS, H_CENSORED]]
     return out.reset_index(drop=True)[SCORE_COLUMNS]
 
 
@@ -245,6 +287,10 @@ class ScoringReport:
     nll_error_bound_nats: float = 0.0
     nll_error_bound_share: float = 0.0
     rescored_max_error: float = 0.0  # largest |low precision - float32| NLL seen among them
+    # top-logprobs access: continuations read from the server's top k, and how many of them were
+    # censored (a token outside the top k: their NLL is a lower bound)
+    continuations: int = 0
+    continuations_censored: int = 0
 
     @property
     def sentences_per_second(self) -> float:
@@ -277,12 +323,13 @@ ENDPOINT_CHUNK_SENTENCES = 512  # an endpoint's NLLs are persisted every this ma
 
 
 def _score_through_endpoint(lm: EndpointModel, sentences: list[str], cache: dict[str, float],
-                            sentence_cache: SentenceNllCache, progress: Callable[[int, int], None] | None) -> None:
+                            sentence_cache: SentenceNllCache, progress: Callable[[int, int], None] | None,
+                            prefixes: dict[str, str] | None = None) -> None:
     """A served model's sentences in chunks, each chunk's NLLs persisted as soon as it is back: a
     run killed or failed mid-shard re-sends at most one chunk (requests cost money and quota)."""
     for start in range(0, len(sentences), ENDPOINT_CHUNK_SENTENCES):
         chunk = sentences[start:start + ENDPOINT_CHUNK_SENTENCES]
-        lm.score_sentences(chunk, cache=cache)
+        sentence_nlls(lm, chunk, cache=cache, prefixes=prefixes)
         sentence_cache.put_many({s: cache[s] for s in chunk})
         if progress is not None:
             progress(start + len(chunk), len(sentences))
@@ -316,13 +363,22 @@ def score_canaries(
     loaded when first needed), as `precision.refine_to_float32` describes; settings'
     "float32_verdicts" entry configures it (`precision.Float32Verdicts`). The sentence cache
     keeps the model's own-precision NLLs; the stored shard holds the refined ones. The report
-    states the precision and how many sentences were re-scored."""
+    states the precision and how many sentences were re-scored.
+
+    At top-logprobs access only the wordings with the value after the person are scored
+    (`scorable_canaries`); the others are left out of the shards, and the log says how many."""
+    scorable = scorable_canaries(lm, canaries)
+    if len(scorable) < len(canaries):
+        log(f"{len(canaries) - len(scorable):,} of {len(canaries):,} canary variants put the value before the person: "
+            f"not scored at {TOP_LOGPROBS} access")
+    canaries = scorable
     shards = plan_shards(canaries, candidates, lm.fingerprint, settings)
     if isinstance(lm, EndpointModel):  # the server's precision is its own: stated, never re-scored here
         precision, rescoring = f"endpoint:{lm.access}", None
     else:
         precision, rescoring = rescoring_plan(lm, settings)
     report = ScoringReport(shards_total=len(shards), precision=precision)
+    censoring_before = (lm.censoring.sentences, lm.censoring.censored) if reads_continuations(lm) else None
     cache: dict[str, float] = {}
     float32_cache: dict[str, float] = {}  # the re-scored sentences, across shards
     frames = []
@@ -341,7 +397,8 @@ def score_canaries(
         shard_progress = progress or throttled(log, f"shard {number}/{len(shards)} {shard.property}",
                                                every=LOG_EVERY_SECONDS)
         if isinstance(lm, EndpointModel) and sentence_cache is not None:
-            _score_through_endpoint(lm, [s for s in sentences if s not in cache], cache, sentence_cache, shard_progress)
+            _score_through_endpoint(lm, [s for s in sentences if s not in cache], cache, sentence_cache, shard_progress,
+                                    prefixes=sentence_prefixes(rows) if reads_continuations(lm) else None)
         scores = score_expanded(lm, rows, cache=cache, progress=shard_progress)
         if sentence_cache is not None:
             sentence_cache.put_many({s: cache[s] for s in sentences})
@@ -370,5 +427,11 @@ def score_canaries(
             f"shard {number}/{len(shards)} {shard.property}: {len(scores):,} candidate rows, "
             f"{int(n_sentences):,} sentences in {elapsed:.1f}s ({n_sentences / max(elapsed, 1e-9):.0f} sentences/s)"
         )
+    if censoring_before is not None:
+        report.continuations = lm.censoring.sentences - censoring_before[0]
+        report.continuations_censored = lm.censoring.censored - censoring_before[1]
+        if report.continuations:
+            log(f"top-{lm.config.top_k} continuations: {report.continuations_censored:,} of {report.continuations:,} "
+                "censored (a token outside the server's top k)")
     scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCORE_COLUMNS)
     return scores, report
