@@ -179,3 +179,36 @@ def test_a_ground_truth_that_left_the_top_k_is_no_evidence():
     assert observed["memorized"].tolist() == [True] and observed["truth_rank"].tolist() == [1]
     censored = variant_metrics(prepare_scores(rows.assign(**{H_CENSORED: [True, True, False]})))[1]
     assert censored["memorized"].tolist() == [False] and censored["n_candidates"].tolist() == [2]
+
+
+def test_the_cli_registers_a_top_logprobs_release_and_a_changed_model_is_refused(planted_lm, planted_model, tmp_path,
+                                                                                  capsys):
+    """`models register ... --access top-logprobs --top-k 10`: the probe's k, token keys and the
+    probe sentence's continuation are stored; the scoring resource loads the release with them
+    and re-probes it, so other weights behind the same URL are refused before any scoring."""
+    from resources.scoring import ScoringResource
+    from wikimem_platform.cli import main
+    from wikimem_platform.registry import Registry
+
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    with ScriptedServer(model=planted_lm) as server:
+        argv = ["--registry-url", url, "models", "register", "planted-top", "--endpoint", server.url, "--served-model",
+                "toy", "--tokenizer", str(planted_model), "--access", "top-logprobs", "--top-k", "10"]
+        assert main(argv) == 0
+        out = capsys.readouterr().out
+        assert "access top-logprobs" in out and "read from the server's top 10 (tokens keyed by token-ids)" in out
+        entry = Registry(url).get("planted-top")
+        stored = json.loads(entry.endpoint)
+        assert (stored["access"], stored["top_k"], stored["top_keys"]) == ("top-logprobs", 10, "token-ids")
+        assert stored["probe"]["nll_continuation"] > 0
+        lm = ScoringResource().load(entry, served=True)
+        assert (lm.access, lm.config.top_k, lm.details["top_k"]) == ("top-logprobs", 10, 10)
+    other = load_model(str(planted_model), device="cpu")
+    with torch.no_grad():
+        other.model.lm_head.weight.mul_(1.5)  # the same vocabulary, other weights
+    with ScriptedServer(model=other) as changed:
+        entry.source = changed.url
+        with pytest.raises(EndpointError, match="the served model changed since registration"):
+            ScoringResource().load(entry, served=True)
+    assert main(["--registry-url", url, "models", "register", "smollm2-135m-instruct", "--top-k", "5"]) == 2
+    assert "--top-k" in capsys.readouterr().err and [e.name for e in Registry(url).list()] == ["planted-top"]
