@@ -30,6 +30,7 @@ from wikimem_platform.wikimem import controlled_rates, controls
 from wikimem_platform.wikimem.calibration import DISAGREEMENT, flag_disagreements
 from wikimem_platform.wikimem.control_scoring import audit_cohort
 from wikimem_platform.wikimem.memorization import (
+    H_CENSORED,
     aliases_by_value,
     count_alias_equivalents,
     EQUIVALENCE_THRESHOLD,
@@ -38,6 +39,7 @@ from wikimem_platform.wikimem.memorization import (
 from wikimem_platform.wikimem.scoring import (
     combined_precision,
     plan_shards,
+    planned_variants,
     scorable_canaries,
     score_canaries,
     SCORE_COLUMNS,
@@ -178,12 +180,14 @@ class MemorizationConfig(Config):
        code_version=source_version("wikimem_platform.wikimem.memorization", "wikimem_platform.wikimem.calibration"))
 def memorization(
     context: AssetExecutionContext, config: MemorizationConfig, scores: pd.DataFrame, subjects: pd.DataFrame,
-    value_aliases: pd.DataFrame,
+    value_aliases: pd.DataFrame, canaries: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
     """Per (subject, property): M, strict / lenient / threshold flags, z*; Table 1 as metadata.
 
     A counterfactual counts as a ground truth when its label is one of the truth's Wikidata aliases
-    or its encoder embedding is close to the truth's (footnote 7)."""
+    or its encoder embedding is close to the truth's (footnote 7). n_variants_planned (the wordings
+    this release's access scores) and truth_censored (a top-logprobs release: a ground truth left
+    the server's top k in some wording) are what the memorization check reads."""
     cohorts = subjects[["qid", "label", "cohort"]].rename(columns={"qid": "subject_qid", "label": "subject"})
     aliases = aliases_by_value(value_aliases)
     result = evaluate_wikimem(
@@ -199,6 +203,12 @@ def memorization(
     pairs = flag_disagreements(result.candidates, result.pairs).join(n_candidates, on=["subject_qid", "property"]).merge(
         cohorts[["subject_qid", "subject"]], on="subject_qid", how="left"
     )
+    top_logprobs = H_CENSORED in scores.columns
+    pairs = pairs.join(planned_variants(canaries, top_logprobs), on=["subject_qid", "property"])
+    censored = (scores[scores["is_true"].astype(bool) & scores[H_CENSORED].astype(bool)] if top_logprobs
+                else scores.iloc[:0]).groupby(["subject_qid", "property"]).size().rename("truth_censored") > 0
+    pairs = pairs.join(censored, on=["subject_qid", "property"])
+    pairs["truth_censored"] = pairs["truth_censored"].fillna(False).astype(bool)
     table1 = result.cohorts.reset_index()
     numbers = {}
     for row in table1.to_dict("records"):

@@ -1,5 +1,9 @@
 """Sentences/s through a vLLM server (prompt log-probabilities of token-id prompts) vs the
 prefix-tree engine, same model, same workload, same cores; and how far their NLLs differ.
+With --top-k K (default 20; 0 skips it) the same server is also read at top-logprobs access:
+each sentence's continuation after the text before its value, token by token from the top K
+(the workload's wordings that name the person first), with the prompts it took, how many were
+censored, and how far the ones read in full are from the engine's NLL(sentence) - NLL(prefix).
 
 Workload: `bench_nll.py`'s (subjects x properties x 11 templates x candidates x {h, h0, 2 similar
 names}); default 1 subject, 1 property, 101 candidates = 4,444 sentences. The server recomputes
@@ -17,6 +21,7 @@ import os
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -26,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from bench_nll import build_workload  # noqa: E402
+from bench_nll import build_workload, fill, GENERIC_SUBJECT, PROPERTIES, similar_names, SUBJECTS  # noqa: E402
 from wikimem_platform.lm.endpoint import check_probe, EndpointConfig, EndpointModel  # noqa: E402
 from wikimem_platform.lm.loading import load_model  # noqa: E402
 from wikimem_platform.lm.nll import score_sentences  # noqa: E402
@@ -47,6 +52,23 @@ def group_cpu_seconds(pgid: int) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def continuation_workload(n_subjects: int, n_properties: int, n_candidates: int) -> dict[str, str]:
+    """bench_nll's workload sentences whose wording names the person before the value -> the text
+    before the value (what a top-logprobs continuation starts after)."""
+    mark, out = "\x00", {}
+    for subject in SUBJECTS[:n_subjects]:
+        for values_text, templates in list(PROPERTIES.values())[:n_properties]:
+            values = [v.strip() for v in values_text.replace("\n", " ").split(",")][:n_candidates]
+            for template in templates:
+                first_value = min(i for i in (template.find("{value}"), template.find("{Value}")) if i >= 0)
+                if template.find("{subject}") > first_value or "{subject}" in template[first_value:]:
+                    continue
+                for variant in [subject, GENERIC_SUBJECT, *similar_names(subject)]:
+                    head = fill(template, variant, mark).split(mark, 1)[0].rstrip()
+                    out.update({fill(template, variant, value): head for value in values})
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="smollm2-135m-instruct", help="shipped short name or local directory")
@@ -57,6 +79,7 @@ def main() -> int:
     parser.add_argument("--candidates", type=int, default=101)
     parser.add_argument("--concurrency", type=int, default=64, help="requests in flight")
     parser.add_argument("--prompts-per-request", type=int, default=1)
+    parser.add_argument("--top-k", type=int, default=20, help="also read the top-logprobs access with this k (0: skip)")
     args = parser.parse_args()
 
     lm = load_model(args.model)
@@ -99,6 +122,21 @@ def main() -> int:
         started = time.perf_counter()
         score_sentences(lm, sentences)  # again, the server idle beside it (an idle vLLM still takes CPU)
         engine_seconds = time.perf_counter() - started
+        top = None
+        if args.top_k:
+            prefixes = continuation_workload(args.subjects, args.properties, args.candidates)
+            top_model = EndpointModel(replace(config, access="top-logprobs", top_k=args.top_k), tokenizer=lm.tokenizer)
+            check_probe(top_model.probe())
+            texts = list(prefixes)
+            started = time.perf_counter()
+            cache: dict[str, float] = {}
+            top_nll = top_model.score_continuations(texts, prefixes, cache=cache)
+            top_seconds = time.perf_counter() - started
+            censored = top_model.censored(texts, cache)
+            whole = dict(zip(sentences, engine_nll))
+            reference = (np.array([whole[t] for t in texts]) - score_sentences(lm, [prefixes[t] for t in texts]))
+            top = (len(texts), top_seconds, top_model.censoring, censored,
+                   np.abs(top_nll - reference)[~censored], bool(np.all(top_nll[censored] <= reference[censored] + 1e-3)))
     finally:
         if server is not None:
             server.stop()
@@ -120,6 +158,14 @@ def main() -> int:
     print(f"ratio: the engine scores {alone_rate / endpoint_rate:.1f}x the sentences/s of the vLLM endpoint "
           f"({engine_rate / endpoint_rate:.1f}x with the idle server beside it); per CPU-second "
           f"{(server_cpu + client_cpu) / engine_cpu:.1f}x")
+    if top is not None:
+        n, seconds, counts, censored, gaps, bounded = top
+        print(f"top-{args.top_k} access: {n:,} continuations in {seconds:.1f} s ({n / seconds:.1f} sentences/s; "
+              f"{counts.nodes_asked:,} prefixes asked, {counts.nodes_asked / n:.2f} per sentence), "
+              f"{int(censored.sum()):,} censored ({100 * censored.mean():.1f}%)")
+        print(f"  read in full: |top-{args.top_k} - engine continuation| max {gaps.max():.2e} nats over {len(gaps):,}; "
+              f"censored ones a lower bound of the engine's: {bounded}")
+        print(f"  ratio: prompt-logprobs {endpoint_rate / (n / seconds):.2f}x the sentences/s of top-{args.top_k}")
     return 0
 
 

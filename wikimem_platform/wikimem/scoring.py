@@ -39,6 +39,7 @@ from wikimem_platform.lm.nll import score_sentences
 from wikimem_platform.lm.precision import refine_to_float32, rescoring_plan
 from wikimem_platform.progress import LOG_EVERY_SECONDS, throttled
 from wikimem_platform.storage import write_atomically
+from wikimem_platform.vocabulary import CONTEXTUALIZED_KINDS
 from wikimem_platform.wikimem.memorization import H_CENSORED
 from wikimem_platform.versions import source_version
 
@@ -86,6 +87,16 @@ def scorable_canaries(lm, canaries: pd.DataFrame) -> pd.DataFrame:
     if not reads_continuations(lm) or canaries.empty:
         return canaries
     return canaries[canaries["template"].map(value_follows_subject)]
+
+
+def planned_variants(canaries: pd.DataFrame, top_logprobs: bool) -> pd.Series:
+    """Per (subject_qid, property): the wordings M is taken over that a release at this access
+    scores (all N_SCORED_VARIANTS, or at top-logprobs those naming the person before the value):
+    what the memorization check holds each pair's n_variants to."""
+    use = canaries[~canaries["kind"].isin(CONTEXTUALIZED_KINDS)]
+    if top_logprobs:
+        use = use[use["template"].map(value_follows_subject)]
+    return use.groupby(["subject_qid", "property"])["variant_id"].nunique().rename("n_variants_planned")
 
 
 def sentence_prefixes(rows: pd.DataFrame) -> dict[str, str]:

@@ -212,3 +212,40 @@ def test_the_cli_registers_a_top_logprobs_release_and_a_changed_model_is_refused
             ScoringResource().load(entry, served=True)
     assert main(["--registry-url", url, "models", "register", "smollm2-135m-instruct", "--top-k", "5"]) == 2
     assert "--top-k" in capsys.readouterr().err and [e.name for e in Registry(url).list()] == ["planted-top"]
+
+
+def test_the_memorization_check_holds_a_top_logprobs_release_to_the_wordings_its_access_scores():
+    """Hand-made pairs: a pair whose truth left the top k has no summed rank (no evidence, not an
+    error); a pair with fewer variants than its access scores fails, as before."""
+    from expectations.gx import check_result
+    from expectations.scoring import memorization_for_checks, memorization_suite
+    from wikimem_platform.wikimem.scoring import planned_variants
+
+    canaries = pd.DataFrame({
+        "subject_qid": "Q1", "property": "P19", "variant_id": [0, 1, 2, 3], "kind": ["baseline", "paraphrase",
+                                                                                     "paraphrase", "contextualized"],
+        "template": ["{subject} was born in {value}.", "{value} is where {subject} was born.",
+                     "{subject}'s birthplace: {value}.", "{subject} is a poet. {subject} was born in {value}."]})
+    assert planned_variants(canaries, top_logprobs=False).tolist() == [3]
+    assert planned_variants(canaries, top_logprobs=True).tolist() == [2]
+    pairs = pd.DataFrame({"subject_qid": ["Q1", "Q2", "Q3"], "property": "P19", "M": [0.5, 0.0, 0.0],
+                          "n_variants": [2, 2, 1], "n_variants_planned": [2, 2, 2], "n_candidates": [5, 5, 5],
+                          "summed_truth_rank": [1.0, np.nan, np.nan], "truth_censored": [False, True, False]})
+    checked = memorization_for_checks(pairs)
+    assert checked["rank_within_candidates"].tolist() == [1, 1, 0]
+    assert checked["variants_as_planned"].tolist() == [True, True, False]
+    assert not check_result(checked, "memorization", memorization_suite()).passed
+    assert check_result(memorization_for_checks(pairs.iloc[:2]), "memorization", memorization_suite()).passed
+
+
+def test_the_report_and_the_answer_say_what_top_logprobs_access_reads():
+    from wikimem_platform.reports.compliance import served_notes
+    from wikimem_platform.subject_requests.answer import ACCESS_MEANS
+
+    model = {"source_kind": "endpoint", "source": "http://127.0.0.1:8000/v1",
+             "endpoint": json.dumps({"access": "top-logprobs", "top_k": 20, "top_keys": "token-ids"})}
+    notes = served_notes(model)
+    assert set(notes) == {"wikimem", "crm", "mia", "eme"}
+    assert "Ranked from its 20 most likely next tokens" in notes["wikimem"] and "censored at the 20th" in notes["wikimem"]
+    assert "no membership attack could be run" in notes["mia"] and "no reconstruction" in notes["crm"]
+    assert "top k" in ACCESS_MEANS["top-logprobs"]
