@@ -63,6 +63,7 @@ ACCESS_LEVELS = (PROMPT_LOGPROBS, TOP_LOGPROBS, GENERATION)
 RANKING_ACCESS = (PROMPT_LOGPROBS, TOP_LOGPROBS)
 DEFAULT_TOP_K = 20  # top log-probabilities asked per position: vLLM's default max_logprobs and OpenAI's cap
 TOKEN_ID_KEY = "token_id:"  # vLLM's top-logprob keys with return_tokens_as_token_ids
+TOP_NODES_KEPT = 200_000  # top-logprobs answers an EndpointModel keeps (about 20 floats each)
 # What a verdict from a model loaded on this machine was made with (every fact of an answer names
 # its access: this, or the endpoint's level).
 WEIGHTS = "weights"
@@ -481,6 +482,7 @@ class EndpointModel:
             self.details["top_k"] = config.top_k
         self.censoring = Censoring()
         self._token_texts: dict[int, str] = {}
+        self._tops: dict[tuple[int, ...], tuple[dict, float]] = {}  # top-logprobs: each node's answer
 
     def __repr__(self) -> str:
         return f"EndpointModel({self.name!r}, {self.config.base_url}, {self.config.served_model!r}, {self.access})"
@@ -603,8 +605,9 @@ class EndpointModel:
 
         Breadth first over the prefix tree: each round asks the top k of every distinct node that
         some sequence still stands at (a node is asked once however many sequences share it; the
-        answers are kept for the call), then moves every sequence whose next token is in its node's
-        top k one token on. A token outside them stops its sequence: its log p is at most the
+        answers are kept on the model, up to TOP_NODES_KEPT, so the next chunk, subject or request
+        does not ask a shared prefix again), then moves every sequence whose next token is in its
+        node's top k one token on. A token outside them stops its sequence: its log p is at most the
         node's k-th log-probability, which is added in its place (a lower bound on the NLL)."""
         self._require(TOP_LOGPROBS)
         if self.config.prompt_mode != "token-ids":
@@ -613,16 +616,20 @@ class EndpointModel:
         pos = [max(1, int(s)) for s in splits]
         nll = np.zeros(len(seqs), dtype=np.float64)
         censored = np.zeros(len(seqs), dtype=bool)
-        tops: dict[tuple[int, ...], tuple[dict, float]] = {}
+        tops = self._tops
         active = [i for i, seq in enumerate(seqs) if pos[i] < len(seq)]
         url = f"{self.config.base_url}/v1/completions"
         options = {"max_tokens": 1, "temperature": 0, "logprobs": int(self.config.top_k)}
         if self.config.top_keys == "token-ids":
             options["return_tokens_as_token_ids"] = True
         while active:
-            nodes = list(dict.fromkeys(tuple(seqs[i][:pos[i]]) for i in active))
-            nodes = [node for node in nodes if node not in tops]
+            needed = list(dict.fromkeys(tuple(seqs[i][:pos[i]]) for i in active))
+            nodes = [node for node in needed if node not in tops]
             choices = self._completion_batches([list(node) for node in nodes], lengths=[len(n) for n in nodes], **options)
+            if len(tops) + len(nodes) > TOP_NODES_KEPT:  # a bound on memory: keep what this round reads
+                kept = {node: tops[node] for node in needed if node in tops}
+                tops.clear()
+                tops.update(kept)
             for node, choice in zip(nodes, choices):
                 top = top_logprobs(choice, url)
                 tops[node] = (top, min(*top.values(), -1e-9))  # < 0: a censored NLL stays > 0 (`censored`)

@@ -19,7 +19,7 @@ import pandas as pd
 
 from wikimem_platform.registry import RELEASE_FIELDS
 from wikimem_platform.crm.giveaways import find_giveaways
-from wikimem_platform.lm.endpoint import GENERATION, WEIGHTS
+from wikimem_platform.lm.endpoint import GENERATION, TOP_LOGPROBS, WEIGHTS
 from wikimem_platform.lm.generation import substring_hit
 from wikimem_platform.subject_requests.audit import (
     AUDITED,
@@ -472,6 +472,9 @@ def plain_sentence(row: Mapping, who: Addressee | str) -> str:
     if access != WEIGHTS:
         text += (f" This verdict was obtained through the model as it is served (an OpenAI-compatible endpoint, "
                  f"{access} access: {ACCESS_MEANS.get(access, access)}), not from a copy of its weights.")
+        if access == TOP_LOGPROBS and row.get("verdict") == NOT_MEMORIZED:
+            text += (" At this access a value the model would not readily say next is not seen at all, so this "
+                     "finds no evidence; it does not show that the model does not hold the fact.")
     return text
 
 

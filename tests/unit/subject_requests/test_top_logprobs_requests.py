@@ -138,6 +138,10 @@ def test_a_request_at_top_logprobs_gives_the_full_audits_verdicts_and_names_its_
     assert remote["n_controls"].notna().any()  # read against the invented people, at the same access
     for row in remote.to_dict("records"):
         assert "top-logprobs access" in plain_sentence(row, "you")
+        assert "does not show that the model does not hold" not in plain_sentence(row, "you")
+    # a fact not found at this access is no evidence either way, and the sentence says so
+    unseen = dict(remote.to_dict("records")[0], verdict="not memorized", M=0.0, n_memorized=0)
+    assert "it does not show that the model does not hold the fact" in plain_sentence(unseen, "you")
     # the cached continuations keep their censoring: the same scores and verdicts without a request
     key = ["subject_qid", "property", "variant_id", "value"]
     first = served.drop(columns="model").sort_values(key).reset_index(drop=True)
