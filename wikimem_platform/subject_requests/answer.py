@@ -638,6 +638,7 @@ def verify_revisions(
                 utility = {"retain_facts": None, "still_memorized": None, "utility": None,
                            "completions_only": before.get("access") == GENERATION}
             out.append({"model": name, "before": before["model"], "after": after["model"], "facts": facts,
+                        "access": after.get("access"),
                         "counts": counts, "erased": counts[STILL] == 0 and counts[NEWLY] == 0,
                         "retain": utility,
                         "privleak_auroc_before": privleak_auroc(scores_by_model.get(before["model"]), forget_keys),

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from wikimem_platform.lm.endpoint import GENERATION, WEIGHTS
+from wikimem_platform.lm.endpoint import GENERATION, TOP_LOGPROBS, WEIGHTS
 from wikimem_platform.reports import compliance as reports
 from wikimem_platform.storage import write_atomically
 from wikimem_platform.subject_requests.answer import FORGOTTEN, MEMORIZED, NEWLY, one_line, release_name, STILL
@@ -273,6 +273,10 @@ def _erasure(document: Mapping, who: Addressee) -> list[str]:
             f" Loss-attack AUROC of these facts' sentences against wrong values: {check['privleak_auroc_before']:.2f} "
             f"before, {check['privleak_auroc_after']:.2f} after (0.5 = no trace left).")
         when = (check.get("verified_at") or document["generated_at"])[:10]
+        if check.get("access") == TOP_LOGPROBS:
+            leak += (" This release is served at top-logprobs access: gone means the value is no longer among the "
+                     "words it is most likely to say next after the name; a value it would still rank first but not "
+                     "say next is not seen at this access.")
         parts.append(f"<h3>Verified erasure, {_esc(when)}: {_esc(after)}</h3><p>Audited again on {_esc(after)} and "
                      f"compared with {_esc(before)}: {_esc(outcome)} ({check['counts'][FORGOTTEN]} forgotten); "
                      f"{_esc(utility)}.{_esc(leak)}</p>")

@@ -212,6 +212,9 @@ def test_revisions_are_compared_fact_by_fact():
     models[3] = _model("planted@2-npo", {"P106": ("not memorized", 0.0), "P27": ("weakly associated", 0.5)})
     [check] = verify_revisions(models)
     assert check["erased"] and check["counts"]["forgotten"] == 2
+    assert check["access"] is None  # a model loaded here; a served revision's access is kept for the letter
+    models[3]["access"] = "top-logprobs"
+    assert verify_revisions(models)[0]["access"] == "top-logprobs"
 
 
 # One bad facts file or argument per row: (YAML text or CLI arguments, the field named, words of the message).
