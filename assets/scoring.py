@@ -205,7 +205,7 @@ def memorization(
     )
     top_logprobs = H_CENSORED in scores.columns
     pairs = pairs.join(planned_variants(canaries, top_logprobs), on=["subject_qid", "property"])
-    censored = (scores[scores["is_true"].astype(bool) & scores[H_CENSORED].astype(bool)] if top_logprobs
+    censored = (scores[scores["is_true"].astype(bool) & scores[H_CENSORED].fillna(False).astype(bool)] if top_logprobs
                 else scores.iloc[:0]).groupby(["subject_qid", "property"]).size().rename("truth_censored") > 0
     pairs = pairs.join(censored, on=["subject_qid", "property"])
     pairs["truth_censored"] = pairs["truth_censored"].fillna(False).astype(bool)

@@ -30,7 +30,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ["tests/e2e/test_planted_pipeline.py", "tests/unit/eme/test_eme_planted.py", "tests/unit/mia/test_mia_planted.py",
-         "tests/e2e/test_erasure_loop.py", "tests/unit/unlearning/test_methods.py", "tests/unit/ner/test_ner_model.py"]
+         "tests/e2e/test_erasure_loop.py", "tests/unit/unlearning/test_methods.py", "tests/unit/ner/test_ner_model.py",
+         "tests/unit/subject_requests/test_top_logprobs_requests.py"]
 DEFAULT_RUNS = ["0:1", "1:1", "2:1", "0:2"]
 
 

@@ -94,12 +94,12 @@ class ModelOutcome:
     entry: dict  # registry fields (source, variant, family, revision, display_name, purposes, ...)
     audit: ModelAudit | None = None
     error: str | None = None
-    scoring: dict = field(default_factory=dict)  # precision, sentences_rescored, share_rescored of the person's scores
+    scoring: dict = field(default_factory=dict)  # SCORING_FIELDS of the person's scores
 
 
 # What the answer says of each release, from the registry (None where the release is gone).
 ENTRY_FIELDS = ("source", "variant", "family", "revision", *RELEASE_FIELDS)
-SCORING_FIELDS = ("precision", "sentences_rescored", "share_rescored")
+SCORING_FIELDS = ("precision", "sentences_rescored", "share_rescored", "continuations", "continuations_censored")
 
 
 def release_outcomes(

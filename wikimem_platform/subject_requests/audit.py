@@ -63,7 +63,7 @@ COVERAGE_COLUMNS = ["property", "property_label", "coverage", "reason"]
 # One row per registered release in `audit_person_on_releases`: audited or why not, cache use, time.
 RELEASE_AUDIT_COLUMNS = ["model", "audited", "error", "fingerprint", "access", "sentences_computed", "shards_reused",
                          "facts_compared", "control_sentences_computed", "precision", "sentences_rescored",
-                         "share_rescored", "seconds"]
+                         "share_rescored", "continuations", "continuations_censored", "seconds"]
 COMPLETION_COLUMNS = ["subject_qid", "property", "variant_id", "prompt", "completion", "targets", "hit", "cue", "probe"]
 # `probe` of a canary completion; entity-level extractions name their prompt ("record", "prefix 5").
 CANARY_PROBE = "canary"
@@ -495,7 +495,7 @@ def _not_audited(key: str, error: Exception, seconds: float) -> dict:
     return {"model": key, "audited": False, "error": f"{type(error).__name__}: {error}",
             "fingerprint": None, "access": None, "sentences_computed": 0, "shards_reused": 0, "facts_compared": 0,
             "control_sentences_computed": 0, "precision": None, "sentences_rescored": 0, "share_rescored": 0.0,
-            "seconds": seconds}
+            "continuations": 0, "continuations_censored": 0, "seconds": seconds}
 
 
 def _audited(key: str, audit: ModelAudit, seconds: float) -> dict:
@@ -505,6 +505,8 @@ def _audited(key: str, audit: ModelAudit, seconds: float) -> dict:
             # the person's scores: the precision scored in, and the sentences brought back to float32
             "precision": audit.report.precision or None, "sentences_rescored": audit.report.sentences_rescored,
             "share_rescored": audit.report.share_rescored,
+            # top-logprobs access: the person's continuations read from the server's top k, and how many were censored
+            "continuations": audit.report.continuations, "continuations_censored": audit.report.continuations_censored,
             "seconds": seconds}
 
 

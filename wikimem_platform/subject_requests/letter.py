@@ -388,7 +388,9 @@ def answer_html(document: Mapping) -> str:
 def _precision_cell(model: Mapping) -> str:
     rescored = int(model.get("sentences_rescored") or 0)
     precision = model.get("precision") or ("" if model["audited"] else "-")
-    return precision + (f" ({rescored:,} sentences re-scored in float32)" if rescored else "")
+    read = int(model.get("continuations") or 0)
+    censored = f" ({int(model.get('continuations_censored') or 0):,} of {read:,} continuations censored)" if read else ""
+    return precision + (f" ({rescored:,} sentences re-scored in float32)" if rescored else "") + censored
 
 
 def annex_html(document: Mapping) -> str:

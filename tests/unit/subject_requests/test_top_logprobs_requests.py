@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from tests.fixtures.planted import Release
+from tests.support.criteria import criterion
 from tests.support.endpoint_server import ScriptedServer
 from wikimem_platform.lm.endpoint import EndpointConfig, EndpointModel
 from wikimem_platform.lm.loading import load_model
@@ -88,13 +89,19 @@ def test_rank_one_read_from_the_top_20_agrees_with_the_full_nlls(study):
     agreement = float((variants["memorized_weights"] == variants["memorized_top"]).mean())
     print(f"{len(variants)} variants, agreement {agreement:.3f}; {censoring.censored} of {censoring.sentences} "
           f"continuations censored, {censoring.nodes_asked} prefixes asked")
-    assert len(variants) > 250 and agreement >= MIN_VARIANT_AGREEMENT
+    assert len(variants) > 250
     assert 0 < censoring.censored < censoring.sentences  # both kinds of reading happened
+    criterion("top-logprobs: variants with the full NLLs' rank-1 verdict", agreement, ">=", MIN_VARIANT_AGREEMENT,
+              n=len(variants))
     # a fact about someone the model never read is not memorized from its top 20
-    assert not variants.loc[variants["reps"] == 0, "memorized_top"].any()
+    strangers = variants[variants["reps"] == 0]
+    criterion("top-logprobs: non-members' variants memorized", strangers["memorized_top"].mean(), "<=", 0.0,
+              n=len(strangers))
     # the members read 4 and 16 times: the same verdict per fact (M >= 0.8) as the full audit
     strong = pairs[pairs["reps"] >= 4]
-    assert len(strong) == 4 * 2 * PER_GROUP and ((strong["weights"] >= 0.8) == (strong["top"] >= 0.8)).all()
+    assert len(strong) == 4 * 2 * PER_GROUP
+    criterion("top-logprobs: facts read >= 4 times with the full audit's verdict",
+              ((strong["weights"] >= 0.8) == (strong["top"] >= 0.8)).mean(), ">=", 1.0, n=len(strong))
     assert (strong["top"] >= 0.8).mean() >= 0.75  # and there is something to agree on
 
 
@@ -127,6 +134,13 @@ def test_a_request_at_top_logprobs_gives_the_full_audits_verdicts_and_names_its_
     assert audits["audited"].all(), audits["error"].tolist()
     assert audits.loc["planted-top@1", "access"] == "top-logprobs"
     assert audits.loc["planted-top@1", "precision"] == "endpoint:top-logprobs"
+    read, censored = audits.loc["planted-top@1", ["continuations", "continuations_censored"]]
+    assert read > 0 and 0 <= censored < read and audits.loc["planted@main", "continuations"] == 0
+    from wikimem_platform.subject_requests.letter import _precision_cell  # the annex's precision column
+
+    cell = _precision_cell({"audited": True, "precision": "endpoint:top-logprobs", "continuations": read,
+                            "continuations_censored": censored})
+    assert cell == f"endpoint:top-logprobs ({censored:,} of {read:,} continuations censored)"
     served = result.scores[result.scores["model"] == "planted-top@1"]
     assert H_CENSORED in served.columns and served[H_CENSORED].notna().all()
     entries = {key: Release(key) for key in result.audits["model"]}
