@@ -150,24 +150,21 @@ def test_an_endpoint_audit_gives_the_local_audits_nlls_and_verdicts(audits):
     assert registry.get(SERVED).source_kind == "endpoint"
 
 
-@pytest.mark.slow
-def test_the_served_release_flows_through_the_summaries_and_the_report(audits):
-    """The model audit's later steps on the served release, through vLLM: CRM from its
-    completions, MIA with the attacks its per-token log-probabilities allow (the rest named with
-    the reason), EME text prompts without soft prompts, and a report that says so."""
+def materialize_summaries(instance, tmp_path, partition: str):
+    """CRM, MIA, EME and the compliance report of one release (small settings), every check
+    passed; returns (result, metadata by asset)."""
     from assets import probes as probe_assets
     from assets import reports as report_assets
     from assets import summaries as summary_assets
     from assets import wording as wording_assets
     from tests.support.checks import PROBE_CHECKS, SUMMARY_CHECKS
 
-    _, registry, instance, tmp_path = audits
     url = f"sqlite:///{tmp_path / 'registry.db'}"
     targets = [summary_assets.crm_summary, summary_assets.mia_summary, probe_assets.eme_probe, report_assets.compliance_report]
     result = materialize(
         [*UPSTREAM, scoring_assets.scores, scoring_assets.memorization, scoring_assets.controlled_memorization,
          wording_assets.wording_sensitivity, *targets, *SUMMARY_CHECKS, *PROBE_CHECKS],
-        selection=targets, instance=instance, partition_key=f"{SERVED}@1", resources=resources(tmp_path, url),
+        selection=targets, instance=instance, partition_key=partition, resources=resources(tmp_path, url),
         run_config={"ops": {
             "crm_summary": {"config": {"max_examples": 3}},
             "mia_summary": {"config": {"max_per_class": 6, "n_neighbours": 2, "n_bootstrap": 50, "reference_model": ""}},
@@ -177,8 +174,17 @@ def test_the_served_release_flows_through_the_summaries_and_the_report(audits):
     assert result.success
     failed = [(e.check_name, e.metadata) for e in result.get_asset_check_evaluations() if not e.passed]
     assert not failed, failed
-    meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata
-            for e in result.get_asset_materialization_events()}
+    return result, {e.materialization.asset_key.to_user_string(): e.materialization.metadata
+                    for e in result.get_asset_materialization_events()}
+
+
+@pytest.mark.slow
+def test_the_served_release_flows_through_the_summaries_and_the_report(audits):
+    """The model audit's later steps on the served release, through vLLM: CRM from its
+    completions, MIA with the attacks its per-token log-probabilities allow (the rest named with
+    the reason), EME text prompts without soft prompts, and a report that says so."""
+    _, registry, instance, tmp_path = audits
+    result, meta = materialize_summaries(instance, tmp_path, f"{SERVED}@1")
     assert meta["crm_summary"]["access"].value == meta["mia_summary"]["access"].value == "prompt-logprobs"
     attacks = set(result.asset_value("mia_summary")["attack"])
     assert {"loss", "zlib", "min_k", "lowercase", "neighbourhood"} <= attacks
@@ -269,31 +275,9 @@ def test_the_top_logprobs_release_flows_through_the_summaries_and_the_report(aud
     without reconstruction, no membership attack (no probability of a given text: said, not a
     failure), EME text prompts, and a report that says in its WikiMem section how the ranking was
     read."""
-    from assets import probes as probe_assets
-    from assets import reports as report_assets
-    from assets import summaries as summary_assets
-    from assets import wording as wording_assets
-    from tests.support.checks import PROBE_CHECKS, SUMMARY_CHECKS
-
     _, registry, instance, tmp_path = audits
     entry, _ = top_audit
-    url = f"sqlite:///{tmp_path / 'registry.db'}"
-    targets = [summary_assets.crm_summary, summary_assets.mia_summary, probe_assets.eme_probe, report_assets.compliance_report]
-    result = materialize(
-        [*UPSTREAM, scoring_assets.scores, scoring_assets.memorization, scoring_assets.controlled_memorization,
-         wording_assets.wording_sensitivity, *targets, *SUMMARY_CHECKS, *PROBE_CHECKS],
-        selection=targets, instance=instance, partition_key=entry.key, resources=resources(tmp_path, url),
-        run_config={"ops": {
-            "crm_summary": {"config": {"max_examples": 3}},
-            "mia_summary": {"config": {"max_per_class": 6, "n_neighbours": 2, "n_bootstrap": 50, "reference_model": ""}},
-            "eme_probe": {"config": {"prefix_lengths": [2], "training_data": ["real"], "epochs": 1, "max_eval_people": 3,
-                                     "max_training_people": 4, "text_prompts": ["record"]}}}},
-    )
-    assert result.success
-    failed = [(e.check_name, e.metadata) for e in result.get_asset_check_evaluations() if not e.passed]
-    assert not failed, failed
-    meta = {e.materialization.asset_key.to_user_string(): e.materialization.metadata
-            for e in result.get_asset_materialization_events()}
+    result, meta = materialize_summaries(instance, tmp_path, entry.key)
     assert meta["crm_summary"]["access"].value == meta["mia_summary"]["access"].value == "top-logprobs"
     assert len(result.asset_value("mia_summary")) == 0
     assert "no log-probability of a given text" in meta["mia_summary"]["not_available"].value
