@@ -20,7 +20,7 @@ from assets.partitions import models_partitions
 from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform.crm import metrics as crm
-from wikimem_platform.lm.endpoint import access_of, GENERATION, TOP_LOGPROBS
+from wikimem_platform.lm.endpoint import access_of, NO_TEXT_PROBABILITY
 from wikimem_platform.lm.loading import other_shipped_model
 from wikimem_platform.mia import auroc_figure, membership, unavailable_attacks
 from wikimem_platform.planted.validation import ground_truth
@@ -156,7 +156,7 @@ def mia_summary(
     registry = model_registry.registry()
     entry = registry.get(context.partition_key)
     lm = scoring.load(entry, served=True)
-    if access_of(lm) in (GENERATION, TOP_LOGPROBS):
+    if access_of(lm) in NO_TEXT_PROBABILITY:
         reason = (f"{entry.key} is served at {access_of(lm)} access: no log-probability of a given text, so no "
                   "membership attack")
         context.log.warning(reason)

@@ -1,11 +1,13 @@
 """GX suites and asset checks for the per-model CRM and MIA summaries."""
 
 import pandas as pd
-from dagster import AssetCheckResult, asset_check
+from dagster import AssetCheckExecutionContext, AssetCheckResult, asset_check
 
 from assets.partitions import models_partitions
 from assets.summaries import crm_summary, mia_summary
 from expectations.gx import check_result, gxe
+from resources.scoring import RegistryResource
+from wikimem_platform.lm.endpoint import NO_TEXT_PROBABILITY
 from wikimem_platform.mia import RATE_COLUMNS
 
 
@@ -42,6 +44,18 @@ def crm_summary_check(crm_summary: pd.DataFrame) -> AssetCheckResult:
     return check_result(crm_summary_for_checks(crm_summary), "crm_summary", crm_summary_suite())
 
 
-@asset_check(asset=mia_summary, blocking=True, partitions_def=models_partitions, description="AUROC, its CI and TPRs in [0, 1]; one row per attack; set kind named.")
-def mia_summary_check(mia_summary: pd.DataFrame) -> AssetCheckResult:
+def no_attack_suite() -> list:
+    """A release whose access gives no probability of a given text (generation, top-logprobs):
+    no attack can have been run, so any row would be a number nothing measured."""
+    return [gxe.ExpectTableRowCountToBeBetween(min_value=0, max_value=0)]
+
+
+@asset_check(asset=mia_summary, blocking=True, partitions_def=models_partitions,
+             description="AUROC, its CI and TPRs in [0, 1]; one row per attack; set kind named (no row at all where "
+                         "the release's access gives no probability of a given text).")
+def mia_summary_check(context: AssetCheckExecutionContext, model_registry: RegistryResource,
+                      mia_summary: pd.DataFrame) -> AssetCheckResult:
+    access = model_registry.registry().get(context.partition_key).access
+    if access in NO_TEXT_PROBABILITY:
+        return check_result(mia_summary, "mia_summary", no_attack_suite())
     return check_result(mia_summary, "mia_summary", mia_summary_suite())

@@ -61,6 +61,8 @@ GENERATION = "generation"
 ACCESS_LEVELS = (PROMPT_LOGPROBS, TOP_LOGPROBS, GENERATION)
 # Access levels whose ranking reads log-probabilities (the WikiMem scores); GENERATION reads text.
 RANKING_ACCESS = (PROMPT_LOGPROBS, TOP_LOGPROBS)
+# Access levels that give no probability of a given text: no membership attack can run there.
+NO_TEXT_PROBABILITY = (TOP_LOGPROBS, GENERATION)
 DEFAULT_TOP_K = 20  # top log-probabilities asked per position: vLLM's default max_logprobs and OpenAI's cap
 TOKEN_ID_KEY = "token_id:"  # vLLM's top-logprob keys with return_tokens_as_token_ids
 TOP_NODES_KEPT = 200_000  # top-logprobs answers an EndpointModel keeps (about 20 floats each)
