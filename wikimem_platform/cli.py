@@ -705,7 +705,8 @@ def build_parser() -> argparse.ArgumentParser:
                           help="with --access top-logprobs: log-probabilities asked per position (default 20, "
                                "vLLM's and OpenAI's limit)")
     register.add_argument("--tokenizer", metavar="DIR", help="with --endpoint: a local copy of the served model's tokenizer "
-                                                              "(token-id prompts with the start-token rule; required for prompt-logprobs)")
+                                                              "(token-id prompts with the start-token rule; required for prompt-logprobs and "
+                                                              "top-logprobs)")
     register.add_argument("--prompt-mode", choices=["token-ids", "text"],
                           help="with --endpoint: what scoring sends (default: token ids where the server takes them, else "
                                "text that the server's /tokenize turns into the same ids; both checked by the probe)")

@@ -124,7 +124,7 @@ class ModelEntry(SQLModel, table=True):
     @property
     def access(self) -> str:
         """What the release's results are made from: "weights" (loaded here), or an endpoint's
-        access level (prompt-logprobs, generation)."""
+        access level (prompt-logprobs, top-logprobs, generation)."""
         if self.source_kind != SourceKind.ENDPOINT.value or not self.endpoint:
             return WEIGHTS
         return json.loads(self.endpoint).get("access") or PROMPT_LOGPROBS
