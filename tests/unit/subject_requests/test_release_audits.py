@@ -70,7 +70,8 @@ def test_a_release_that_fails_is_recorded_and_the_others_go_on(planted_model, me
     assert outcomes[1].audit.control_scores is None
     pd.testing.assert_frame_equal(outcomes[1].audit.scores, alone.scores)
     assert outcomes[1].scoring == {"precision": audited["precision"], "sentences_rescored": audited["sentences_rescored"],
-                                   "share_rescored": audited["share_rescored"]}
+                                   "share_rescored": audited["share_rescored"], "continuations": 0,
+                                   "continuations_censored": 0}  # weights: no continuation read from a top k
     lineage = models_lineage(outcomes, entries)
     assert [m["key"] for m in lineage] == ["broken@main", "planted@main"]
     assert lineage[0]["fingerprint"] is None and lineage[0]["registered_at"] is None
