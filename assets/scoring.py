@@ -35,12 +35,11 @@ from wikimem_platform.wikimem.memorization import (
     count_alias_equivalents,
     EQUIVALENCE_THRESHOLD,
     evaluate_wikimem,
+    with_truth_censored,
 )
 from wikimem_platform.wikimem.scoring import (
     combined_precision,
-    plan_shards,
     planned_variants,
-    scorable_canaries,
     score_canaries,
     SCORE_COLUMNS,
     SCORING_VERSION,
@@ -104,11 +103,10 @@ def score_shard(
              if isinstance(lm, EndpointModel) else scoring.device)
     context.log.info(f"{entry.key} ({entry.source_kind}) on {where}, fingerprint {lm.fingerprint}")
     store = ShardStore(scoring.shards_for(context.partition_key))
-    shard_canaries = scorable_canaries(lm, shard_canaries)  # what score_canaries scores and stores
-    planned = plan_shards(shard_canaries, candidates, lm.fingerprint, scoring.settings())
     sent_before = lm.client.usage.as_dict() if isinstance(lm, EndpointModel) else {}
     _, report = score_canaries(lm, shard_canaries, candidates, store, scoring.settings(),
                                log=context.log.info, sentence_cache=scoring.sentence_cache(lm))
+    planned = report.shards  # of the canaries this access scores (`scorable_canaries`)
     # What this step sent to a served model (0 for a local one): the run's requests and tokens.
     sent = {f"endpoint_{name}": value - sent_before.get(name, 0)
             for name, value in (lm.client.usage.as_dict() if isinstance(lm, EndpointModel) else {}).items()}
@@ -203,12 +201,8 @@ def memorization(
     pairs = flag_disagreements(result.candidates, result.pairs).join(n_candidates, on=["subject_qid", "property"]).merge(
         cohorts[["subject_qid", "subject"]], on="subject_qid", how="left"
     )
-    top_logprobs = H_CENSORED in scores.columns
-    pairs = pairs.join(planned_variants(canaries, top_logprobs), on=["subject_qid", "property"])
-    censored = (scores[scores["is_true"].astype(bool) & scores[H_CENSORED].fillna(False).astype(bool)] if top_logprobs
-                else scores.iloc[:0]).groupby(["subject_qid", "property"]).size().rename("truth_censored") > 0
-    pairs = pairs.join(censored, on=["subject_qid", "property"])
-    pairs["truth_censored"] = pairs["truth_censored"].fillna(False).astype(bool)
+    pairs = pairs.join(planned_variants(canaries, H_CENSORED in scores.columns), on=["subject_qid", "property"])
+    pairs = with_truth_censored(pairs, scores)
     table1 = result.cohorts.reset_index()
     numbers = {}
     for row in table1.to_dict("records"):

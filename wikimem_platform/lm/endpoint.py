@@ -455,6 +455,15 @@ class ProbeReport:
         return {**asdict(self), "text_nll_gap": self.text_nll_gap, "scoring_nll": self.scoring_nll}
 
 
+def top_k_options(top_k: int, keys: str) -> dict:
+    """The completion options that ask a server for its top k next tokens of a prompt, named by
+    token id ("token-ids": vLLM's return_tokens_as_token_ids) or by text."""
+    options = {"max_tokens": 1, "temperature": 0, "logprobs": int(top_k)}
+    if keys == "token-ids":
+        options["return_tokens_as_token_ids"] = True
+    return options
+
+
 class EndpointModel:
     """A served model as the scoring code uses a `LoadedModel`: name, fingerprint, details, and
     `score_sentences` with the NLL engine's meaning (the first token is never scored)."""
@@ -602,7 +611,8 @@ class EndpointModel:
         return np.array([cache[s] < 0 for s in sentences], dtype=bool)
 
     def continuation_nlls(self, token_ids: Sequence[Sequence[int]], splits: Sequence[int],
-                          progress: Progress | None = None) -> tuple[np.ndarray, np.ndarray]:
+                          progress: Progress | None = None, *, top_k: int | None = None, top_keys: str | None = None,
+                          tops: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(NLL of ids[split:] given ids[:split], censored?) per sequence, from top-k answers only.
 
         Breadth first over the prefix tree: each round asks the top k of every distinct node that
@@ -610,7 +620,10 @@ class EndpointModel:
         answers are kept on the model, up to TOP_NODES_KEPT, so the next chunk, subject or request
         does not ask a shared prefix again), then moves every sequence whose next token is in its
         node's top k one token on. A token outside them stops its sequence: its log p is at most the
-        node's k-th log-probability, which is added in its place (a lower bound on the NLL)."""
+        node's k-th log-probability, which is added in its place (a lower bound on the NLL).
+
+        top_k / top_keys / tops: another k, key style and answer store than the model's (the
+        registration probe, before k and the keys are known)."""
         self._require(TOP_LOGPROBS)
         if self.config.prompt_mode != "token-ids":
             raise EndpointError(self.config.url, "top-logprobs access sends token-id prompts; this server refuses them")
@@ -618,12 +631,11 @@ class EndpointModel:
         pos = [max(1, int(s)) for s in splits]
         nll = np.zeros(len(seqs), dtype=np.float64)
         censored = np.zeros(len(seqs), dtype=bool)
-        tops = self._tops
+        tops = self._tops if tops is None else tops
+        keys = top_keys or self.config.top_keys
         active = [i for i, seq in enumerate(seqs) if pos[i] < len(seq)]
         url = f"{self.config.base_url}/v1/completions"
-        options = {"max_tokens": 1, "temperature": 0, "logprobs": int(self.config.top_k)}
-        if self.config.top_keys == "token-ids":
-            options["return_tokens_as_token_ids"] = True
+        options = top_k_options(top_k or self.config.top_k, keys)
         while active:
             needed = list(dict.fromkeys(tuple(seqs[i][:pos[i]]) for i in active))
             nodes = [node for node in needed if node not in tops]
@@ -639,7 +651,7 @@ class EndpointModel:
             still = []
             for i in active:
                 top, bound = tops[tuple(seqs[i][:pos[i]])]
-                logp = self._lookup(top, seqs[i][pos[i]])
+                logp = self._lookup(top, seqs[i][pos[i]], keys)
                 if logp is None:
                     nll[i] -= bound
                     censored[i] = True
@@ -656,11 +668,11 @@ class EndpointModel:
         self.censoring.censored += int(censored.sum())
         return nll, censored
 
-    def _lookup(self, top: dict, token: int) -> float | None:
-        """log p of `token` in one node's top k, or None when it is not there (censored)."""
+    def _lookup(self, top: dict, token: int, keys: str) -> float | None:
+        """log p of `token` in one node's top k (named by `keys`), or None when it is not there (censored)."""
         if token in top:
             return top[token]
-        if self.config.top_keys == "text":
+        if keys == "text":
             if token not in self._token_texts:
                 self._token_texts[token] = self.tokenizer.decode([token])
             return top.get(self._token_texts[token])
@@ -860,11 +872,10 @@ class EndpointModel:
             return
         head = sentence.rsplit(" ", 1)[0] if " " in sentence else sentence
         split = max(1, common_prefix_length(ids, self.encode([head])[0]))
-        asked = {"max_tokens": 1, "temperature": 0, "logprobs": int(self.config.top_k)}
         top = None
-        for keys, extra in (("token-ids", {"return_tokens_as_token_ids": True}), ("text", {})):
+        for keys in ("token-ids", "text"):
             try:
-                choice = self.client.completions([ids[:split]], **asked, **extra)[0]
+                choice = self.client.completions([ids[:split]], **top_k_options(self.config.top_k, keys))[0]
             except EndpointError as error:
                 if error.status is None or error.status >= 500 or error.status in (401, 403):
                     raise
@@ -881,11 +892,9 @@ class EndpointModel:
         if report.top_k < self.config.top_k:
             report.notes.append(f"the server gives {report.top_k} log-probabilities per position, not the "
                                 f"{self.config.top_k} asked: tokens outside them are censored at the {report.top_k}th")
-        probe = replace(self.config, top_k=report.top_k, top_keys=report.top_keys)
-        model = EndpointModel(probe, name=self.name, tokenizer=self.tokenizer)
-        nll, censored = model.continuation_nlls([ids], [split])
+        # read with what was found, apart from the model's own answers (its k and keys may differ)
+        nll, censored = self.continuation_nlls([ids], [split], top_k=report.top_k, top_keys=report.top_keys, tops={})
         report.nll_continuation, report.continuation_censored = float(nll[0]), bool(censored[0])
-        self.client.usage.requests += model.client.usage.requests
         report.notes.append(f"{sentence[len(head):]!r} after {head!r}: {report.nll_continuation:.3f} nats from the top "
                             f"{report.top_k} ({'censored' if censored[0] else 'every token found'}; tokens keyed by "
                             f"{report.top_keys})")

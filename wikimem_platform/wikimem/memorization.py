@@ -340,6 +340,20 @@ def _stats_frame(keys_df: pd.DataFrame, st: _GroupStats, values: np.ndarray, pre
 
 # --------------------------------------------------------------------------- public steps
 
+def with_truth_censored(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
+    """`pairs` with `truth_censored`: whether a ground truth's continuation left the server's top k
+    in some wording (scores of a top-logprobs release, `H_CENSORED`; False for any other). Those
+    variants were dropped before ranking (`prepare_scores`); the memorization check reads the flag."""
+    if H_CENSORED in scores.columns:
+        censored = scores[scores["is_true"].astype(bool) & scores[H_CENSORED].fillna(False).astype(bool)]
+    else:
+        censored = scores.iloc[:0]
+    flags = censored.groupby(["subject_qid", "property"]).size().rename("truth_censored") > 0
+    out = pairs.join(flags, on=["subject_qid", "property"])
+    out["truth_censored"] = out["truth_censored"].astype(object).fillna(False).astype(bool)
+    return out
+
+
 def prepare_scores(scores: pd.DataFrame, alpha: float = 1.0,
                    embed: Callable[[list[str]], np.ndarray] | None = None,
                    value_aliases: Mapping[str, Sequence[str]] | None = None,

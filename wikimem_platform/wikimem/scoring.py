@@ -302,6 +302,8 @@ class ScoringReport:
     # censored (a token outside the top k: their NLL is a lower bound)
     continuations: int = 0
     continuations_censored: int = 0
+    # the shards this call planned, in order (each scored or reused): where its scores are stored
+    shards: list[Shard] = dataclasses.field(default_factory=list)
 
     @property
     def sentences_per_second(self) -> float:
@@ -388,7 +390,7 @@ def score_canaries(
         precision, rescoring = f"endpoint:{lm.access}", None
     else:
         precision, rescoring = rescoring_plan(lm, settings)
-    report = ScoringReport(shards_total=len(shards), precision=precision)
+    report = ScoringReport(shards_total=len(shards), precision=precision, shards=list(shards))
     censoring_before = (lm.censoring.sentences, lm.censoring.censored) if reads_continuations(lm) else None
     cache: dict[str, float] = {}
     float32_cache: dict[str, float] = {}  # the re-scored sentences, across shards
