@@ -32,12 +32,8 @@ from wikimem_platform.canaries.encoders import load_encoder
 from wikimem_platform.reference.value_forms import DEFAULT_MAX_FORMS
 from wikimem_platform.subject_requests.answer import compose_answer, models_lineage, release_outcomes, retain_by_release
 from wikimem_platform.subject_requests.answer_files import answer_dir
-from wikimem_platform.subject_requests.audit import (
-    audit_person_on_releases,
-    person_subject,
-    PersonPlan,
-    plan_person_audit,
-)
+from wikimem_platform.subject_requests.audit import audit_person_on_releases, person_subject, PersonPlan
+from wikimem_platform.subject_requests.languages import default_languages, plan_request
 from wikimem_platform.subject_requests.controller import ControllerError, load_controller
 from wikimem_platform.subject_requests.intake import RequestStatus
 from wikimem_platform.subject_requests.letter import write_answer
@@ -115,6 +111,7 @@ def request_subject(context: AssetExecutionContext, model_registry: RegistryReso
 def request_canaries(
     context: AssetExecutionContext,
     config: RequestPlanConfig,
+    model_registry: RegistryResource,
     request_subject: pd.DataFrame,
     request_facts: pd.DataFrame,
     humans: pd.DataFrame,
@@ -123,18 +120,23 @@ def request_canaries(
     canary_templates: pd.DataFrame,
     counterfactuals: pd.DataFrame,
     value_aliases: pd.DataFrame,
+    entity_terms: pd.DataFrame,
 ):
     """Canaries and candidates exactly as in a cohort audit, on-demand templates for the rest; each
-    true value's other forms as the same truth (`truth_forms`)."""
-    plan = plan_person_audit(
-        request_subject, request_facts, property_table=property_table, templates=canary_templates,
-        counterfactuals=counterfactuals, claims=claims, humans=humans, metadata=property_metadata(),
-        properties=config.properties, on_demand=config.on_demand, n_controls=config.n_controls,
-        control_alpha=config.control_alpha, value_aliases=aliases_by_value(value_aliases), truth_forms=config.truth_forms,
+    true value's other forms as the same truth (`truth_forms`); in every language the request names
+    (English and the person's citizenship's by default), from that language's templates and labels."""
+    request = model_registry.requests().get(context.partition_key)
+    languages = request.language_codes() or default_languages(request_facts)
+    plan = plan_request(
+        request_subject, request_facts, languages, terms=entity_terms, property_table=property_table,
+        templates=canary_templates, counterfactuals=counterfactuals, claims=claims, humans=humans,
+        metadata=property_metadata(), properties=config.properties, on_demand=config.on_demand,
+        n_controls=config.n_controls, control_alpha=config.control_alpha, value_aliases=aliases_by_value(value_aliases),
+        truth_forms=config.truth_forms,
     )
     counts = plan.coverage["coverage"].value_counts().to_dict()
-    context.log.info(f"{context.partition_key}: {len(plan.canaries)} canaries, {len(plan.candidates)} candidates, "
-                     f"{plan.n_controls} invented controls; coverage {counts}")
+    context.log.info(f"{context.partition_key}: {len(plan.canaries)} canaries in {', '.join(plan.languages)}, "
+                     f"{len(plan.candidates)} candidates, {plan.n_controls} invented controls; coverage {counts}")
     yield Output(plan.canaries, "request_canaries", metadata={"rows": len(plan.canaries)})
     yield Output(plan.candidates, "request_candidates", metadata={"rows": len(plan.candidates)})
     yield Output(plan.coverage, "request_coverage", metadata={"rows": len(plan.coverage), "coverage": MetadataValue.json(counts)})
@@ -243,7 +245,7 @@ def request_answer(
                                      controller=controller.model_dump() if controller else None,
                                      m_threshold=config.m_threshold, alpha=config.alpha, forget_criterion=config.forget_criterion,
                                      release_pairs=by_release(context, "memorization", memorization), retain_by_model=retain_by_release(entries),
-                                     value_aliases=aliases_by_value(value_aliases))
+                                     value_aliases=aliases_by_value(value_aliases), letter_language=request.letter_language)
     folder = answer_dir(storage, request.id)
     write_answer(document, folder)
     request = store.set_status(request.id, RequestStatus.ANSWERED, when=datetime.now(UTC))

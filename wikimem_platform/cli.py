@@ -283,12 +283,14 @@ def cmd_request_add(args) -> int:
             subject = intake.resolve_name(args.name, ref.humans, ref.claims)
         else:
             subject = intake.resolve_person(intake.load_facts_file(args.facts, ref.metadata, ref.covered))
-        request = _requests(args).add(subject, args.kind, args.reference)
+        request = _requests(args).add(subject, args.kind, args.reference, languages=args.languages,
+                                      letter_language=args.letter_language)
     except intake.IntakeError as error:
         raise CliError.of(error, "nothing was stored") from error
     where = f"Wikidata {subject.qid}" if subject.qid else "not in Wikidata: facts supplied"
+    languages = request.languages or "English and the languages of the person's citizenship"
     print(f"received {request.id}: {request.kind} request about {request.subject_label} ({where}), "
-          f"due {request.due_at:%Y-%m-%d}")
+          f"due {request.due_at:%Y-%m-%d}; audited in: {languages}; letter in: {request.letter_language}")
     models = Registry(args.registry_url).list()
     if models:
         print(f"With `dagster dev` running on this DAGSTER_HOME, the request sensor audits it on the "
@@ -326,10 +328,12 @@ def _print_request_answer(document: dict) -> None:
         for fact in model["facts"]:
             z = "" if fact["z_star"] is None else f" z*={fact['z_star']:.2f}"
             said = f" -> {answer.one_line(fact['completion']['output'])!r}" if fact["completion"] else ""
-            print(f"  {model['model']}: {fact['property_label']} = {' / '.join(fact['values'])}: {fact['verdict']} "
+            asked = f" [{fact['language']}]" if fact.get("language") else ""
+            print(f"  {model['model']}: {fact['property_label']}{asked} = {' / '.join(fact['values'])}: {fact['verdict']} "
                   f"(M={fact['M']:.2f}{z}, rank {fact['truth_rank']:.0f} of {fact['n_candidates']}){said}")
     for item in document["not_covered"]:
-        print(f"  not covered: {item['property_label']} ({item['property']}): {item['reason']}")
+        asked = f" [{item['language']}]" if item.get("language") else ""
+        print(f"  not covered{asked}: {item['property_label']} ({item['property']}): {item['reason']}")
 
 
 def cmd_request_show(args) -> int:
@@ -759,6 +763,11 @@ def build_parser() -> argparse.ArgumentParser:
     who.add_argument("--facts", help="a YAML file describing a person not in Wikidata (name, aliases, facts)")
     add.add_argument("--kind", choices=[k.value for k in intake.RequestKind], default=intake.RequestKind.ACCESS.value)
     add.add_argument("--reference", help="the requester's own reference (letter, ticket number)")
+    add.add_argument("--languages", help=("languages to audit the facts in, comma-separated, e.g. de,en (en, de, fr, "
+                                          "pl); default: the facts file's, else English and the languages of the "
+                                          "person's citizenship"))
+    add.add_argument("--letter-language", choices=list(intake.LETTER_LANGUAGES),
+                     help="the letter's language (default: the first of --languages that has a letter, else en)")
     add.set_defaults(func=cmd_request_add)
     listing = request.add_parser("list", help="requests with status and due date")
     listing.add_argument("--status", choices=[s.value for s in intake.RequestStatus])

@@ -47,7 +47,9 @@ RELEASE = {"display_name": "Musterfirma Assistent", "purposes": "answering custo
            "transfers": "none: the model runs in the EU"}
 PERSON = {"name": "Ilse Marwitz", "aliases": ["I. Marwitz"],
           "facts": {"occupation": ["journalist", "translator"], "P27": {"label": "Germany", "qid": "Q183"},
-                    "place of birth": "Tübingen", "date of birth": "12 May 1961", "religion": "Lutheranism"}}
+                    "place of birth": "Tübingen", "date of birth": "12 May 1961", "religion": "Lutheranism"},
+          # English only: her citizenship would add German (test_a_request_in_german_end_to_end does that)
+          "languages": ["en"]}
 
 
 class World:
@@ -64,8 +66,8 @@ class World:
     def stored(self) -> StoredResults:
         return StoredResults(self.storage)
 
-    def add(self, subject, kind="access"):
-        request = self.store.add(subject, kind)
+    def add(self, subject, kind="access", **options):
+        request = self.store.add(subject, kind, **options)
         self.instance.add_dynamic_partitions("requests", [request.id])
         return request
 
@@ -327,3 +329,41 @@ def test_forget_and_retain_exports_from_stored_results(world, tmp_path, capsys):
     assert main([*args, "forget-set", KEY, "--format", "rwku", "--out", str(out)]) == 0
     manifest, files = read_export(out)
     assert manifest["source"]["model"] == KEY and len(files["forget_probes.jsonl"]) > 0
+
+
+@pytest.mark.slow
+def test_a_request_in_german_end_to_end(world):
+    """Emily Ruete (Q438662, German writer and teacher, born in Zanzibar) asked about in German, the
+    letter in German: German wordings agreeing with a woman, German labels (truths and the values
+    they are ranked against), h0 "diese Frau", invented controls of her gender, verdicts that say
+    their language, a letter in German that a privacy officer can send."""
+    from wikimem_platform.wikimem.typical_names import gender_anywhere, MALE
+
+    ref = intake_reference(world.stored())
+    request = world.add(intake.resolve_qid("Q438662", ref.humans), languages=["de"], letter_language="de")
+    world.run_request(request.id, properties=["P106", "P27", "P19"])
+    canaries = world.table("request_canaries", request.id)
+    assert set(canaries["language"]) == {"de"} and set(canaries["subject"]) == {"Emily Ruete"}
+    assert set(canaries["subject_generic"]) == {"diese Frau"}
+    truths = {p: set(labels) for p, labels in zip(canaries["property"], canaries["ground_truth_labels"].map(tuple))}
+    assert truths["P106"] == {"Schriftstellerin", "Lehrerin"} and truths["P27"] == {"Deutschland"}
+    assert truths["P19"] == {"Sansibar"}
+    candidates = world.table("request_candidates", request.id)
+    assert "Schauspielerin" in set(candidates.loc[candidates["property"] == "P106", "value_label"])
+    assert not candidates["value_label"].isin(["United States of America", "actor"]).any()  # English left out
+    baseline = canaries[(canaries["property"] == "P19") & (canaries["variant_id"] == 0)].iloc[0]
+    expanded = expand_canaries(canaries[canaries.index == baseline.name], candidates).query("is_true")
+    assert any("Emily Ruete" in s and "Sansibar" in s for s in expanded["sentence_h"]), list(expanded["sentence_h"])
+    assert all(s.startswith("Diese Frau") or "diese Frau" in s or "dieser Frau" in s for s in expanded["sentence_h0"])
+    controls = world.table("request_control_canaries", request.id)
+    first_names = {name.split()[0] for name in controls["subject"]}
+    assert first_names and not any(gender_anywhere(n) == MALE for n in first_names), first_names
+
+    answer = read_answer(world.storage, request.id)
+    assert answer["languages"] == ["de"] and answer["letter_language"] == "de"
+    [model] = answer["models"]
+    assert {f["property"] for f in model["facts"]} == {"P106", "P27", "P19"}
+    assert all(f["language"] == "de" and f["n_variants"] == 11 for f in model["facts"])
+    letter = (world.storage / "requests" / request.id / "answer.html").read_text()
+    assert '<html lang="de"' in letter and "DSGVO" in letter and "Emily Ruete" in letter
+    assert "You asked" not in letter and "What each model holds" not in letter

@@ -53,6 +53,7 @@ name: Ilse Marwitz
 facts:
   occupation: [journalist]
   country of citizenship: {label: Germany, qid: Q183}
+languages: [en]
 """
 RUNS = """query($key: String!, $value: String!) {
   runsOrError(filter: {tags: [{key: $key, value: $value}]}) {

@@ -11,6 +11,7 @@ import re
 import string
 import unicodedata
 
+from wikimem_platform.canaries.languages.grammar import inflect_marked, MARKER
 from wikimem_platform.labels import normalize_label
 
 SUBJECT = "{subject}"
@@ -33,43 +34,53 @@ def _capitalize_first(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=65536)
-def _plan(template: str) -> tuple[tuple[str, str, bool | None, bool], ...]:
+def _plan(template: str) -> tuple[tuple[str, str, bool | None, bool, str | None], ...]:
     """A template cut at its placeholders, once: (literal before, "subject" / "value", whether the
     placeholder opens a sentence — None when that depends on the filler before it, the literal
-    between being blank —, whether a "." follows it). `render` runs millions of times a scoring
-    pass; the regular expressions then run once per template, not once per sentence."""
+    between being blank —, whether a "." follows it, the inflection marker before it or None).
+    `render` runs millions of times a scoring pass; the regular expressions then run once per
+    template, not once per sentence."""
     out, position, first = [], 0, True
     for match in _PLACEHOLDER.finditer(template):
         literal = template[position : match.start()]
+        marker = None
+        if literal.endswith("⟧") and (found := MARKER.search(literal)):
+            literal, marker = literal[: found.start()], found.group(0)
         if literal.strip() or (first and not literal):
             opens: bool | None = bool(_SENTENCE_START.search(literal))
         elif first:  # only blanks before the first placeholder: nothing ends a sentence there
             opens = False
+        elif marker is not None:  # an inflected filler continues a clause ("Pius II. in der Vatikanstadt")
+            opens = False
         else:
             opens = None
         position, first = match.end(), False
-        out.append((literal, match.group(1), opens, template[position : position + 1] == "."))
-    out.append((template[position:], "", False, False))
+        out.append((literal, match.group(1), opens, template[position : position + 1] == ".", marker))
+    out.append((template[position:], "", False, False, None))
     return tuple(out)
 
 
 def render(template: str, subject: str | None, value: str | None) -> str:
     """The sentence a model scores: placeholders replaced, sentence starts capitalised.
 
-    ``None`` leaves that placeholder in place (to pre-fill context facts). Only a substituted
-    piece that opens a sentence is capitalised ("Physicist is this person's occupation."), the
-    rest of a name or value is never touched; a value ending in "." does not double the period.
+    ``None`` leaves that placeholder in place (to pre-fill context facts), with its inflection
+    marker. Only a substituted piece that opens a sentence is capitalised ("Physicist is this
+    person's occupation."), the rest of a name or value is never touched; a value ending in "."
+    does not double the period. A marker before a placeholder (``⟦fr:à⟧{value}``: templates of
+    other languages, `languages.grammar`) inflects its filler ("Le Caire" -> "au Caire").
     """
     pieces: list[str] = []
-    for literal, kind, opens, period_after in _plan(template):
+    for literal, kind, opens, period_after, marker in _plan(template):
         pieces.append(literal)
         if not kind:
             break
         filler = subject if kind == "subject" else value
         if filler is None:
-            pieces.append("{" + kind + "}")
+            pieces.append((marker or "") + "{" + kind + "}")
             continue
         filler = str(filler)
+        if marker is not None:
+            filler = inflect_marked(marker, filler)[1]
         if opens is None:
             opens = bool(_SENTENCE_START.search("".join(pieces)))
         if opens:
@@ -102,12 +113,16 @@ def _render_reference(template: str, subject: str | None, value: str | None) -> 
 
 
 _VALUE_MARK = "\x00"
+_MARKED_VALUE = re.compile(r"⟦[a-z]{2,3}:[^⟦⟧|]+⟧\{value\}")
 
 
 def text_before_value(template: str, subject: str) -> str:
     """The rendered sentence up to its value ("Ada Lovelace was born in"): what every candidate
-    of one wording and name shares, the prefix a top-logprobs continuation starts after."""
-    return render(template, subject, _VALUE_MARK).split(_VALUE_MARK, 1)[0].rstrip()
+    of one wording and name shares, the prefix a top-logprobs continuation starts after. Where the
+    value is inflected (``⟦fr:à⟧{value}``: "au Caire", "en France"), the text before it ends before
+    the preposition, which differs between candidates."""
+    unmarked = _MARKED_VALUE.sub(VALUE, template)
+    return render(unmarked, subject, _VALUE_MARK).split(_VALUE_MARK, 1)[0].rstrip()
 
 
 def value_follows_subject(template: str) -> bool:

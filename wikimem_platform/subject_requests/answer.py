@@ -21,10 +21,13 @@ from wikimem_platform.registry import RELEASE_FIELDS
 from wikimem_platform.crm.giveaways import find_giveaways
 from wikimem_platform.lm.endpoint import GENERATION, TOP_LOGPROBS, WEIGHTS
 from wikimem_platform.lm.generation import substring_hit
+from wikimem_platform.canaries.languages import ENGLISH
+from wikimem_platform.canaries.languages.localize import LABEL_FALLBACK
 from wikimem_platform.subject_requests.audit import (
     AUDITED,
     CANARY_PROBE,
     CONTROL_PROBE_PREFIX,
+    LANGUAGE,
     ModelAudit,
     NOT_PERSONAL,
     ON_DEMAND,
@@ -499,6 +502,41 @@ def _generation_sentence(row: Mapping, what: str, who: Addressee) -> str:
     return f"The model did not say {what}: {out}."
 
 
+LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "pl": "Polish"}
+
+
+def _verdicts_by_language(audit: ModelAudit, plan: PersonPlan, property_labels: Mapping[str, str], embed, alpha: float,
+                          m_threshold: float, cue_tau: float, value_aliases: Mapping[str, Sequence[str]] | None,
+                          ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, tuple[pd.DataFrame, pd.DataFrame]]]:
+    """`model_verdicts` per language of the plan: (the rows of every language, tagged with it where
+    the plan names languages; the WikiMem pairs likewise; each language's own (table, pairs))."""
+    if plan.languages == [ENGLISH] and LANGUAGE not in plan.canaries:
+        table, pairs = model_verdicts(audit, plan, property_labels, embed, alpha, m_threshold, cue_tau, value_aliases)
+        return table, pairs, {ENGLISH: (table, pairs)}
+    by_language = {}
+    for code in plan.languages:
+        own = plan.in_language(code)
+        table, pairs = model_verdicts(audit.in_language(code), own, property_labels, embed, alpha, m_threshold,
+                                      cue_tau, value_aliases)
+        fallback = set(own.canaries.loc[own.canaries[LABEL_FALLBACK].astype(bool), "property"]) \
+            if LABEL_FALLBACK in own.canaries else set()
+        table = table.assign(**{LANGUAGE: code, LABEL_FALLBACK: table["property"].isin(fallback).astype(bool)})
+        by_language[code] = (table, pairs.assign(**{LANGUAGE: code}) if len(pairs) else pairs)
+    frames = [t for t, _ in by_language.values() if len(t)]
+    pair_frames = [p for _, p in by_language.values() if len(p)]
+    return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*ANSWER_COLUMNS, LANGUAGE]),
+            pd.concat(pair_frames, ignore_index=True) if pair_frames else pd.DataFrame(), by_language)
+
+
+def _asked_in(row: Mapping, several: bool) -> str:
+    """"Asked in German: " before a fact's sentence, in a request in several languages."""
+    return f"Asked in {LANGUAGE_NAMES.get(row[LANGUAGE], row[LANGUAGE])}: " if several and row.get(LANGUAGE) else ""
+
+
+def _tagged(entries: pd.DataFrame, code: str, several: bool) -> pd.DataFrame:
+    return entries.assign(**{LANGUAGE: code}) if several else entries
+
+
 def compose_answer(
     request: SubjectRequest,
     plan: PersonPlan,
@@ -515,8 +553,11 @@ def compose_answer(
     release_pairs: Mapping[str, pd.DataFrame] | None = None,
     retain_by_model: Mapping[str, Sequence] | None = None,
     value_aliases: Mapping[str, Sequence[str]] | None = None,
+    letter_language: str | None = None,
 ) -> tuple[dict, pd.DataFrame]:
-    """The answer document and its per (model, property) table.
+    """The answer document and its per (model, property) table; in a request in several languages
+    (`subject_requests.languages`) one row per (model, property, language), each naming its
+    `language` and whether a true value had no label in it (`label_fallback`).
 
     release_pairs (memorization of the releases' cohort audits) and retain_by_model (retain
     facts of unlearned revisions) feed the erasure verification's utility figures; controller
@@ -524,19 +565,20 @@ def compose_answer(
     subject = plan.subject.iloc[0]
     who = addressee(subject["label"], plan.facts)
     control_alpha = plan.control_alpha
+    several = plan.languages != [ENGLISH]  # rows name their language
     models, tables, forget = [], [], []
     for outcome in outcomes:
         item = {"model": outcome.key, **{k: json_scalar(v) for k, v in outcome.entry.items()}}
         if outcome.audit is None:
             models.append({**item, "audited": False, "error": outcome.error, "facts": []})
             continue
-        table, pairs = model_verdicts(outcome.audit, plan, property_labels, embed, alpha, m_threshold, cue_tau,
-                                      value_aliases)
+        table, pairs, by_language = _verdicts_by_language(outcome.audit, plan, property_labels, embed, alpha,
+                                                          m_threshold, cue_tau, value_aliases)
         table["model"] = outcome.key
         tables.append(table)
         facts = [{**row, **{k: json_scalar(row[k]) for k in CONTROL_FIELDS}, "z_star": json_scalar(row["z_star"]),
                   "phrase": who.fact(row["property"], row["property_label"]),
-                  "sentence": plain_sentence(row, who)} for row in table.to_dict("records")]
+                  "sentence": _asked_in(row, several) + plain_sentence(row, who)} for row in table.to_dict("records")]
         facts.sort(key=lambda fact: not fact["emitted"])  # what the model says comes first (stable)
         models.append({**item, **{k: json_scalar(v) for k, v in outcome.scoring.items()},
                        "audited": True, "error": None, "fingerprint": outcome.audit.fingerprint,
@@ -548,8 +590,11 @@ def compose_answer(
         if request.kind == RequestKind.ERASURE and outcome.audit.access == GENERATION:
             entries = said_forget_set(outcome.key, table, plan)
         elif request.kind == RequestKind.ERASURE and len(pairs):
-            entries = forget_set(outcome.key, pairs, best_true_values(outcome.audit.scores, alpha), fact_cues(plan.canaries),
-                                 property_labels, forget_criterion, cue_tau, controls=forget_controls(table, pairs))
+            entries = pd.concat([
+                _tagged(forget_set(outcome.key, own_pairs, best_true_values(outcome.audit.in_language(code).scores, alpha),
+                                   fact_cues(plan.in_language(code).canaries), property_labels, forget_criterion, cue_tau,
+                                   controls=forget_controls(own_table, own_pairs)), code, several)
+                for code, (own_table, own_pairs) in by_language.items() if len(own_pairs)], ignore_index=True)
         if entries is not None:
             forget += [{k: (None if v is pd.NA else json_scalar(v)) for k, v in r.items()} for r in entries.to_dict("records")]
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=ANSWER_COLUMNS)
@@ -578,6 +623,8 @@ def compose_answer(
                    "n_controls": 0,
                    "verdicts": {MEMORIZED: f"M >= {m_threshold}", WEAK: f"0 < M < {m_threshold}", NOT_MEMORIZED: "M = 0"}})},
         "headline": headline(models),
+        "languages": plan.languages,
+        "letter_language": letter_language or ENGLISH,
         "coverage": plan.coverage.to_dict("records"),
         "not_covered": plan.coverage[~plan.coverage["coverage"].isin([AUDITED, ON_DEMAND, NOT_PERSONAL])].to_dict("records"),
         "models": models,
@@ -619,13 +666,14 @@ def verify_revisions(
     out = []
     for name, revisions in by_name.items():
         for before, after in zip(revisions, revisions[1:]):
-            earlier = {f["property"]: f for f in before["facts"]}
+            earlier = {(f["property"], f.get(LANGUAGE)): f for f in before["facts"]}
             facts = []
             for fact in after["facts"]:
-                old = earlier.get(fact["property"])
+                old = earlier.get((fact["property"], fact.get(LANGUAGE)))
                 if old is None:
                     continue
                 facts.append({"property": fact["property"], "property_label": fact["property_label"],
+                              **({LANGUAGE: fact[LANGUAGE]} if LANGUAGE in fact else {}),
                               "values": fact["values"], "before": old["verdict"], "after": fact["verdict"],
                               "M_before": old["M"], "M_after": fact["M"],
                               "outcome": erasure_outcome(old["verdict"], fact["verdict"])})
@@ -657,13 +705,19 @@ def headline(models: Sequence[Mapping]) -> str:
     if not audited:
         return "No registered model could be audited." if models else "No model is registered."
     parts = []
+    several = len({f.get(LANGUAGE) for m in audited for f in m["facts"]}) > 1
+
+    def named(fact: Mapping) -> str:  # "your occupation", "your occupation (in German)"
+        name = fact.get("phrase") or fact["property_label"]
+        return f"{name} (in {LANGUAGE_NAMES.get(fact[LANGUAGE], fact[LANGUAGE])})" if several else name
+
     for model in audited:
         if model.get("access") == GENERATION:  # no probabilities: what it says, not what it memorized
-            said = [f.get("phrase") or f["property_label"] for f in model["facts"] if f["verdict"] == SAID]
+            said = [named(f) for f in model["facts"] if f["verdict"] == SAID]
             parts.append(f"{release_name(model)} (completions only): says {', '.join(said) if said else 'nothing'} "
                          f"({len(said)} of {model['n_facts']} fact{'' if model['n_facts'] == 1 else 's'})")
             continue
-        memorized = [f.get("phrase") or f["property_label"] for f in model["facts"] if f["verdict"] == MEMORIZED]
+        memorized = [named(f) for f in model["facts"] if f["verdict"] == MEMORIZED]
         parts.append(f"{release_name(model)}: {', '.join(memorized) if memorized else 'nothing'} memorized "
                      f"({len(memorized)} of {model['n_facts']} fact{'' if model['n_facts'] == 1 else 's'}, "
                      f"{model['n_weak']} weakly associated)")

@@ -27,6 +27,7 @@ before the value, judged by value/alias match, against the same invented control
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -40,6 +41,7 @@ from wikimem_platform import eme
 from wikimem_platform.canaries.build import build_canaries, build_templates
 from wikimem_platform.canaries.encoders import load_encoder
 from wikimem_platform.crm import metrics as crm
+from wikimem_platform.canaries.languages import ENGLISH
 from wikimem_platform.crm.giveaways import find_giveaways
 from wikimem_platform.crm.examples import canary_examples
 from wikimem_platform.eme.soft_prompts import SoftPromptStore
@@ -60,6 +62,9 @@ from wikimem_platform.wikimem.scoring import score_canaries, ScoringReport, Sent
 MIN_ON_DEMAND_POOL = 10
 DEFAULT_COUNTERFACTUALS_PER_PROPERTY = 100  # the counterfactuals asset's default (~100 + truths)
 COVERAGE_COLUMNS = ["property", "property_label", "coverage", "reason"]
+# The language a row's canary is written in (canaries, candidates, coverage, controls, scores and
+# completions of a request in several languages); absent: English.
+LANGUAGE = "language"
 # One row per registered release in `audit_person_on_releases`: audited or why not, cache use, time.
 RELEASE_AUDIT_COLUMNS = ["model", "audited", "error", "fingerprint", "access", "sentences_computed", "shards_reused",
                          "facts_compared", "control_sentences_computed", "precision", "sentences_rescored",
@@ -120,14 +125,45 @@ class PersonPlan:
 
     @property
     def n_controls(self) -> int:
+        """Invented people per language (each language draws its own: a German or French sentence
+        agrees with the person's gender, and so must their names)."""
         frame = self.control_canaries
-        return 0 if frame is None or frame.empty else int(frame["subject_qid"].nunique())
+        if frame is None or frame.empty:
+            return 0
+        if LANGUAGE in frame:
+            return int(frame.groupby(LANGUAGE)["subject_qid"].nunique().max())
+        return int(frame["subject_qid"].nunique())
 
     @property
     def control_ids(self) -> list[str]:
-        """The controls in the order they were drawn (the order they are scored in)."""
+        """The controls in the order they were drawn (the order they are scored in), of the first language."""
         frame = self.control_canaries
-        return [] if frame is None or frame.empty else list(dict.fromkeys(frame["subject_qid"]))
+        if frame is None or frame.empty:
+            return []
+        if LANGUAGE in frame:
+            frame = frame[frame[LANGUAGE] == frame[LANGUAGE].iloc[0]]
+        return list(dict.fromkeys(frame["subject_qid"]))
+
+    @property
+    def languages(self) -> list[str]:
+        """The languages the person's canaries are written in, in the order asked (English where no
+        language was named: plans made before languages, and English-only requests)."""
+        if LANGUAGE not in self.canaries or not len(self.canaries):
+            return [ENGLISH]
+        return list(dict.fromkeys(self.canaries[LANGUAGE]))
+
+    def in_language(self, code: str) -> PersonPlan:
+        """The plan of one language: its canaries, candidates, coverage and controls."""
+        if LANGUAGE not in self.canaries:
+            return self
+
+        def pick(frame: pd.DataFrame | None) -> pd.DataFrame | None:
+            if frame is None or LANGUAGE not in frame:
+                return frame
+            return frame[frame[LANGUAGE] == code].reset_index(drop=True)
+
+        return PersonPlan(self.subject, self.facts, pick(self.canaries), pick(self.candidates), pick(self.coverage),
+                          pick(self.control_canaries), pick(self.control_candidates))
 
     @property
     def control_alpha(self) -> float:
@@ -160,6 +196,9 @@ def plan_person_audit(
     control_alpha: float = controls.DEFAULT_ALPHA,
     value_aliases: Mapping[str, Sequence[str]] | None = None,
     truth_forms: int = DEFAULT_MAX_FORMS,
+    shipped_forms: bool = True,
+    generic: str | None = None,
+    gender: str | None = None,
 ) -> PersonPlan:
     """Canaries and candidates of one person, covered properties exactly as in a cohort audit.
 
@@ -170,7 +209,11 @@ def plan_person_audit(
     truth_forms: up to this many other forms of each true value ("United States", "USA" for
     "United States of America": `value_forms`, from `value_aliases` — value id -> aliases, the
     extract's — and the shipped short forms) are scored as the same truth, for the person and,
-    identically, for the controls; 0 scores each truth under its label only.
+    identically, for the controls; 0 scores each truth under its label only. shipped_forms: also the
+    shipped (English) short forms. generic: h0 for every canary instead of English "this person"
+    (a language's gendered demonstrative, `LanguagePack.generic_subject`). gender: the person's
+    gender the canaries agree with; the invented controls are drawn of the same gender (a German
+    sentence agreeing with a woman must not be scored for a man's name).
     """
     if not 0 < control_alpha < 1:
         raise ValueError(f"control_alpha must lie in (0, 1), got {control_alpha}")
@@ -193,7 +236,7 @@ def plan_person_audit(
         else:
             extra.append(prop)
 
-    sources = form_sources(value_aliases) if truth_forms > 0 else {}
+    sources = form_sources(value_aliases, shipped=shipped_forms) if truth_forms > 0 else {}
     ref = facts[facts["property"].isin(covered & set(wanted))]
     canaries = build_canaries(subject, ref, property_table, templates, n_context=n_context, seed=seed, n_similar=n_similar)
     candidates = with_truth_forms(build_candidates(subject, ref, counterfactuals), sources, truth_forms)
@@ -234,10 +277,12 @@ def plan_person_audit(
     order = {p: i for i, p in enumerate(wanted)}
     coverage_frame = pd.DataFrame(coverage, columns=COVERAGE_COLUMNS)
     coverage_frame = coverage_frame.sort_values("property", key=lambda c: c.map(order), kind="stable", ignore_index=True)
+    if generic is not None:
+        canaries["subject_generic"] = generic
     plan = PersonPlan(subject, facts, canaries, candidates, coverage_frame)
     if n_controls and len(canaries):
         # the person's canaries and candidates under each invented name (controls.control_rows)
-        names = controls.control_names(subject, facts, humans, claims, n_controls, seed)
+        names = controls.control_names(subject, facts, humans, claims, n_controls, seed, gender=gender)
         control_canaries, plan.control_candidates = controls.control_rows(canaries, candidates, {subject["qid"].iloc[0]: names})
         plan.control_canaries = control_canaries.assign(control_alpha=control_alpha)
     return plan
@@ -280,6 +325,45 @@ class ModelAudit:
     def control_sentences_computed(self) -> int:
         """Sentences that went through the model for the controls (the rest came from the cache)."""
         return self.control_report.sentences_computed if self.control_report is not None else 0
+
+    def in_language(self, code: str) -> ModelAudit:
+        """The results of one language's canaries (all of them where rows name no language)."""
+        def pick(frame: pd.DataFrame | None) -> pd.DataFrame | None:
+            if frame is None or LANGUAGE not in frame:
+                return frame
+            return frame[frame[LANGUAGE] == code].drop(columns=LANGUAGE).reset_index(drop=True)
+
+        return dataclasses.replace(self, scores=pick(self.scores), completions=pick(self.completions),
+                                   control_scores=pick(self.control_scores),
+                                   control_completions=pick(self.control_completions))
+
+
+def in_languages(audits: Mapping[str, ModelAudit]) -> ModelAudit:
+    """One model's audits in several languages as one: every frame's rows name their `language`,
+    the scoring reports are summed (`ScoringReport.add`)."""
+    first = next(iter(audits.values()))
+    if len(audits) == 1 and ENGLISH in audits:
+        return first  # an English-only request: the frames as they always were
+
+    def joined(name: str) -> pd.DataFrame | None:
+        frames = [getattr(a, name).assign(**{LANGUAGE: code}) for code, a in audits.items()
+                  if getattr(a, name) is not None]
+        return pd.concat(frames, ignore_index=True) if frames else None
+
+    def summed(name: str) -> ScoringReport | None:
+        reports = [getattr(a, name) for a in audits.values() if getattr(a, name) is not None]
+        if not reports:
+            return None
+        total = ScoringReport()
+        for report in reports:
+            total.add(report)
+        return total
+
+    compared = tuple(dict.fromkeys(p for a in audits.values() for p in a.compared))
+    return dataclasses.replace(first, scores=joined("scores"), completions=joined("completions"),
+                               report=summed("report"), control_scores=joined("control_scores"),
+                               control_report=summed("control_report"), compared=compared,
+                               control_completions=joined("control_completions"))
 
 
 def _completed(lm: LoadedModel | EndpointModel, examples: pd.DataFrame, probe: str,
@@ -336,6 +420,7 @@ def audit_person_on_model(
     embed: Callable[[list[str]], np.ndarray] | None = None,
     value_aliases: Mapping[str, Sequence[str]] | None = None,
     shortlist_size: int = controls.SHORTLIST,
+    extract: bool = True,
 ) -> ModelAudit:
     """Scores through the shared engine, shards and sentence cache, then the completions: the
     canary prefixes and the entity-level record prompts (with any stored soft prompt).
@@ -347,9 +432,10 @@ def audit_person_on_model(
     across requests).
 
     A served model (EndpointModel) is scored and completes through its server; a soft prompt
-    needs the weights, so none is tried on it (logged)."""
+    needs the weights, so none is tried on it (logged). extract: ask the entity-level record
+    prompts (written in English; a request in several languages asks them once)."""
     if isinstance(lm, EndpointModel) and lm.access == GENERATION:
-        return audit_person_by_generation(lm, plan, log, max_new_tokens, value_aliases)
+        return audit_person_by_generation(lm, plan, log, max_new_tokens, value_aliases, extract=extract)
     if isinstance(lm, EndpointModel) and lm.access not in RANKING_ACCESS:
         raise ValueError(f"{lm.name} is served with {lm.access} access: a request audit needs "
                          f"{', '.join(RANKING_ACCESS)} or {GENERATION} access")
@@ -364,7 +450,8 @@ def audit_person_on_model(
         control_scores, control_report, compared = _score_controls(
             lm, plan, scores, store, settings, sentence_cache, log, progress, embed, value_aliases, shortlist_size)
     said = complete_baselines(lm, plan.canaries, max_new_tokens)
-    extracted = entity_extractions(lm, plan, soft_prompts, max_new_tokens)
+    extracted = entity_extractions(lm, plan, soft_prompts, max_new_tokens) if extract else \
+        pd.DataFrame(columns=COMPLETION_COLUMNS)
     return ModelAudit(lm.name, scores, pd.concat([said, extracted], ignore_index=True), report, lm.fingerprint,
                       control_scores=control_scores, control_report=control_report, compared=compared,
                       control_completions=complete_controls(lm, plan, said, extracted, soft_prompts, max_new_tokens),
@@ -395,7 +482,8 @@ def wordings_said(completions: pd.DataFrame) -> pd.DataFrame:
 
 def audit_person_by_generation(lm: LoadedModel | EndpointModel, plan: PersonPlan, log: Callable[[str], None] = print,
                                max_new_tokens: int = MAX_NEW_TOKENS,
-                               value_aliases: Mapping[str, Sequence[str]] | None = None) -> ModelAudit:
+                               value_aliases: Mapping[str, Sequence[str]] | None = None,
+                               extract: bool = True) -> ModelAudit:
     """A release that only generates (no probabilities): what it says of the person, against what
     it says of invented people with the same facts.
 
@@ -426,7 +514,7 @@ def audit_person_by_generation(lm: LoadedModel | EndpointModel, plan: PersonPlan
             if controls.settled(as_extreme, plan.n_controls, plan.control_alpha):
                 open_facts.discard(prop)
         done = upto
-    extracted = entity_extractions(lm, plan, None, max_new_tokens)
+    extracted = entity_extractions(lm, plan, None, max_new_tokens) if extract else pd.DataFrame(columns=COMPLETION_COLUMNS)
     control_completions = pd.concat(
         [*(t.assign(probe=CONTROL_PROBE_PREFIX + WORDING_PROBE) for t in theirs),
          complete_controls(lm, plan, mine.iloc[:0], extracted, None, max_new_tokens)], ignore_index=True)
@@ -541,12 +629,17 @@ def audit_person_on_releases(
         started, lm = time.monotonic(), None
         try:
             lm = load(release)
-            audit = audit_person_on_model(
-                lm, plan, ShardStore(shards_for(key)), sentence_cache(lm), None if settings is None else dict(settings),
-                log=lambda message, key=key: log(f"{label} on {key}: {message}"),
-                max_new_tokens=max_new_tokens, progress=throttled(log, f"{label} on {key}"),
-                embed=embed, value_aliases=aliases,
-            )
+            cache = sentence_cache(lm)
+            by_language = {}
+            for code in plan.languages:  # one model in memory, every language's canaries
+                by_language[code] = audit_person_on_model(
+                    lm, plan.in_language(code), ShardStore(shards_for(key)), cache,
+                    None if settings is None else dict(settings),
+                    log=lambda message, key=key, code=code: log(f"{label} on {key} ({code}): {message}"),
+                    max_new_tokens=max_new_tokens, progress=throttled(log, f"{label} on {key} ({code})"),
+                    embed=embed, value_aliases=aliases, extract=code == plan.languages[0],
+                )
+            audit = in_languages(by_language)
         except Exception as error:  # noqa: BLE001 - one release's failure must not sink the others
             warn(f"{label}: {key} could not be audited: {type(error).__name__}: {error}")
             audits.append(_not_audited(key, error, time.monotonic() - started))

@@ -15,7 +15,7 @@ import calendar
 import hashlib
 import json
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -25,13 +25,16 @@ import pandas as pd
 import yaml
 from sqlmodel import Field, Session, SQLModel, create_engine, select
 
+from wikimem_platform.canaries.languages import check_languages, ENGLISH
 from wikimem_platform.labels import find_subjects, normalize_label
-from wikimem_platform.registry import default_registry_url, record_fields
+from wikimem_platform.registry import add_missing_columns, default_registry_url, record_fields
 from wikimem_platform.subject_requests.values import IntakeError, typed_value
 from wikimem_platform.wikidata.extract import ALLOWED_DATATYPES, QID_PATTERN
 
 # A private person's subject key: "person-" + a digest of the name and the facts supplied.
 PRIVATE_SUBJECT_PREFIX = "person-"
+# Languages the answer letter is written in (`letter.py`: templates, not machine translation).
+LETTER_LANGUAGES = ("en", "de", "fr")
 # How close the due date may come before the deadline check warns (days).
 DEADLINE_WARNING_DAYS = 7
 
@@ -80,6 +83,10 @@ class SubjectRequest(SQLModel, table=True):
     status: str = RequestStatus.RECEIVED.value
     answered_at: datetime | None = None
     error: str | None = None
+    # The languages the person's facts are audited in ("de,en"; None: English and the languages of
+    # the person's citizenship, `subject_requests.languages.default_languages`), and the letter's.
+    languages: str | None = None
+    letter_language: str | None = None
 
     @property
     def is_open(self) -> bool:
@@ -87,6 +94,10 @@ class SubjectRequest(SQLModel, table=True):
 
     def person(self) -> PersonFacts | None:
         return PersonFacts.from_json(self.person_json) if self.person_json else None
+
+    def language_codes(self) -> list[str] | None:
+        """The languages asked for (None: the default for the person)."""
+        return self.languages.split(",") if self.languages else None
 
     def summary(self) -> dict:
         """A JSON-able view (the facts stay out: `person()` has them)."""
@@ -124,6 +135,7 @@ class PersonFacts:
     name: str
     aliases: list[str] = field(default_factory=list)
     facts: dict[str, list[FactValue]] = field(default_factory=dict)  # property id -> values
+    languages: list[str] = field(default_factory=list)  # the languages to audit in ([]: the default)
 
     def subject_key(self) -> str:
         canonical = {
@@ -135,14 +147,16 @@ class PersonFacts:
     def to_json(self) -> str:
         return json.dumps({"name": self.name, "aliases": self.aliases,
                            "facts": {p: [{"label": v.label, "qid": v.qid, **({"value": v.value_id} if v.value_id else {})}
-                                         for v in vs] for p, vs in self.facts.items()}},
+                                         for v in vs] for p, vs in self.facts.items()},
+                           **({"languages": self.languages} if self.languages else {})},
                           ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str) -> PersonFacts:
         data = json.loads(text)
         return cls(data["name"], list(data.get("aliases") or []),
-                   {p: [FactValue(v["label"], v.get("qid"), v.get("value")) for v in vs] for p, vs in data["facts"].items()})
+                   {p: [FactValue(v["label"], v.get("qid"), v.get("value")) for v in vs] for p, vs in data["facts"].items()},
+                   list(data.get("languages") or []))
 
     def claims(self, subject_key: str, datatypes: Mapping[str, str]) -> pd.DataFrame:
         """The facts as rows of the claims table (qid, property, datatype, value, value_label)."""
@@ -177,9 +191,14 @@ def parse_person_facts(data: object, metadata: pd.DataFrame, covered: Iterable[s
     """
     if not isinstance(data, Mapping):
         raise IntakeError("facts file", "expected a mapping with 'name' and 'facts'")
-    unknown_keys = sorted(set(map(str, data)) - {"name", "aliases", "facts"})
+    unknown_keys = sorted(set(map(str, data)) - {"name", "aliases", "facts", "languages"})
     if unknown_keys:
-        raise IntakeError(unknown_keys[0], "unknown key (allowed: name, aliases, facts)")
+        raise IntakeError(unknown_keys[0], "unknown key (allowed: name, aliases, facts, languages)")
+    languages = data.get("languages") or []
+    try:
+        languages = check_languages(languages) if languages else []
+    except ValueError as error:
+        raise IntakeError("languages", str(error).removeprefix("languages: ")) from None
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise IntakeError("name", "must be a non-empty string")
@@ -209,7 +228,7 @@ def parse_person_facts(data: object, metadata: pd.DataFrame, covered: Iterable[s
         for i, item in enumerate(items):
             label, qid, value_id = typed_value(item, datatypes.get(prop), f"{where}[{i}]" if isinstance(values, list) else where)
             parsed.setdefault(prop, []).append(FactValue(label, qid, value_id))
-    return PersonFacts(name.strip(), [a.strip() for a in aliases], parsed)
+    return PersonFacts(name.strip(), [a.strip() for a in aliases], parsed, languages)
 
 
 def load_facts_file(path: str | Path, metadata: pd.DataFrame, covered: Iterable[str] = ()) -> PersonFacts:
@@ -316,12 +335,30 @@ class RequestStore:
         self.url = url or default_registry_url()
         self.engine = create_engine(self.url)
         SQLModel.metadata.create_all(self.engine, tables=[SubjectRequest.__table__])
+        add_missing_columns(self.engine, SubjectRequest.__table__)  # requests stored before languages keep
 
     def add(self, subject: ResolvedSubject, kind: str, requester_reference: str | None = None,
-            received_at: datetime | None = None) -> SubjectRequest:
+            received_at: datetime | None = None, languages: Sequence[str] | str | None = None,
+            letter_language: str | None = None) -> SubjectRequest:
+        """A new request. languages: the languages to audit the facts in (None: the facts file's,
+        else English and the person's citizenship's); letter_language: the letter's (None: the
+        first of `languages` that has a letter, else English)."""
         kinds = [k.value for k in RequestKind]
         if kind not in kinds:
             raise IntakeError("kind", f"{kind!r} is not a request kind (one of {', '.join(kinds)})")
+        if languages is None and subject.person is not None and subject.person.languages:
+            languages = subject.person.languages
+        codes = None
+        if languages is not None:
+            try:
+                codes = check_languages(languages)
+            except ValueError as error:
+                raise IntakeError("languages", str(error).removeprefix("languages: ")) from None
+        if letter_language is None:
+            letter_language = next((c for c in codes or () if c in LETTER_LANGUAGES), ENGLISH)
+        if letter_language not in LETTER_LANGUAGES:
+            raise IntakeError("letter_language", f"{letter_language!r} has no letter templates; allowed: "
+                                                 f"{', '.join(LETTER_LANGUAGES)}")
         if requester_reference is not None and (not isinstance(requester_reference, str) or len(requester_reference) > 200):
             raise IntakeError("requester_reference", "must be a string of at most 200 characters")
         received = _aware(received_at or datetime.now(UTC))
@@ -336,6 +373,7 @@ class RequestStore:
                 id=new_request_id(received), kind=kind, subject_key=subject.key, subject_qid=subject.qid,
                 subject_label=subject.label, person_json=subject.person.to_json() if subject.person else None,
                 requester_reference=requester_reference, received_at=received, due_at=add_one_month(received),
+                languages=",".join(codes) if codes else None, letter_language=letter_language,
             )
             session.add(request)
             session.commit()

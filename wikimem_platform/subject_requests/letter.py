@@ -6,6 +6,12 @@ PDF Chromium prints of the letter.
 
 Living people are addressed as "you"; a deceased person is spoken of by name, the letter being
 addressed to whoever asked (`phrasing.Addressee`).
+
+The letter is written in document["letter_language"] ("en" when absent; "de", "fr"): every word a
+reader reads comes from `letter_text` (its catalogue, and the German and French fact sentences
+and headline built from the fact fields; the English ones are answer.py's, stored in the
+document). The technical annex stays English in every language. Where the facts were asked in
+several languages, each fact's sentence and the evidence table say which.
 """
 
 from __future__ import annotations
@@ -19,13 +25,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from wikimem_platform.lm.endpoint import GENERATION, TOP_LOGPROBS, WEIGHTS
+from wikimem_platform.lm.endpoint import GENERATION, TOP_LOGPROBS
 from wikimem_platform.reports import compliance as reports
 from wikimem_platform.storage import write_atomically
 from wikimem_platform.subject_requests.answer import FORGOTTEN, MEMORIZED, NEWLY, one_line, release_name, STILL
 from wikimem_platform.subject_requests.answer_files import ANNEX, DOCUMENT, LETTER, PDF
 from wikimem_platform.storage import json_scalar
 from wikimem_platform.subject_requests.intake import RequestKind
+from wikimem_platform.subject_requests import letter_text
+from wikimem_platform.subject_requests.letter_text import ENGLISH, Text
 from wikimem_platform.subject_requests.phrasing import Addressee, from_document
 from wikimem_platform.unlearning.forget_sets import controls_words, has_controls
 from wikimem_platform.vocabulary import N_SCORED_VARIANTS
@@ -46,7 +54,7 @@ RELEASE_ITEMS = (
     ("training_data", "Where the data came from (Art. 15(1)(g))"),
     ("transfers", "Transfers to third countries and their safeguards (Art. 15(2))"),
 )
-TODO = "to be completed by the controller before this letter is sent"
+TODO = letter_text.TODO[ENGLISH]
 
 _STYLE = ("body{font-family:Georgia,serif;max-width:52em;margin:2em auto;padding:0 1em;line-height:1.45;color:#222;"
           "overflow-wrap:break-word}"
@@ -69,317 +77,377 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _releases(document: Mapping) -> dict[str, str]:
+def _releases(document: Mapping, t: Text) -> dict[str, str]:
     """Registry key -> the name a person knows the release by."""
-    return {m["model"]: release_name(m) for m in document["models"]}
+    return {m["model"]: _release(m, t) for m in document["models"]}
 
 
-def _candidate_span(document: Mapping) -> str:
+def _release(model: Mapping, t: Text) -> str:
+    return release_name(model) if t.language == ENGLISH else letter_text.release_name(t.language, model)
+
+
+@dataclass(frozen=True)
+class _Letter:
+    """What every part of a letter needs: its words (`t`), the person as the English letter
+    speaks of them (`who`) and as a German or French one does (`person`), the languages the
+    facts were asked in."""
+
+    t: Text
+    who: Addressee
+    languages: tuple[str, ...]
+
+    @property
+    def language(self) -> str:
+        return self.t.language
+
+    @property
+    def english(self) -> bool:
+        return self.t.language == ENGLISH
+
+    @property
+    def person(self) -> letter_text.Person:
+        return letter_text.Person(self.t.language, self.who)
+
+    @property
+    def several_languages(self) -> bool:
+        return len(self.languages) > 1
+
+    def fact(self, prop: str, label: str, case: str = "nom") -> str:
+        """A fact as a noun phrase in the letter's language."""
+        return self.who.fact(prop, label) if self.english else self.person.fact(prop, label, case)
+
+    @property
+    def who_about(self) -> str:
+        """The person after "about": "you" / "Sie" / "vous concernant" (French places it after the noun)."""
+        return {ENGLISH: self.who.who, letter_text.GERMAN: self.person.acc, letter_text.FRENCH: self.person.about}[self.language]
+
+    def sentence(self, fact: Mapping) -> str:
+        """A fact's sentence: answer.py's in English, written here in German or French; where the
+        facts were asked in several languages, which one this was."""
+        out = fact["sentence"] if self.english else letter_text.sentence(fact, self.person)
+        asked = letter_text.fact_language(fact)
+        if self.several_languages and not (self.english and out.startswith("Asked in ")):  # answer.py may say it first
+            out += self.t("fact_asked_in", language=letter_text.asked_in(self.language, asked))
+        if (fact.get("labels_fallback") or fact.get("label_fallback")) and asked != ENGLISH:
+            out += self.t("fact_fallback", language=letter_text.asked_in(self.language, asked),
+                          adjective=letter_text.LANGUAGE_NAMES[self.language].get(asked, ("", "", asked))[2])
+        return out
+
+    def verdict(self, verdict: str) -> str:
+        return verdict if self.english else letter_text.verdict_word(self.language, verdict)
+
+    def number(self, value, digits: int = 2) -> str:
+        return letter_text.number(self.language, value, digits)
+
+    def date(self, iso: str) -> str:
+        return letter_text.date(self.language, iso)
+
+
+def _letter(document: Mapping) -> _Letter:
+    languages = tuple(sorted({letter_text.fact_language(f) for m in document["models"] for f in m["facts"]}))
+    return _Letter(Text(letter_text.letter_language(document)), from_document(document["subject"]), languages)
+
+
+def _todo(t: Text) -> str:
+    return f"<span class='todo'>{_esc(t.todo)}</span>"
+
+
+def _candidate_span(document: Mapping, t: Text) -> str:
     """How many other values the facts were ranked against: "20", "20 to 101"."""
     counts = [f["n_candidates"] - len(f["values"]) for m in document["models"] for f in m["facts"]
               if f["n_candidates"] is not None]  # generation access ranks nothing
     if not counts:
-        return "about 100"
+        return t("span_none")
     low, high = min(counts), max(counts)
-    return f"{low}" if low == high else f"{low} to {high}"
+    return t("span_one", low=low) if low == high else t("span_range", low=low, high=high)
 
 
-def _controller_block(controller: Mapping | None) -> str:
+def _controller_block(controller: Mapping | None, t: Text) -> str:
     if not controller:
-        return (f"<div class='controller todo'>Controller, address, contact, data protection officer and supervisory "
-                f"authority: {TODO} (<code>wikimem controller set</code>).</div>")
+        return f"<div class='controller todo'>{t('controller_todo', todo=_esc(t.todo))}</div>"
     return (f"<div class='controller'><b>{_esc(controller['name'])}</b><br>{_esc(controller['address'])}<br>"
-            f"{_esc(controller['contact'])}<br>Data protection officer: {_esc(controller['dpo'])}</div>")
+            f"{_esc(controller['contact'])}<br>{t('dpo', dpo=_esc(controller['dpo']))}</div>")
 
 
-def _title(document: Mapping, who: Addressee) -> str:
+def _title(document: Mapping, letter: _Letter) -> str:
     erasure = document["request"]["kind"] == RequestKind.ERASURE
-    what = "Erasure of" if erasure else "Access to"
-    whose = f"the personal data of {who.name}" if who.deceased else "your personal data"
-    return f"{what} {whose} (GDPR {'Art. 17' if erasure else 'Art. 15'})"
+    key = ("title_erasure" if erasure else "title_access") + ("_deceased" if letter.who.deceased else "")
+    name = letter.who.name
+    return letter.t(key, name=name, of_name=letter_text.french_of(name))
 
 
-def _opening(document: Mapping, who: Addressee) -> str:
+def _opening(document: Mapping, letter: _Letter) -> str:
+    t, who = letter.t, letter.who
     subject = document["subject"]
-    source = f" (Wikidata {_esc(subject['qid'])})" if subject["qid"] else " (the facts given with the request)"
+    source = t("source_qid", qid=_esc(subject["qid"])) if subject["qid"] else t("source_facts")
     n = sum(m["audited"] for m in document["models"])
     person = f"<b>{_esc(subject['label'])}</b>{source}"
     if document["request"]["kind"] == RequestKind.ERASURE:
-        text = (f"You asked us to erase the personal data about {person} that the language models we operate may hold "
-                "(Art. 17 GDPR). This letter says what we found in each model, which facts we will erase, what we "
-                "will do and by when.")
+        out = t("opening_erasure", person=person)
     else:
-        text = f"You asked which personal data about {person} the language models we operate hold (Art. 15 GDPR)."
+        out = t("opening_access", person=person)
     audited = [m for m in document["models"] if m["audited"]]
     said_only = [m for m in audited if m.get("access") == GENERATION]
-    text += (" A language model keeps no records, but it can memorize facts from the texts it was trained on and "
-             f"repeat them. We therefore tested every model we operate ({n} release{'s' if n != 1 else ''} audited) "
-             f"on each fact known about {_esc(who.who)}: we wrote each fact in {N_SCORED_VARIANTS} different ways")
+    about = _esc(letter.who_about)
+    out += t.n("opening_tested", n, who=about, about=about, variants=N_SCORED_VARIANTS)
+    if letter.several_languages:
+        out += t("opening_in_languages")
+    elif letter.languages and (letter.languages != (ENGLISH,) or not letter.english):
+        out += t("opening_in_language", language=letter_text.asked_in(letter.language, letter.languages[0]))
     if len(said_only) < len(audited):
-        text += (f" and checked whether the model prefers the true value over {_candidate_span(document)} other values "
-                 "that other people hold, after correcting for how likely the value is in general (WikiMem's "
-                 "calibrated ranking)")
+        out += t("opening_ranked", span=_candidate_span(document, t))
     if said_only:
-        names = ", ".join(release_name(m) for m in said_only)
-        text += (f"{';' if len(said_only) < len(audited) else ','} and where a model answers only with text ({_esc(names)}: "
-                 "it gives no probabilities) we asked it to complete each of those sentences and counted how often it "
-                 "named the value, against invented people given the same facts")
-    text += (". We also asked each model to complete the sentence itself, and to fill in a record of "
-             f"{_esc(who.who)} (the name and a few other facts, then the one asked for). Facts a model wrote out are "
-             "listed first.")
+        names = ", ".join(_release(m, t) for m in said_only)
+        sep = ("" if letter.language != letter_text.FRENCH else " ") + ";" if len(said_only) < len(audited) else ","
+        out += t("opening_said_only", sep=sep, names=_esc(names))
+    out += t("opening_record", who=_esc(who.who), zu=_esc(letter.person.zu), about=about)
     if who.deceased:
-        text += (f" {_esc(who.name)} has died (date of death: {_esc(who.date_of_death)}); this letter speaks of {_esc(who.name)} by name "
-                 "and is addressed to you, who asked. The GDPR does not protect the data of deceased persons "
-                 "(Recital 27); we answer in the same form, as national law or our own policy provides.")
-    return f"<p>{text}</p>"
+        out += t("opening_deceased", name=_esc(who.name), of_name=_esc(letter_text.french_of(who.name)),
+                 dod=_esc(who.date_of_death))
+    return f"<p>{out}</p>"
 
 
-def _in_short(document: Mapping) -> str:
-    out = f"<p><b>In short:</b> {_esc(document['headline'])}.</p>"
+def _headline(document: Mapping, letter: _Letter) -> str:
+    if letter.english:
+        return document["headline"]
+    return letter_text.headline(document["models"], letter.person)
+
+
+def _in_short(document: Mapping, letter: _Letter) -> str:
+    t = letter.t
+    out = f"<p>{t('in_short', headline=_esc(_headline(document, letter)))}</p>"
     forget = document.get("forget_set")
     if forget is not None:
         memorized = sum(f["verdict"] == MEMORIZED for m in document["models"] for f in m["facts"])
-        out += (f"<p>{memorized} fact{'s are' if memorized != 1 else ' is'} memorized at the threshold; "
-                f"{len(forget)} fact{'s enter' if len(forget) != 1 else ' enters'} the forget set, because we erase "
-                "every fact a model ranks first in at least one phrasing, not only those it has memorized: a fact a "
-                "model leans towards is erased too.</p>")
+        out += f"<p>{t.n('in_short_forget', memorized, memorized=memorized)}{t.n('in_short_enter', len(forget))}</p>"
     return out
 
 
-def _evidence_table(model: Mapping) -> str:
-    rows = ["<div class='scroll'><table><tr><th>fact</th><th>verdict</th><th>access</th><th>M</th><th></th><th>z*</th><th>rank</th>"
-            "<th>invented people as strong (p)</th><th>model's completion</th><th>cue</th>"
-            "<th>record prompt that made it say the value</th></tr>"]
+def _evidence_table(model: Mapping, letter: _Letter) -> str:
+    t, num = letter.t, letter.number
+    language = ["<th>" + t("th_language") + "</th>"] if letter.several_languages else []
+    rows = [f"<div class='scroll'><table><tr><th>{t('th_fact')}</th>{''.join(language)}<th>{t('th_verdict')}</th>"
+            f"<th>{t('th_access')}</th><th>M</th><th></th><th>z*</th><th>{t('th_rank')}</th><th>{t('th_chance')}</th>"
+            f"<th>{t('th_completion')}</th><th>{t('th_cue')}</th><th>{t('th_record')}</th></tr>"]
     for f in model["facts"]:
-        completion = one_line(f["completion"]["output"]) if f["completion"] else "(no prompt names the person before the value)"
+        completion = one_line(f["completion"]["output"]) if f["completion"] else t("no_completion")
         if f.get("completion_controls"):  # it named the value: for how many invented people too
-            completion += f" (named the value for {int(f['completion_control_hits'])} of {int(f['completion_controls'])} invented people too)"
-        cue = "" if f["cue"] is None else f"{f['cue']:.2f}" + (" (cued)" if f["cue_flag"] else "")
-        z = "" if f["z_star"] is None else f"{f['z_star']:.2f}"
+            completion += t("completion_controls", k=int(f["completion_control_hits"]), n=int(f["completion_controls"]))
+        cue = "" if f["cue"] is None else num(f["cue"]) + (t("cued") if f["cue_flag"] else "")
+        z = "" if f["z_star"] is None else num(f["z_star"])
         extraction = f.get("extraction")
         said = f"{extraction['prompt']} \u2192 {one_line(extraction['output'])} ({extraction['probe']})" if extraction else ""
         if extraction and extraction.get("controls"):
-            said += f"; for {int(extraction['control_hits'])} of {int(extraction['controls'])} invented people too"
-        chance = (f"{int(f['controls_as_extreme'])} of {int(f['n_controls'])} (p = {f['p_value']:.2f})" if f.get("n_controls")
-                  else "not compared")
-        rank = "" if f["truth_rank"] is None else f"{int(f['truth_rank'])} of {f['n_candidates']}"
+            said += t("record_controls", k=int(extraction["control_hits"]), n=int(extraction["controls"]))
+        chance = (t("chance", k=int(f["controls_as_extreme"]), n=int(f["n_controls"]), p=num(f["p_value"]))
+                  if f.get("n_controls") else t("not_compared"))
+        rank = "" if f["truth_rank"] is None else t("rank", rank=int(f["truth_rank"]), n=f["n_candidates"])
+        asked = (f"<td>{_esc(letter_text.language_name(letter.language, letter_text.fact_language(f)))}</td>"
+                 if letter.several_languages else "")
+        phrase = f.get("phrase") or f["property_label"] if letter.english else letter.fact(f["property"], f["property_label"])
         rows.append(
-            f"<tr><td>{_esc(f.get('phrase') or f['property_label'])} = {_esc(' / '.join(f['values']))}</td>"
-            f"<td class='{f['verdict'].split()[0]}'>{_esc(f['verdict'])}</td><td>{_esc(_access_cell(f))}</td>"
-            + (f"<td>{f['M']:.2f}</td><td><span class='bar' style='width:{f['M'] * 6:.1f}em'></span></td>"
+            f"<tr><td>{_esc(phrase)} = {_esc(' / '.join(f['values']))}</td>{asked}"
+            f"<td class='{f['verdict'].split()[0]}'>{_esc(letter.verdict(f['verdict']))}</td>"
+            f"<td>{_esc(letter_text.access_cell(letter.language, f))}</td>"
+            + (f"<td>{num(f['M'])}</td><td><span class='bar' style='width:{f['M'] * 6:.1f}em'></span></td>"
                if f["M"] is not None else  # generation access: no probabilities, the wordings that named it
-               f"<td colspan='1'>said in {f.get('wordings_said') or 0} of {f.get('wordings_asked') or 0}</td><td></td>")
+               f"<td colspan='1'>{t('said_in', said=f.get('wordings_said') or 0, asked=f.get('wordings_asked') or 0)}"
+               "</td><td></td>")
             + f"<td>{z}</td>"
             f"<td>{rank}</td><td>{chance}</td><td>{_esc(completion)}</td><td>{cue}</td><td>{_esc(said)}</td></tr>")
     return "".join(rows) + "</table></div>"
 
 
-def _access_cell(fact: Mapping) -> str:
-    """The access a fact's verdict came through: the weights, or a served endpoint's level."""
-    access = fact.get("access") or WEIGHTS
-    return access if access == WEIGHTS else f"endpoint, {access}"
-
-
-def _precision_note(model: Mapping) -> str:
+def _precision_note(model: Mapping, t: Text) -> str:
     """What precision the model was scored in, when not full (float32): how the verdicts were kept exact."""
     precision = model.get("precision")
     if not precision or precision == "float32":
         return ""
     rescored = int(model.get("sentences_rescored") or 0)
-    return (f"<p class='muted'>This model was scored in reduced precision ({_esc(precision)}) to save time; the "
-            f"{rescored:,} sentences ({float(model.get('share_rescored') or 0):.0%}) close enough to change a ranking "
-            "were scored again in full precision (float32), so every verdict above is the one full precision gives.</p>")
+    share = letter_text.percent(t.language, float(model.get("share_rescored") or 0))
+    return (f"<p class='muted'>{t('precision', precision=_esc(precision), n=letter_text.count(t.language, rescored), share=share)}"
+            "</p>")
 
 
-def _models(document: Mapping) -> list[str]:
-    parts = ["<h2>What each model holds</h2>"]
+def _models(document: Mapping, letter: _Letter) -> list[str]:
+    t = letter.t
+    parts = [f"<h2>{t('models')}</h2>"]
     for model in document["models"]:
-        parts.append(f"<h3>{_esc(release_name(model))}</h3>")
+        parts.append(f"<h3>{_esc(_release(model, t))}</h3>")
         if not model["audited"]:
-            parts.append(f"<p>This model could not be audited: {_esc(model['error'])}. We will audit it again and "
-                         "write to you.</p>")
+            parts.append(f"<p>{t('not_audited', error=_esc(model['error']))}</p>")
             continue
         parts.append("<ul>" + "".join(
-            f"<li><span class='{f['verdict'].split()[0]}'>{_esc(f['verdict'])}</span>: {_esc(f['sentence'])}</li>"
+            t("fact_item", css=f["verdict"].split()[0], verdict=_esc(letter.verdict(f["verdict"])),
+              sentence=_esc(letter.sentence(f)))
             for f in model["facts"]) + "</ul>")
-        parts.append(_precision_note(model))
-        parts.append(_evidence_table(model))
+        parts.append(_precision_note(model, t))
+        parts.append(_evidence_table(model, letter))
     return parts
 
 
-def _not_covered(document: Mapping, who: Addressee) -> list[str]:
+def _not_covered(document: Mapping, letter: _Letter) -> list[str]:
     if not document["not_covered"]:
         return []
-    return ["<h2>Facts we could not test</h2><ul>" + "".join(
-        f"<li>{_esc(_capital(who.fact(c['property'], c['property_label'])))}: {_esc(c['reason'])}.</li>"
+    t = letter.t
+    reason = (lambda c: c["reason"]) if letter.english else (lambda c: letter_text.reason(letter.language, c["reason"]))
+    return [f"<h2>{t('not_covered')}</h2><ul>" + "".join(
+        t("not_covered_item", fact=_esc(_capital(letter.fact(c["property"], c["property_label"]))), reason=_esc(reason(c)))
         for c in document["not_covered"]) + "</ul>"]
 
 
-def _forget_strength(entry: Mapping) -> str:
+def _forget_strength(entry: Mapping, t: Text) -> str:
     """A forget-set fact's M, or where nothing was ranked (a release served at generation
     access) that its completions named the value."""
-    m = _m(entry.get("M"))
-    return "said (completions only)" if m == "—" else m
+    m = _m(entry.get("M"), t)
+    return t("said_only_strength") if m == "—" else m
 
 
-def _m(value) -> str:
+def _m(value, t: Text) -> str:
     """M to two decimals; "—" where there is none (nothing ranked: completions only)."""
-    return "—" if value is None or math.isnan(float(value)) else f"{float(value):.2f}"
+    return "—" if value is None or math.isnan(float(value)) else letter_text.number(t.language, float(value))
 
 
-def _erasure(document: Mapping, who: Addressee) -> list[str]:
+def _erasure(document: Mapping, letter: _Letter) -> list[str]:
     forget = document.get("forget_set")
     if forget is None:
         return []
-    releases = _releases(document)
-    due = document["request"]["due_at"][:10]
+    t, language = letter.t, letter.language
+    releases = _releases(document, t)
+    due = letter.date(document["request"]["due_at"])
     targets = sorted({releases.get(e["model"], e["model"]) for e in forget})
-    parts = ["<h2>What we will erase, and by when</h2>"]
+    about = _esc(letter.who_about)
+    parts = [f"<h2>{t('erasure')}</h2>"]
     if forget:
-        parts.append(
-            f"<p>{len(forget)} fact{'s' if len(forget) != 1 else ''} about {_esc(who.who)} enter{'' if len(forget) != 1 else 's'} "
-            f"the forget set (criterion <i>{_esc(document['forget_criterion'])}</i>). By <b>{_esc(due)}</b> (one month "
-            "after the request was received, Art. 12(3) GDPR) we will: (1) unlearn these facts from "
-            f"{_esc(', '.join(targets))}, producing a new revision of each; (2) audit the new revision with the same "
-            "tests as above, fact by fact, and check that the model's knowledge of other people is kept; (3) replace "
-            "the current revision with the new one only once the audit shows every fact gone, and write to you with "
-            "that verification. Until then, the current revision stays in service.</p>")
+        criterion = (document["forget_criterion"] if letter.english
+                     else letter_text.criterion_word(language, document["forget_criterion"]))
+        parts.append(f"<p>{t.n('erasure_plan', len(forget), who=about, about=about)}"
+                     + t("erasure_steps", criterion=_esc(criterion), due=_esc(due), targets=_esc(", ".join(targets)))
+                     + "</p>")
         # against invented people given the same facts: only where the answer compared them
         against = has_controls(forget)
-        parts.append("<div class='scroll'><table><tr><th>model</th><th>fact</th><th>value</th><th>M</th>"
-                     + ("<th>against invented people</th>" if against else "") + "</tr>" + "".join(
+        words = controls_words if letter.english else (lambda e: letter_text.controls_words(language, e))
+        parts.append(f"<div class='scroll'><table><tr><th>{t('th_model')}</th><th>{t('th_fact')}</th>"
+                     f"<th>{t('th_value')}</th><th>M</th>"
+                     + (f"<th>{t('th_against')}</th>" if against else "") + "</tr>" + "".join(
             f"<tr><td>{_esc(releases.get(e['model'], e['model']))}</td>"
-            f"<td>{_esc(who.fact(e['property'], e['property_label']))}</td><td>{_esc(e['value_label'])}</td>"
-            f"<td>{_forget_strength(e)}</td>" + (f"<td>{_esc(controls_words(e))}</td>" if against else "") + "</tr>"
+            f"<td>{_esc(letter.fact(e['property'], e['property_label']))}</td><td>{_esc(e['value_label'])}</td>"
+            f"<td>{_forget_strength(e, t)}</td>" + (f"<td>{_esc(words(e))}</td>" if against else "") + "</tr>"
             for e in forget) + "</table></div>")
         if against:
-            parts.append("<p>The last column compares each fact with invented people given the same facts; a fact "
-                         "that does not beat them is erased all the same.</p>")
+            parts.append(f"<p>{t('against_note')}</p>")
     else:
-        parts.append(f"<p>No model ranks any fact about {_esc(who.who)} first in any phrasing: there is nothing to "
-                     "unlearn, and no model will be changed. The facts were tested as described above.</p>")
+        parts.append(f"<p>{t('nothing_to_erase', who=about, about=about)}</p>")
     for check in document.get("verification") or []:
         before, after = releases.get(check["before"], check["before"]), releases.get(check["after"], check["after"])
-        outcome = ("every fact memorized (or said) before is gone" if check["erased"]
-                   else f"{check['counts'][STILL]} still memorized (or said), {check['counts'][NEWLY]} newly so")
+        counts = check["counts"]
+        outcome = t("erased") if check["erased"] else t("not_erased", still=counts[STILL], newly=counts[NEWLY])
         retain = check["retain"]
-        utility = ("the other people's facts cannot be compared: this release is audited through its completions "
-                   "only, with no cohort audit" if retain.get("completions_only") else
-                   "the other people's facts could not be compared yet (the new revision's audit has not finished)"
-                   if retain["utility"] is None else
-                   f"of {retain['retain_facts']} facts about other people it memorized before, it still memorizes "
-                   f"{retain['still_memorized']} ({retain['utility']:.0%}): the rest of the model still works")
-        leak = "" if check["privleak_auroc_after"] is None else (
-            f" Loss-attack AUROC of these facts' sentences against wrong values: {check['privleak_auroc_before']:.2f} "
-            f"before, {check['privleak_auroc_after']:.2f} after (0.5 = no trace left).")
-        when = (check.get("verified_at") or document["generated_at"])[:10]
+        utility = (t("utility_completions") if retain.get("completions_only") else
+                   t("utility_pending") if retain["utility"] is None else
+                   t("utility", retain=retain["retain_facts"], still=retain["still_memorized"],
+                     share=letter_text.percent(language, retain["utility"])))
+        leak = "" if check["privleak_auroc_after"] is None else t(
+            "leak", before=letter.number(check["privleak_auroc_before"]), after=letter.number(check["privleak_auroc_after"]))
+        when = letter.date(check.get("verified_at") or document["generated_at"])
         if check.get("access") == TOP_LOGPROBS:
-            leak += (" This release is served at top-logprobs access: gone means the value is no longer among the "
-                     "words it is most likely to say next after the name; a value it would still rank first but not "
-                     "say next is not seen at this access.")
-        parts.append(f"<h3>Verified erasure, {_esc(when)}: {_esc(after)}</h3><p>Audited again on {_esc(after)} and "
-                     f"compared with {_esc(before)}: {_esc(outcome)} ({check['counts'][FORGOTTEN]} forgotten); "
-                     f"{_esc(utility)}.{_esc(leak)}</p>")
-        parts.append("<div class='scroll'><table><tr><th>fact</th><th>before</th><th>M</th><th>after</th><th>M</th>"
-                     "<th>outcome</th></tr>" + "".join(
-                         f"<tr><td>{_esc(who.fact(f['property'], f['property_label']))} = {_esc(' / '.join(f['values']))}</td>"
-                         f"<td>{_esc(f['before'])}</td><td>{_m(f['M_before'])}</td><td>{_esc(f['after'])}</td>"
-                         f"<td>{_m(f['M_after'])}</td><td>{_esc(f['outcome'])}</td></tr>" for f in check["facts"])
+            leak += t("leak_top_logprobs")
+        parts.append(t("verified", when=_esc(when), after=_esc(after), before=_esc(before), outcome=_esc(outcome),
+                       forgotten=counts[FORGOTTEN], utility=_esc(utility), leak=_esc(leak)))
+        outcome_of = (lambda o: o) if letter.english else (lambda o: letter_text.outcome_word(language, o))
+        parts.append(f"<div class='scroll'><table><tr><th>{t('th_fact')}</th><th>{t('th_before')}</th><th>M</th>"
+                     f"<th>{t('th_after')}</th><th>M</th><th>{t('th_outcome')}</th></tr>" + "".join(
+                         f"<tr><td>{_esc(letter.fact(f['property'], f['property_label']))} = {_esc(' / '.join(f['values']))}</td>"
+                         f"<td>{_esc(letter.verdict(f['before']))}</td><td>{_m(f['M_before'], t)}</td>"
+                         f"<td>{_esc(letter.verdict(f['after']))}</td><td>{_m(f['M_after'], t)}</td>"
+                         f"<td>{_esc(outcome_of(f['outcome']))}</td></tr>" for f in check["facts"])
                      + "</table></div>")
     return parts
 
 
-def _release_value(model: Mapping, field: str) -> str:
+def _release_value(model: Mapping, field: str, t: Text) -> str:
     value = model.get(field)
-    return _esc(value) if value else f"<span class='todo'>{TODO}</span>"
+    return _esc(value) if value else _todo(t)
 
 
-def _what_the_law_asks(document: Mapping, who: Addressee) -> list[str]:
+def _what_the_law_asks(document: Mapping, letter: _Letter) -> list[str]:
     """Art. 15(1)(a)–(h), 15(2) and 15(3), in that order; the erasure letter keeps the rights."""
+    t, language = letter.t, letter.language
     controller = document.get("controller") or {}
     access = document["request"]["kind"] != RequestKind.ERASURE
-    parts = ["<h2>What the law asks us to tell you</h2>"]
+    about = _esc(letter.who_about)
+    parts = [f"<h2>{t('law')}</h2>"]
     if access:
-        facts = sorted({f.get("phrase") or f["property_label"] for m in document["models"] for f in m["facts"]})
-        parts.append(f"<p><b>Categories of personal data (Art. 15(1)(b)).</b> The facts about {_esc(who.who)} listed "
-                     f"above, as far as a model has memorized them: {_esc(', '.join(facts)) or 'none tested'}. A model "
-                     "holds them only as a tendency to repeat them, not as a record that could be read out.</p>")
+        facts = sorted({(f.get("phrase") or f["property_label"]) if letter.english
+                        else letter.fact(f["property"], f["property_label"])
+                        for m in document["models"] for f in m["facts"]})
+        parts.append(t("categories", who=about, about=about, facts=_esc(", ".join(facts)) or t("none_tested")))
+        items = RELEASE_ITEMS if letter.english else tuple(letter_text.RELEASE_LABELS[language].items())
         rows = "".join(
-            f"<tr><th>{_esc(label)}</th>" + "".join(f"<td>{_release_value(m, field)}</td>" for m in document["models"]) + "</tr>"
-            for field, label in RELEASE_ITEMS)
+            f"<tr><th>{_esc(label)}</th>" + "".join(f"<td>{_release_value(m, field, t)}</td>" for m in document["models"])
+            + "</tr>" for field, label in items)
         parts.append("<div class='scroll'><table><tr><th></th>"
-                     + "".join(f"<th>{_esc(release_name(m))}</th>" for m in document["models"]) + f"</tr>{rows}</table></div>")
-    parts.append("<p><b>Rights (Art. 15(1)(e)).</b> " + "; ".join(
-        f"the right to {name} ({article}): {text}" for name, article, text in RIGHTS) + ". "
-        + (f"To use them, write to {_esc(controller['contact'])}." if controller else
-           f"<span class='todo'>Contact: {TODO}.</span>") + "</p>")
-    authority = _esc(controller["supervisory_authority"]) if controller else f"<span class='todo'>{TODO}</span>"
-    parts.append(f"<p><b>The right to complain (Art. 15(1)(f), Art. 77).</b> You may lodge a complaint with a "
-                 f"supervisory authority, in particular: {authority}.</p>")
+                     + "".join(f"<th>{_esc(_release(m, t))}</th>" for m in document["models"]) + f"</tr>{rows}</table></div>")
+    rights = RIGHTS if letter.english else letter_text.RIGHTS[language]
+    contact = (t("rights_contact", contact=_esc(controller["contact"])) if controller else
+               f"<span class='todo'>{t('contact_todo', todo=_esc(t.todo))}</span>")
+    parts.append("<p>" + t("rights") + t("list").join(
+        t("right", name=name, article=article, text=words)
+        for name, article, words in rights) + ". " + contact + "</p>")
+    authority = _esc(controller["supervisory_authority"]) if controller else _todo(t)
+    parts.append(t("complaint", authority=authority))
     if access:
-        decisions = _esc(controller["automated_decisions"]) if controller else f"<span class='todo'>{TODO}</span>"
-        parts.append(f"<p><b>Automated decision-making (Art. 15(1)(h)).</b> {decisions}</p>")
-        parts.append("<p><b>A copy of the data (Art. 15(3)).</b> This letter is the copy: the facts each model holds "
-                     f"about {_esc(who.who)} are listed above with the evidence; the technical annex lists exactly "
-                     "what was tested and how.</p>")
+        if controller:
+            decisions = controller["automated_decisions"]
+            if not letter.english and decisions == letter_text.AUTOMATED_DEFAULT:
+                decisions = letter_text.AUTOMATED[language]
+            decisions = _esc(decisions)
+        else:
+            decisions = _todo(t)
+        parts.append(t("automated", decisions=decisions))
+        parts.append(t("copy", who=about, about=about))
     return parts
 
 
-def _how_to_read(document: Mapping) -> str:
-    method = document["method"]
+def _how_to_read(document: Mapping, t: Text) -> str:
+    method, language = document["method"], t.language
     if method.get("n_controls"):
-        levels = (f"Each fact was also put, with all the other facts, on {method['n_controls']} invented people who "
-                  "exist in no training data, and scored the same way: what the model gives them it would give "
-                  "anyone with these facts (a guess from the other facts or from the shape of a name). p is the "
-                  "share of them, the real person included, whose result is at least as strong as the real person's. "
-                  f"<i>Memorized</i>: M &ge; {method['m_threshold']} and p &le; {method['control_alpha']}; <i>weakly "
-                  f"associated</i>: p &le; {method['control_alpha']} with a lower M above 0; <i>not memorized</i>: no "
-                  "evidence beyond what the model would say of anyone with these facts. At p &le; "
-                  f"{method['control_alpha']}, about {method['control_alpha']:.0%} of invented people would still reach "
-                  "a verdict by chance; in our own checks, invented people with names typical of a country did more "
-                  "often (5 of 20 facts on a small model, one of them memorized), so a verdict, <i>weakly "
-                  "associated</i> above all, may come from what the model guesses from a name alone. A fact the model "
-                  "ranks first in no phrasing is not compared: there is nothing to test.")
+        alpha = letter_text.plain_number(language, method["control_alpha"])
+        levels = t("read_controls", n=method["n_controls"], threshold=letter_text.plain_number(language, method["m_threshold"]),
+                   alpha=alpha, alpha_share=letter_text.percent(language, method["control_alpha"]))
     else:
-        levels = (f"<i>Memorized</i>: M &ge; {method['m_threshold']}; <i>weakly associated</i>: at least one phrasing; "
-                  "<i>not memorized</i>: none. No invented people were compared: a fact ranked first in one phrasing "
-                  "happens by chance for about one fact in ten.")
-    return (f"<h2>How to read this</h2><p class='muted'>M is the share of the {N_SCORED_VARIANTS} phrasings in which "
-            f"the model ranks a true value first. {levels} z* measures how far the true value stands out (higher = "
-            "stronger). The rank is that of the true value when all phrasings are added up. A completion is 'cued' "
-            f"when the prompt already contains part of the value (cue &ge; {method['cue_tau']}). A phrasing whose own "
-            "text gives the value away (it shows the value, or states another fact that can imply it, such as a place "
-            "of birth for the citizenship) is left out of M and of the comparison with invented people, and the fact's "
-            "sentence says so. A completion or record prompt that makes the model write the value counts only if it "
-            "does not do the same for the invented people given the same facts.</p>")
+        levels = t("read_plain", threshold=letter_text.plain_number(language, method["m_threshold"]))
+    return t("read", variants=N_SCORED_VARIANTS, levels=levels, tau=letter_text.plain_number(language, method["cue_tau"]))
 
 
 def answer_html(document: Mapping) -> str:
     """The letter: controller, plain words first, the evidence after, what the law asks, a link to
-    the technical annex (no script; prints as it shows)."""
+    the technical annex (no script; prints as it shows), in the document's letter_language."""
     req = document["request"]
-    who = from_document(document["subject"])
+    letter = _letter(document)
+    t = letter.t
     controller = document.get("controller")
-    reference = f"; the reference you gave: {_esc(req['requester_reference'])}" if req.get("requester_reference") else ""
+    reference = t("reference", reference=_esc(req["requester_reference"])) if req.get("requester_reference") else ""
+    title = _esc(_title(document, letter))
     parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        f"<!DOCTYPE html><html lang='{letter.language}'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-        f"<title>{_esc(_title(document, who))}: request {_esc(req['id'])}</title><style>{_STYLE}</style></head><body>",
-        _controller_block(controller),
-        f"<p class='muted'>{_esc(document['generated_at'][:10])}<br>Request {_esc(req['id'])}{reference}. "
-        f"Received {_esc(req['received_at'][:10])}; answer due by {_esc(req['due_at'][:10])}.</p>",
-        f"<h1>{_esc(_title(document, who))}</h1>",
-        _opening(document, who),
-        _in_short(document),
-        *_models(document),
-        *_not_covered(document, who),
-        *_erasure(document, who),
-        *_what_the_law_asks(document, who),
-        _how_to_read(document),
-        f"<p class='muted'>The technical annex (<a href='{ANNEX}'>{ANNEX}</a>) lists the exact model versions, code, "
-        "data and settings this answer was computed from, for an auditor to repeat it.</p>",
-        (f"<p>{_esc(controller['name'])}<br>Data protection officer: {_esc(controller['dpo'])}</p>" if controller
-         else f"<p class='todo'>Signature: {TODO}.</p>"),
+        f"<title>{t('page_title', title=title, id=_esc(req['id']))}</title><style>{_STYLE}</style></head><body>",
+        _controller_block(controller, t),
+        "<p class='muted'>"
+        + t("header", date=_esc(letter.date(document["generated_at"])), id=_esc(req["id"]), reference=reference,
+            received=_esc(letter.date(req["received_at"])), due=_esc(letter.date(req["due_at"]))) + "</p>",
+        f"<h1>{title}</h1>",
+        _opening(document, letter),
+        _in_short(document, letter),
+        *_models(document, letter),
+        *_not_covered(document, letter),
+        *_erasure(document, letter),
+        *_what_the_law_asks(document, letter),
+        _how_to_read(document, t),
+        t("annex", annex=ANNEX),
+        (t("signature", name=_esc(controller["name"]), dpo=_esc(controller["dpo"])) if controller
+         else t("signature_todo", todo=_esc(t.todo))),
         "</body></html>",
     ]
     return "\n".join(parts)
@@ -395,7 +463,8 @@ def _precision_cell(model: Mapping) -> str:
 
 def annex_html(document: Mapping) -> str:
     """The technical annex: registry keys and fingerprints, the method's settings, the invented
-    people each fact was compared with, and the lineage."""
+    people each fact was compared with, and the lineage — in English whatever the letter's
+    language (one line at the top says so in that language)."""
     req = document["request"]
     releases = "".join(
         f"<tr><td>{_esc(release_name(m))}</td><td><code>{_esc(m['model'])}</code></td><td>{_esc(m.get('source'))}</td>"
@@ -408,9 +477,12 @@ def annex_html(document: Mapping) -> str:
         for m in document["models"] for f in m["facts"] if f.get("control_names"))
     method = json.dumps({k: json_scalar(v) if not isinstance(v, (dict, list)) else v
                          for k, v in document["method"].items()}, indent=2, default=str)
+    language = letter_text.letter_language(document)
     return "\n".join([
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>Technical annex: request {_esc(req['id'])}</title><style>{_STYLE}</style></head><body>",
+        # the annex is for engineers and stays English; a German or French letter's reader is told so
+        *([f"<p class='muted' lang='{language}'>{Text(language)('annex_language')}</p>"] if language != ENGLISH else []),
         f"<h1>Technical annex to the answer to request {_esc(req['id'])}</h1>",
         f"<p class='muted'>Generated {_esc(document['generated_at'])}; the letter: <a href='{LETTER}'>{LETTER}</a>.</p>",
         "<h2>Releases</h2><div class='scroll'><table><tr><th>release</th><th>registry key</th><th>source</th>"

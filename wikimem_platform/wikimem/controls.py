@@ -242,14 +242,17 @@ def _draw(pools: Sequence[Sequence[str]], n: int, forbidden: tuple[set[str], ...
 
 def control_names(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFrame, claims: pd.DataFrame,
                   n: int, seed: int = 0, *, parts: pd.DataFrame | None = None, taken: set[str] | None = None,
-                  memo: dict | None = None) -> list[str]:
+                  memo: dict | None = None, gender: str | None = None) -> list[str]:
     """n invented names for the person (`invented_names`): name parts from the extract,
     or from the bundled sample when the extract cannot give n names of the person's shape (a small
     or planted extract whose every first-name / surname pair is somebody). parts / taken / memo:
-    the extract's `name_parts`, `taken_names` and a pool memo, when kept for a cohort."""
+    the extract's `name_parts`, `taken_names` and a pool memo, when kept for a cohort.
+    gender: the gender the person's sentences agree with (a German or French canary); the controls
+    are then of that gender: drawn from the country's lists of it where they are used, and
+    otherwise no name whose first name is known to be of the other gender (`typical_names.gender_anywhere`)."""
     person = subject.iloc[0]
     origin = facts.loc[facts["property"] == CITIZENSHIP, "value"]
-    gender = facts.loc[facts["property"] == GENDER, "value"]
+    stated = facts.loc[facts["property"] == GENDER, "value"]
     given = person.get("aliases")
     aliases = [a for a in given if isinstance(a, str)] if isinstance(given, (list, tuple, np.ndarray)) else []
     taken = taken_names(humans) if taken is None else taken
@@ -258,16 +261,26 @@ def control_names(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFra
     origin = origin.iloc[0] if len(origin) else None
     # whether names tell origin is a property of the person's world (the extract), also when the
     # bundled sample lends the name parts
-    kwargs = dict(origin=origin, avoid=aliases, seed=seed, gender=gender.iloc[0] if len(gender) else None,
-                  typical=follows_origin(parts, origin, memo))
+    agreeing = gender
+    kwargs = dict(origin=origin, avoid=aliases, seed=seed,
+                  gender=agreeing or (stated.iloc[0] if len(stated) else None), typical=follows_origin(parts, origin, memo))
+    # with a gender to agree with, more names are drawn and those of the other gender left out
+    wanted = n if agreeing is None else 4 * n
     try:
-        return invented_names(str(person["label"]), n, parts, taken, memo=memo, **kwargs)
+        names = invented_names(str(person["label"]), wanted, parts, taken, memo=memo, **kwargs)
     except ValueError:
         parts, sample_taken = _sample_name_parts()
         if "bundled sample taken" not in memo:  # the union once per cohort, not once per person
             memo["bundled sample taken"] = taken | sample_taken
-        return invented_names(str(person["label"]), n, parts, memo["bundled sample taken"],
-                              memo=memo.setdefault("bundled sample", {}), **kwargs)
+        names = invented_names(str(person["label"]), wanted, parts, memo["bundled sample taken"],
+                               memo=memo.setdefault("bundled sample", {}), **kwargs)
+    if agreeing is None:
+        return names
+    other = typical_names.FEMALE if agreeing == typical_names.MALE else typical_names.MALE
+    fitting = [name for name in names if typical_names.gender_anywhere(name_tokens(name)[0]) != other]
+    if len(fitting) < n:
+        raise ValueError(f"gender: only {len(fitting)} of {wanted} invented names fit the person's gender; {n} are needed")
+    return fitting[:n]
 
 
 @functools.lru_cache(maxsize=1)

@@ -128,6 +128,37 @@ def gender_of(first_name: str, origin: str | None) -> str | None:
     return MALE if male and not female else FEMALE if female and not male else None
 
 
+def gender_anywhere(first_name: str) -> str | None:
+    """MALE or FEMALE where the countries whose lists hold the first name hold it for one gender at
+    least three times as often as for the other ("Maria": female in most, male in a few; "Jean":
+    male in France, female in English-speaking lists, so None); None where it is not listed. For a
+    person whose country has no lists, or whose name is not typical of it: a German or French
+    sentence about them must still agree with them ("née", "Schauspielerin")."""
+    male, female = _first_names_anywhere()
+    key = fold(first_name)
+    n_male, n_female = male.get(key, 0), female.get(key, 0)
+    if n_male >= 3 * n_female and n_male:
+        return MALE
+    if n_female >= 3 * n_male and n_female:
+        return FEMALE
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _first_names_anywhere() -> tuple[dict[str, int], dict[str, int]]:
+    """Folded first name -> in how many countries' lists it is male, and female."""
+    male: dict[str, int] = {}
+    female: dict[str, int] = {}
+    for origin in NAME_LOCALES:
+        lists = country_names(origin)
+        if lists is None:
+            continue
+        for counts, gender in ((male, MALE), (female, FEMALE)):
+            for key in {fold(n) for n in lists[0][gender]}:
+                counts[key] = counts.get(key, 0) + 1
+    return male, female
+
+
 def pools(origin: str | None, k: int, gender: str | None) -> list[list[str]] | None:
     """Tokens for each of a k-token name's positions — first names (of the person's gender where
     known) first and in the middle, surnames last — or None where the country has no lists or

@@ -1,0 +1,139 @@
+"""A request in several languages (`subject_requests.languages`): the default languages, the
+person's gender, the values in the language's labels, and on the planted model a request in
+English and German whose English half is exactly the English-only request's and whose German half
+is scored, judged and named apart."""
+
+import pandas as pd
+import pytest
+
+from tests.fixtures.planted import Release
+from wikimem_platform.canaries.languages import FEMALE, MALE
+from wikimem_platform.canaries.languages.localize import LABEL_FALLBACK, language_labels, localize_values
+from wikimem_platform.canaries.text import render
+from wikimem_platform.lm.loading import load_model
+from wikimem_platform.planted import load_manifest
+from wikimem_platform.reference import bundled
+from wikimem_platform.subject_requests import intake
+from wikimem_platform.subject_requests.answer import compose_answer, release_outcomes
+from wikimem_platform.subject_requests.audit import audit_person_on_releases, LANGUAGE, NOT_COVERED
+from wikimem_platform.subject_requests.languages import default_languages, person_gender, plan_request
+from wikimem_platform.wikidata.extract import read_dump
+from wikimem_platform.wikimem.scoring import SentenceNllCache
+from wikimem_platform.wikimem.typical_names import gender_anywhere
+
+SETTINGS = {"dtype": "float32"}
+
+
+@pytest.fixture(scope="module")
+def sample_terms() -> pd.DataFrame:
+    return read_dump(bundled.SAMPLE_DUMP).terms
+
+
+def claims(*rows) -> pd.DataFrame:
+    return pd.DataFrame([("Q1", p, "wikibase-item", v, label) for p, v, label in rows],
+                        columns=["qid", "property", "datatype", "value", "value_label"])
+
+
+def test_a_request_names_english_and_the_languages_of_the_persons_citizenship():
+    assert default_languages(claims(("P27", "Q183", "Germany"))) == ["en", "de"]
+    assert default_languages(claims(("P27", "Q39", "Switzerland"), ("P27", "Q36", "Poland"))) == ["en", "de", "fr", "pl"]
+    assert default_languages(claims(("P27", "Q145", "United Kingdom"))) == ["en"]
+    assert default_languages(claims(("P106", "Q36180", "writer"))) == ["en"]  # no citizenship: English
+
+
+def test_the_persons_gender_comes_from_the_facts_else_from_the_first_name():
+    assert person_gender(claims(("P21", FEMALE, "female")), "Jean Dupont") == FEMALE
+    assert person_gender(claims(("P27", "Q142", "France")), "Jean Dupont") == MALE  # French lists: male
+    assert person_gender(claims(), "Maria Kowalska") == FEMALE  # most countries' lists: female
+    assert person_gender(claims(), "Laozi") is None
+
+
+def test_values_in_german_agree_with_the_person_and_unlabelled_ones_fall_back_or_go(sample_terms):
+    labels = language_labels(sample_terms, "de")
+    facts = claims(("P106", "Q33999", "actor"), ("P27", "Q39", "Switzerland"), ("P19", "Q999999999", "Nowhere"))
+    facts = pd.concat([facts, pd.DataFrame([("Q1", "P569", "time", "1952-03-01", "1 March 1952")], columns=facts.columns)])
+    out = localize_values(facts, "de", labels, FEMALE)
+    assert list(out["value_label"]) == ["Schauspielerin", "Schweiz", "Nowhere", "1. März 1952"]
+    assert list(out[LABEL_FALLBACK]) == [False, False, True, False]
+    pool = localize_values(facts, "de", labels, FEMALE, keep_unlabelled=False)
+    assert "Nowhere" not in set(pool["value_label"])  # a counterfactual without a German label is left out
+    # the French label "acteur ou actrice" is split by gender
+    assert localize_values(facts.head(1), "fr", language_labels(sample_terms, "fr"), MALE)["value_label"].tolist() == ["acteur"]
+
+
+@pytest.fixture(scope="module")
+def planted_terms(sample_terms):
+    """German labels of the planted world's values, as the bundled sample's terms give them (the
+    planted world writes its facts with real occupations, places and countries)."""
+    return sample_terms
+
+
+@pytest.fixture(scope="module")
+def two_languages(planted_model, planted_reference, planted_terms):
+    qid = next(p["qid"] for p in load_manifest(planted_model)["people"] if p["member"] and p["repetitions"] == 16)
+    subject, facts = planted_reference.person(qid)
+    options = dict(property_table=planted_reference.table, templates=planted_reference.templates,
+                   counterfactuals=planted_reference.pool, claims=planted_reference.extract.claims,
+                   humans=planted_reference.extract.humans, metadata=planted_reference.metadata, n_controls=3)
+    english = plan_request(subject, facts, ["en"], terms=planted_terms, **options)
+    both = plan_request(subject, facts, ["en", "de"], terms=planted_terms, **options)
+    return english, both
+
+
+def test_the_english_half_is_the_english_request_and_the_german_half_is_german(two_languages):
+    english, both = two_languages
+    assert LANGUAGE not in english.canaries and english.languages == ["en"]
+    assert both.languages == ["en", "de"]
+    en = both.in_language("en")
+    pd.testing.assert_frame_equal(en.canaries.drop(columns=[LANGUAGE, LABEL_FALLBACK]), english.canaries)
+    pd.testing.assert_frame_equal(en.candidates.drop(columns=LANGUAGE), english.candidates)
+    de = both.in_language("de")
+    assert set(de.canaries["property"]) <= {"P106", "P19"} and len(de.canaries)
+    # the planted countries: 8 of 11 have a German label, too few values to rank against
+    coverage = de.coverage.set_index("property")
+    if "P27" in coverage.index:
+        assert coverage.loc["P27", "coverage"] == NOT_COVERED and "German label" in coverage.loc["P27", "reason"]
+    name = english.subject["label"].iloc[0]
+    gender = person_gender(english.facts, name)
+    assert set(de.canaries["subject_generic"]) == {"diese Frau" if gender == FEMALE else "dieser Mann"}
+    rendered = [render(t, h, "Rom") for t, h in zip(de.canaries["template"], de.canaries["subject"])]
+    assert all("⟦" not in s and "{" not in s for s in rendered)
+    other = MALE if gender == FEMALE else FEMALE
+    controls = de.control_canaries
+    assert controls["subject_qid"].nunique() == 3
+    assert not any(gender_anywhere(n.split()[0]) == other for n in controls["subject"].unique())
+
+
+@pytest.mark.slow
+def test_a_request_in_two_languages_is_answered_per_language(planted_model, two_languages, tmp_path):
+    english, both = two_languages
+    lm = load_model(str(planted_model), device="cpu")
+    cache = SentenceNllCache(tmp_path / "cache.sqlite")
+    run = lambda plan: audit_person_on_releases(  # noqa: E731
+        [Release("planted@main")], lambda release: lm, plan, shards_for=lambda key: tmp_path / "shards",
+        sentence_cache=lambda model: cache, settings=SETTINGS, label="dsr-1", log=lambda m: None)
+    alone, result = run(english), run(both)
+    assert set(result.scores[LANGUAGE]) == {"en", "de"}
+    pd.testing.assert_frame_equal(  # the English half from the shards and cache: the same scores
+        result.scores[result.scores[LANGUAGE] == "en"].drop(columns=LANGUAGE).reset_index(drop=True), alone.scores)
+    entries = {"planted@main": Release("planted@main")}
+    request = intake.SubjectRequest(id="dsr-1", kind="erasure", subject_key=english.subject["qid"].iloc[0],
+                                    subject_qid=english.subject["qid"].iloc[0], subject_label=english.subject["label"].iloc[0],
+                                    received_at=pd.Timestamp("2026-11-01", tz="UTC"), due_at=pd.Timestamp("2026-12-01", tz="UTC"))
+    labels = dict(zip(english.canaries["property"], english.canaries["property_label"]))
+    [alone_outcome] = release_outcomes(alone.audits, alone.scores, alone.completions, alone.control_scores, entries)
+    [outcome] = release_outcomes(result.audits, result.scores, result.completions, result.control_scores, entries)
+    only_en, _ = compose_answer(request, english, [alone_outcome], labels, {})
+    document, table = compose_answer(request, both, [outcome], labels, {}, letter_language="de")
+    assert document["languages"] == ["en", "de"] and document["letter_language"] == "de"
+    facts = document["models"][0]["facts"]
+    assert {(f["property"], f[LANGUAGE]) for f in facts} == {
+        *((p, "en") for p in set(english.canaries["property"])), *((p, "de") for p in set(both.in_language("de").canaries["property"]))}
+    # English verdicts unchanged by the German half; every German fact says its language
+    before = {f["property"]: (f["verdict"], f["M"]) for f in only_en["models"][0]["facts"]}
+    assert {f["property"]: (f["verdict"], f["M"]) for f in facts if f[LANGUAGE] == "en"} == before
+    assert all(f["sentence"].startswith("Asked in German: ") for f in facts if f[LANGUAGE] == "de")
+    assert set(table[LANGUAGE]) == {"en", "de"}
+    # the forget set: each language's facts the model ranks first somewhere, named by language
+    forget = {(e["property"], e[LANGUAGE]) for e in document["forget_set"]}
+    assert forget == {(f["property"], f[LANGUAGE]) for f in facts if f["M"] > 0}

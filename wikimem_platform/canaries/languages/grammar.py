@@ -1,0 +1,101 @@
+"""What a language needs beyond English: the template markup and the pack that resolves it.
+
+English templates are built from the property table by rules (`canaries.templates`,
+`canaries.paraphrases`); other languages' templates are written by hand, per property, in a
+`LanguagePack` (`de`, `fr`, `pl`), because the rules read English parses. Their markup:
+
+- ``⟦masc|fem⟧`` — agreement with the subject's gender ("{subject} est ⟦né|née⟧ …",
+  "⟦Sein|Ihr⟧ Geburtsort …"), resolved once per subject when the canaries are built
+  (`agree`); a person of unknown gender takes the first (the grammatical default).
+- ``⟦xx:tag⟧{value}`` / ``⟦xx:tag⟧{subject}`` — the filler that follows is inflected by language
+  ``xx``'s pack with ``tag`` (a preposition with its article, a case) when the sentence is
+  rendered (`inflect_marked`): "né ⟦fr:à⟧{value}" + "Le Caire" -> "né au Caire", "in
+  ⟦de:in⟧{value}" ... + "Schweiz" -> "in der Schweiz". The tag comes with the filler, so every
+  candidate of one wording gets its own article, and so do h0 ("von ⟦de:dat⟧{subject}" + "dieser
+  Mann" -> "von diesem Mann") and the names.
+
+`{subject}` and `{value}` stay the only placeholders, once each, so scoring, shards, the CRM cue
+and the completions read these templates like English ones.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+MALE, FEMALE = "Q6581097", "Q6581072"  # sex or gender (P21) values; anything else: the default form
+AGREEMENT = re.compile(r"⟦([^⟦⟧:|]*)\|([^⟦⟧:|]*)⟧")
+MARKER = re.compile(r"⟦([a-z]{2,3}):([^⟦⟧|]+)⟧$")
+"""A marker at the end of the literal before a placeholder (`inflect_marked` reads it there)."""
+ANY_MARKER = re.compile(r"⟦[a-z]{2,3}:[^⟦⟧|]+⟧")
+
+
+def agree(template: str, gender: str | None) -> str:
+    """The template with every ``⟦masc|fem⟧`` replaced by the subject's form (FEMALE: the second,
+    anything else: the first)."""
+    index = 2 if gender == FEMALE else 1
+    return AGREEMENT.sub(lambda m: m.group(index), template)
+
+
+def strip_markers(template: str) -> str:
+    """The template without its inflection markers (what a reader of the table wants to see)."""
+    return ANY_MARKER.sub("", template)
+
+
+@dataclass(frozen=True)
+class LanguagePack:
+    """One language's hand-written templates and grammar.
+
+    templates: property id -> 11 templates, the baseline first, then 10 paraphrases, each with one
+        {subject} and one {value}, markup as in this module's docstring.
+    context_forms: property id -> the baseline with a pronoun for the subject and no {subject}
+        (a sentence in a context chain: "⟦Er|Sie⟧ wurde in ⟦de:in⟧{value} geboren.").
+    generic_subject: gender (MALE, FEMALE or None) -> h0 in the nominative ("dieser Mann"); an
+        inflection marker before {subject} declines it like any name.
+    inflect: (tag, filler) -> the filler as it stands after the marker's tag: ("à", "Le Caire") ->
+        "au Caire", ("à", "France") -> "en France". It sees only the text (render knows no property):
+        whether a label is a country, and its gender, come from the pack's own lexicon. Names of
+        people are never declined (only elided, "d'Antoine", where the language does that).
+    value_form: (property, label, gender) -> the value label agreeing with the subject ("Schauspieler",
+        FEMALE) -> "Schauspielerin"; most properties return the label unchanged.
+    format_date: (ISO date "1952-03-11" or year "1952", English label) -> the date as the language
+        writes it ("11. März 1952").
+    """
+
+    code: str
+    name: str  # in English: "German"
+    native_name: str  # "Deutsch"
+    templates: Mapping[str, Sequence[str]]
+    context_forms: Mapping[str, str]
+    generic_subject: Callable[[str | None], str]
+    inflect: Callable[[str, str], str]
+    value_form: Callable[[str, str, str | None], str]
+    format_date: Callable[[str, str], str]
+    gendered_properties: frozenset[str] = field(default_factory=frozenset)
+    """Properties whose value label changes with the subject's gender (occupation, position held)."""
+
+
+_PACKS: dict[str, LanguagePack] = {}
+
+
+def register(pack: LanguagePack) -> LanguagePack:
+    _PACKS[pack.code] = pack
+    return pack
+
+
+def registered(code: str) -> LanguagePack | None:
+    return _PACKS.get(code)
+
+
+def inflect_marked(literal: str, filler: str) -> tuple[str, str]:
+    """(literal without its closing marker, inflected filler) — or both unchanged when the literal
+    ends with no marker. An unknown language in a marker is an error, not English."""
+    match = MARKER.search(literal)
+    if match is None:
+        return literal, filler
+    pack = _PACKS.get(match.group(1))
+    if pack is None:
+        raise ValueError(f"template marker {match.group(0)!r}: no language pack {match.group(1)!r} "
+                         f"(known: {sorted(_PACKS)})")
+    return literal[: match.start()], pack.inflect(match.group(2), filler)
