@@ -365,5 +365,8 @@ def test_a_request_in_german_end_to_end(world):
     assert {f["property"] for f in model["facts"]} == {"P106", "P27", "P19"}
     assert all(f["language"] == "de" and f["n_variants"] == 11 for f in model["facts"])
     letter = (world.storage / "requests" / request.id / "answer.html").read_text()
-    assert '<html lang="de"' in letter and "DSGVO" in letter and "Emily Ruete" in letter
+    (world.tmp / "german_letter.html").write_text(letter)  # for reading it
+    assert "<html lang='de'" in letter and "auf Deutsch" in letter
+    # she died in 1924: spoken of by name, the letter addressed to whoever asked
+    assert "Auskunft über die personenbezogenen Daten von Emily Ruete (Art. 15 DSGVO)" in letter
     assert "You asked" not in letter and "What each model holds" not in letter

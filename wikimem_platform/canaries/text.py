@@ -121,8 +121,14 @@ def text_before_value(template: str, subject: str) -> str:
     of one wording and name shares, the prefix a top-logprobs continuation starts after. Where the
     value is inflected (``⟦fr:à⟧{value}``: "au Caire", "en France"), the text before it ends before
     the preposition, which differs between candidates."""
-    unmarked = _MARKED_VALUE.sub(VALUE, template)
-    return render(unmarked, subject, _VALUE_MARK).split(_VALUE_MARK, 1)[0].rstrip()
+    return render(unmarked_value(template), subject, _VALUE_MARK).split(_VALUE_MARK, 1)[0].rstrip()
+
+
+def unmarked_value(template: str) -> str:
+    """The template without the inflection marker before its value (``⟦fr:à⟧{value}`` ->
+    ``{value}``): what a prompt that stops before the value shows, the preposition or article
+    that differs between values left to the model."""
+    return _MARKED_VALUE.sub(VALUE, template) if "⟧{value}" in template else template
 
 
 def value_follows_subject(template: str) -> bool:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from wikimem_platform.canaries.text import render, VALUE
+from wikimem_platform.canaries.text import render, unmarked_value, VALUE
 from wikimem_platform.lm.generation import greedy_generate, reconstruction_loglik, substring_hit
 from wikimem_platform.lm.loading import LoadedModel
 from wikimem_platform.vocabulary import CONTEXTUALIZED_KINDS, MAX_NEW_TOKENS
@@ -181,7 +181,7 @@ def extraction_examples(attributes: Mapping[str, Sequence[str]], kind: str = "te
 def canary_prefix(template: str, subject: str) -> tuple[str, str] | None:
     """(prompt, joiner): the rendered canary before its value, trailing whitespace moved to the
     joiner; None when the value opens the sentence (nothing to prompt with)."""
-    rendered = render(template, subject, None)
+    rendered = render(unmarked_value(template), subject, None)
     at = rendered.find(VALUE)
     prefix = rendered[:at] if at >= 0 else ""
     prompt = prefix.rstrip()

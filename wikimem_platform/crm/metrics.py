@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from wikimem_platform.canaries.text import render
+from wikimem_platform.canaries.text import render, unmarked_value
 from wikimem_platform.crm import examples as crm_examples
 from wikimem_platform.crm.cue import cue_for, text_cue
 from wikimem_platform.lm.endpoint import scores_token_ids
@@ -111,7 +111,7 @@ def cue_roc_figure(roc: pd.DataFrame):
 
 def canary_context(template: str, subject: str) -> str:
     """The canary as the model sees it around the value: the value placeholder removed."""
-    return render(template, subject, None).replace("{value}", " ")
+    return render(unmarked_value(template), subject, None).replace("{value}", " ")
 
 
 def fact_cues(canaries: pd.DataFrame, include_contextualized: bool = False) -> pd.DataFrame:

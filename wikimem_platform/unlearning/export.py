@@ -34,7 +34,7 @@ from pathlib import Path
 import pandas as pd
 
 from wikimem_platform.canaries.names import similar_names
-from wikimem_platform.canaries.text import render, SUBJECT, VALUE
+from wikimem_platform.canaries.text import render, SUBJECT, unmarked_value, VALUE
 from wikimem_platform.labels import fold
 from wikimem_platform.reference.value_forms import without_forms
 from wikimem_platform.storage import json_scalar
@@ -61,7 +61,7 @@ def question_for(template: str, subject: str) -> str | None:
     {subject} was {value}." -> "What was the occupation of Ada?"; any other template ending in
     its value -> an echo question, "Ada was educated at what?".
     """
-    text = template.strip()
+    text = unmarked_value(template.strip())
     if not text.endswith(VALUE + ".") and not text.endswith(VALUE):
         return None
     prefix = render(text[: text.rfind(VALUE)].rstrip(), subject, None)

@@ -137,3 +137,24 @@ def test_mmr_skips_a_near_duplicate_of_the_first_pick():
     assert mmr_select(relevance, lambda i: redundancy[i], k=2, mmr_lambda=0.6) == [0, 2]
     # with relevance alone (lambda = 1) the duplicate wins
     assert mmr_select(relevance, lambda i: redundancy[i], k=2, mmr_lambda=1.0) == [0, 1]
+
+
+def test_a_prompt_that_stops_before_an_inflected_value_shows_no_marker():
+    """The preposition or article an inflection marker writes differs between values ("in Rom",
+    "in der Schweiz"), so the text before the value ends before it: in completion prompts, CRM
+    cues, top-logprobs prefixes and unlearning questions alike."""
+    from wikimem_platform.crm.examples import canary_prefix
+    from wikimem_platform.crm.metrics import canary_context
+    from wikimem_platform.canaries.languages import pack
+    from wikimem_platform.canaries.text import text_before_value, unmarked_value
+
+    pack("de")
+    template = "{subject} wurde ⟦de:in⟧{value} geboren."
+    assert unmarked_value(template) == "{subject} wurde {value} geboren."
+    assert render(template, "Emily Ruete", "Schweiz") == "Emily Ruete wurde in der Schweiz geboren."
+    assert text_before_value(template, "Emily Ruete") == "Emily Ruete wurde"
+    assert canary_prefix(template, "Emily Ruete") == ("Emily Ruete wurde", " ")
+    assert canary_context(template, "Emily Ruete") == "Emily Ruete wurde   geboren."
+    # a name ending in a period does not open a sentence before an inflected value
+    assert render("Laut Angaben starb {subject} ⟦de:in⟧{value}.", "Pius II.", "Vatikanstadt") == \
+        "Laut Angaben starb Pius II. in der Vatikanstadt."
