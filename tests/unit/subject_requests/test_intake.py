@@ -318,3 +318,50 @@ def test_pages_and_identifiers_are_not_facts_about_the_person(reference):
     assert coverage["P106"] == AUDITED and coverage["P27"] == NOT_COVERED  # not among the audited properties here
     assert {coverage[p] for p in ("P373", "P214", "P213", "P227")} == {NOT_PERSONAL}
     assert not set(plan.canaries["property"]) & {"P373", "P214", "P213", "P227"}
+
+
+def test_a_request_names_its_languages_and_its_letters(tmp_path, capsys):
+    """`--languages de,en` and `--letter-language` are stored with the request; the letter follows the
+    first language that has one; a facts file may name them; a language without templates, or a
+    letter language without a letter, is refused naming the field and the allowed values, nothing
+    stored; a database made before languages keeps its requests."""
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    base = ["--home", str(tmp_path / "home"), "--registry-url", url]
+    assert main([*base, "request", "add", "--name", "Douglas Adams", "--languages", "pl,en"]) == 0
+    assert "audited in: pl,en; letter in: en" in capsys.readouterr().out  # no Polish letter: English
+    facts = tmp_path / "person.yaml"
+    facts.write_text(yaml.safe_dump({**PERSON, "languages": ["fr", "en"]}), encoding="utf-8")
+    assert main([*base, "request", "add", "--facts", str(facts)]) == 0
+    store = RequestStore(url)
+    adams, ilse = sorted(store.list(), key=lambda r: r.subject_label)
+    assert adams.language_codes() == ["pl", "en"] and adams.letter_language == "en"
+    assert ilse.language_codes() == ["fr", "en"] and ilse.letter_language == "fr"
+    assert ilse.person().languages == ["fr", "en"]
+    assert main([*base, "request", "add", "--qid", "Q1224", "--languages", "de,xx"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: languages:") and "'xx' not supported; allowed: en, de, fr, pl" in err
+    assert "nothing was stored" in err
+    with pytest.raises(SystemExit):  # argparse names the choices
+        main([*base, "request", "add", "--qid", "Q1224", "--letter-language", "pl"])
+    assert "--letter-language: invalid choice: 'pl'" in capsys.readouterr().err
+    with pytest.raises(IntakeError, match="letter_language: 'pl' has no letter templates; allowed: en, de, fr"):
+        store.add(intake.ResolvedSubject("Q1224", "Carlo Levi", "Q1224"), "access", letter_language="pl")
+    assert len(store.list()) == 2
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({**PERSON, "languages": ["klingon"]}), encoding="utf-8")
+    assert main([*base, "request", "add", "--facts", str(bad)]) == 2
+    assert capsys.readouterr().err.startswith("error: languages:")
+
+
+def test_a_request_store_made_before_languages_keeps_its_requests(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE subject_requests (id VARCHAR PRIMARY KEY, kind VARCHAR, subject_key VARCHAR, "
+                   "subject_qid VARCHAR, subject_label VARCHAR, person_json VARCHAR, requester_reference VARCHAR, "
+                   "received_at DATETIME, due_at DATETIME, status VARCHAR, answered_at DATETIME, error VARCHAR)")
+        db.execute("INSERT INTO subject_requests VALUES ('dsr-20260101-abcdef', 'access', 'Q42', 'Q42', 'Douglas Adams', "
+                   "NULL, NULL, '2026-01-01 00:00:00', '2026-02-01 00:00:00', 'received', NULL, NULL)")
+    [old] = RequestStore(f"sqlite:///{path}").list()
+    assert old.id == "dsr-20260101-abcdef" and old.language_codes() is None and old.letter_language is None
