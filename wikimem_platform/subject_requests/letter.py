@@ -203,7 +203,7 @@ def _opening(document: Mapping, letter: _Letter) -> str:
     out += t("opening_record", who=_esc(who.who), zu=_esc(letter.person.zu), about=about)
     if who.deceased:
         out += t("opening_deceased", name=_esc(who.name), of_name=_esc(letter_text.french_of(who.name)),
-                 dod=_esc(who.date_of_death))
+                 dod=_esc(letter_text.written_date(letter.language, who.date_of_death)))
     return f"<p>{out}</p>"
 
 

@@ -130,6 +130,24 @@ def date(language: str, iso: str) -> str:
     return f"{d}.{m}.{y}" if language == GERMAN else f"{d}/{m}/{y}"
 
 
+def written_date(language: str, label: str | None) -> str | None:
+    """A date as the facts give it in English ("29 February 1924", "1924") as the letter's language
+    writes it ("29. Februar 1924", "29 février 1924", the canaries' own `format_date`)."""
+    if label is None or language == ENGLISH:
+        return label
+    from datetime import datetime
+
+    from wikimem_platform.canaries.languages import pack
+
+    for pattern, iso in (("%d %B %Y", "%Y-%m-%d"), ("%Y", "%Y")):
+        try:
+            parsed = datetime.strptime(str(label).strip(), pattern)
+        except ValueError:
+            continue
+        return pack(language).format_date(parsed.strftime(iso), str(label))
+    return label
+
+
 def french_typography(text: str) -> str:
     """Non-breaking spaces before ':' ';' '?' '!' and inside guillemets (written with plain spaces)."""
     text = re.sub(r" ([:;?!»])", "\u00a0\\1", text)

@@ -215,7 +215,7 @@ def test_a_deceased_persons_fact_is_spoken_of_by_name():
         "position parmi 101 valeurs possibles dans 2 des 11 formulations. Sur 19 personnes fictives dotées des mêmes "
         f"données, aucune n\u2019a obtenu de résultat au moins aussi fort (p = 0,03{NB}; seul p ≤ 0,05 vaut preuve).")
     page = answer_html(rich_document(subject=DECEASED, letter_language="de"))
-    assert "Douglas Adams ist verstorben (Sterbedatum: 11 May 2001)" in page  # the date as given
+    assert "Douglas Adams ist verstorben (Sterbedatum: 11. Mai 2001)" in page  # the date as German writes it
     assert "Ihr Beruf" not in page and "der Beruf von Douglas Adams" in page
 
 
