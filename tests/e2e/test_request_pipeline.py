@@ -341,7 +341,9 @@ def test_a_request_in_german_end_to_end(world):
 
     ref = intake_reference(world.stored())
     request = world.add(intake.resolve_qid("Q438662", ref.humans), languages=["de"], letter_language="de")
-    world.run_request(request.id, properties=["P106", "P27", "P19"])
+    result = world.run_request(request.id, properties=["P106", "P27", "P19"])
+    checks = {e.check_name: e for e in result.get_asset_check_evaluations()}  # one row per (release, fact, language)
+    assert checks["request_scores_check"].passed and checks["request_answer_check"].passed
     canaries = world.table("request_canaries", request.id)
     assert set(canaries["language"]) == {"de"} and set(canaries["subject"]) == {"Emily Ruete"}
     assert set(canaries["subject_generic"]) == {"diese Frau"}
