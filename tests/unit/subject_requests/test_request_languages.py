@@ -134,6 +134,13 @@ def test_a_request_in_two_languages_is_answered_per_language(planted_model, two_
     assert {f["property"]: (f["verdict"], f["M"]) for f in facts if f[LANGUAGE] == "en"} == before
     assert all(f["sentence"].startswith("Asked in German: ") for f in facts if f[LANGUAGE] == "de")
     assert set(table[LANGUAGE]) == {"en", "de"}
+    # the answer's check: one row per (release, fact, language); per (release, fact) alone it fails
+    from expectations.gx import check_result
+    from expectations.requests import answer_suite
+
+    columns = ["model", "property", "verdict", "M", "n_candidates", LANGUAGE]
+    assert check_result(table[columns], "request_answer", answer_suite(languages=True)).passed
+    assert not check_result(table[columns[:-1]], "request_answer", answer_suite()).passed
     # the forget set: each language's facts the model ranks first somewhere, named by language
     forget = {(e["property"], e[LANGUAGE]) for e in document["forget_set"]}
     assert forget == {(f["property"], f[LANGUAGE]) for f in facts if f["M"] > 0}
