@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 
-from wikimem_platform.canaries.languages.grammar import FEMALE, LanguagePack, register
+from wikimem_platform.canaries.languages.grammar import DateStyle, FEMALE, LanguagePack, register, written_date
 
 # --------------------------------------------------------------------------------------------
 # Articles and adjective endings
@@ -531,23 +531,10 @@ def value_form(prop: str, label: str, gender: str | None) -> str:
 def format_date(iso: str, english_label: str) -> str:
     """"1952-03-11" -> "11. März 1952", "1952-03-01" -> "1. März 1952", "1952" -> "1952", "-0500" ->
     "500 v. Chr."; anything else: the English label."""
-    match = re.fullmatch(r"([+-]?)(\d{1,4})(?:-(\d{2})(?:-(\d{2}))?)?", (iso or "").strip())
-    if match is None:
-        return english_label
-    sign, year, month, day = match.groups()
-    year_text = str(int(year)) + (" v. Chr." if sign == "-" else "")
-    if int(year) == 0 and sign != "-":
-        return english_label
-    if not month or int(month) == 0:
-        return year_text
-    if not 1 <= int(month) <= 12:
-        return english_label
-    month_text = _MONTHS[int(month) - 1]
-    if not day or int(day) == 0:
-        return f"{month_text} {year_text}"
-    if not 1 <= int(day) <= 31:
-        return english_label
-    return f"{int(day)}. {month_text} {year_text}"
+    return written_date(iso, english_label, _DATES)
+
+
+_DATES = DateStyle(months=_MONTHS, era=" v. Chr.", pattern="{day}. {month} {year}")
 
 
 # --------------------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 
-from wikimem_platform.canaries.languages.grammar import FEMALE, LanguagePack, register
+from wikimem_platform.canaries.languages.grammar import DateStyle, FEMALE, LanguagePack, register, written_date
 
 # --------------------------------------------------------------------------------------------
 # Elision
@@ -442,28 +442,16 @@ def inflect(tag: str, filler: str) -> str:
 
 _MONTHS = ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre",
            "novembre", "décembre")
-_ISO = re.compile(r"^(-?)(\d{1,4})(?:-(\d{2})(?:-(\d{2}))?)?$")
 _FULL_DATE = re.compile(r"^(?:1er|\d{1,2}) (?:%s) " % "|".join(_MONTHS))
 
 
 def format_date(iso: str, english_label: str) -> str:
     """ "1952-03-11" -> "11 mars 1952", "1952-03-01" -> "1er mars 1952", "1952" -> "1952",
     "-0500" -> "500 av. J.-C."; anything else -> the English label."""
-    match = _ISO.match(str(iso).strip())
-    if not match:
-        return english_label
-    minus, year, month, day = match.groups()
-    year_text = str(int(year)) + (" av. J.-C." if minus else "")
-    if not month or month == "00":
-        return year_text
-    if not 1 <= int(month) <= 12:
-        return english_label
-    month_name = _MONTHS[int(month) - 1]
-    if not day or day == "00":
-        return f"{month_name} {year_text}"
-    if not 1 <= int(day) <= 31:
-        return english_label
-    return f"{'1er' if int(day) == 1 else int(day)} {month_name} {year_text}"
+    return written_date(iso, english_label, _DATES)
+
+
+_DATES = DateStyle(months=_MONTHS, era=" av. J.-C.", first_day="1er")
 
 
 def _dated(text: str) -> str:

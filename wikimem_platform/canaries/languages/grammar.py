@@ -76,6 +76,43 @@ class LanguagePack:
     """Properties whose value label changes with the subject's gender (occupation, position held)."""
 
 
+_ISO_DATE = re.compile(r"([+-]?)(\d{1,4})(?:-(\d{2})(?:-(\d{2}))?)?")
+
+
+@dataclass(frozen=True)
+class DateStyle:
+    """How a language writes a date: month names after a day and alone, the era of a year before
+    the common era, and the day-month-year pattern ("{day}. {month} {year}" in German)."""
+
+    months: tuple[str, ...]
+    era: str  # " v. Chr."
+    pattern: str = "{day} {month} {year}"
+    months_alone: tuple[str, ...] | None = None  # Polish: "marzec 1952" but "11 marca 1952"
+    first_day: str = "1"  # French "1er"
+
+
+def written_date(iso: str, english_label: str, style: DateStyle) -> str:
+    """An extract's date ("1952-03-11", "1952-03", "1952", "-0500", day or month 00 where unknown)
+    as `style` writes it; anything else, and year 0, is left as its English label."""
+    match = _ISO_DATE.fullmatch(str(iso or "").strip())
+    if match is None:
+        return english_label
+    minus, year, month, day = match.groups()
+    if int(year) == 0 and minus != "-":
+        return english_label
+    year_text = str(int(year)) + (style.era if minus == "-" else "")
+    if not month or int(month) == 0:
+        return year_text
+    if not 1 <= int(month) <= 12:
+        return english_label
+    if not day or int(day) == 0:
+        return f"{(style.months_alone or style.months)[int(month) - 1]} {year_text}"
+    if not 1 <= int(day) <= 31:
+        return english_label
+    day_text = style.first_day if int(day) == 1 else str(int(day))
+    return style.pattern.format(day=day_text, month=style.months[int(month) - 1], year=year_text)
+
+
 _PACKS: dict[str, LanguagePack] = {}
 
 

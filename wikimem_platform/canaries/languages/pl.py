@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 
-from wikimem_platform.canaries.languages.grammar import FEMALE, LanguagePack, MALE, register
+from wikimem_platform.canaries.languages.grammar import DateStyle, FEMALE, LanguagePack, MALE, register, written_date
 
 # --------------------------------------------------------------------------------------------
 # Templates: per property the baseline first, then 10 paraphrases. ⟦masc|fem⟧ agrees with the
@@ -1103,22 +1103,10 @@ def format_date(iso: str, english_label: str) -> str:
     """ "1952-03-11" -> "11 marca 1952", "1952-03-01" -> "1 marca 1952", "1952" -> "1952",
     "-0044-03-15" -> "15 marca 44 p.n.e.", "1952-03" (or day 00) -> "marzec 1952"; anything
     else: the English label unchanged."""
-    match = re.fullmatch(r"(-?)(\d{1,4})(?:-(\d{2})(?:-(\d{2}))?)?", iso.strip())
-    if match is None:
-        return english_label
-    bce, year, month, day = match.groups()
-    year_text = str(int(year)) + (_BCE if bce else "")
-    if int(year) == 0 and not bce:
-        return english_label
-    if month is None or int(month) == 0:
-        return year_text
-    if not 1 <= int(month) <= 12:
-        return english_label
-    if day is None or int(day) == 0:
-        return f"{_MONTHS_NOMINATIVE[int(month) - 1]} {year_text}"
-    if not 1 <= int(day) <= 31:
-        return english_label
-    return f"{int(day)} {_MONTHS[int(month) - 1]} {year_text}"
+    return written_date(iso, english_label, _DATES)
+
+
+_DATES = DateStyle(months=_MONTHS, era=_BCE, months_alone=_MONTHS_NOMINATIVE)
 
 
 PACK = register(LanguagePack(
