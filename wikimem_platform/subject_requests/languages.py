@@ -132,14 +132,17 @@ def _plan_in(code: str, subject: pd.DataFrame, facts: pd.DataFrame, *, terms: pd
         properties=wanted, on_demand=False, shipped_forms=False, generic=language.generic_subject(gender),
         gender=gender, value_aliases=language_aliases(terms, code), **_without(options, "value_aliases", "on_demand"))
     plan.canaries[LABEL_FALLBACK] = plan.canaries["property"].isin(fallback)
-    reasons = {p: (f"no {language.name} templates for it" if p not in with_templates else
-                   f"fewer than {MIN_ON_DEMAND_POOL} other values of it have a {language.name} label to rank the true "
-                   "value against")
-               for p in plan.coverage["property"]}
+    def reason(prop: str, given: str) -> str:
+        if prop not in PERSON_PROPERTIES:
+            return f"no {language.name} templates for it"
+        if prop in with_templates and prop not in enough:
+            return (f"fewer than {MIN_ON_DEMAND_POOL} other values of it have a {language.name} label to rank the "
+                    "true value against")
+        return given  # as in English: not among the audited properties, no value to rank against, ...
+
     missing = plan.coverage["coverage"] == NOT_COVERED
     plan.coverage.loc[missing, "reason"] = [
-        reasons[p] if p not in enough else reason
-        for p, reason in zip(plan.coverage.loc[missing, "property"], plan.coverage.loc[missing, "reason"])]
+        reason(p, given) for p, given in zip(plan.coverage.loc[missing, "property"], plan.coverage.loc[missing, "reason"])]
     plan.subject = subject  # the person as the request knows them; the canaries carry the name in the language
     plan.facts = facts
     return plan

@@ -144,3 +144,35 @@ def test_a_request_in_two_languages_is_answered_per_language(planted_model, two_
     # the forget set: each language's facts the model ranks first somewhere, named by language
     forget = {(e["property"], e[LANGUAGE]) for e in document["forget_set"]}
     assert forget == {(f["property"], f[LANGUAGE]) for f in facts if f["M"] > 0}
+
+
+def test_a_german_plan_says_why_a_fact_is_not_covered_in_german(sample_terms):
+    """Emily Ruete (Q438662) in German on the bundled sample: German names and labels, a
+    contextualized wording in German, and per property not covered the reason — no German
+    templates (a property outside the 32), or not among the audited properties, as in English."""
+    from wikimem_platform.reference.counterfactuals import draw_counterfactuals
+    from wikimem_platform.reference.properties import build_property_table, DEFAULT_MIN_HUMANS
+    from wikimem_platform.subject_requests.reference import property_metadata
+
+    extract = read_dump(bundled.SAMPLE_DUMP)
+    metadata = property_metadata()
+    studied = ["P106", "P27", "P19", "P20"]
+    table = build_property_table(extract.claims, metadata, min_humans=DEFAULT_MIN_HUMANS)
+    table = table[table["property"].isin(studied)]
+    pool = draw_counterfactuals(extract.claims, extract.humans, studied, per_property=60, seed=0)
+    subject = extract.humans[extract.humans["qid"] == "Q438662"][["qid", "label", "aliases", "description"]]
+    facts = extract.claims[extract.claims["qid"] == "Q438662"]
+    facts = pd.concat([facts, pd.DataFrame([("Q438662", "P1477", "string", "Sayyida Salme", "Sayyida Salme")],
+                                           columns=facts.columns)], ignore_index=True)
+    plan = plan_request(subject.reset_index(drop=True), facts, ["de"], terms=sample_terms, property_table=table,
+                        templates=pd.DataFrame(), counterfactuals=pool, claims=extract.claims,
+                        humans=extract.humans, metadata=metadata)
+    coverage = plan.coverage.set_index("property")
+    assert set(coverage.index[coverage["coverage"] == "audited"]) == set(studied)
+    assert coverage.loc["P1477", "reason"] == "no German templates for it"
+    assert coverage.loc["P569", "reason"] == "not among the audited properties"  # a template, not in the table
+    context = plan.canaries[plan.canaries["kind"] == "contextualized"]
+    rendered = {p: render(t, h, truths[0]) for p, t, h, truths in
+                zip(context["property"], context["template"], context["subject"], context["ground_truth_labels"])}
+    assert rendered["P19"].startswith("Emily Ruete ") and rendered["P19"].endswith("Sie wurde auf Sansibar geboren.")
+    assert "Sie starb in Jena." in rendered["P27"] and rendered["P27"].endswith("Sie ist Staatsbürgerin von Deutschland.")
