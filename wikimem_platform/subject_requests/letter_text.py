@@ -137,7 +137,7 @@ def written_date(language: str, label: str | None) -> str | None:
         return label
     from datetime import datetime
 
-    from wikimem_platform.canaries.languages import pack
+    from wikimem_platform.canaries.languages import pack  # lazy: the packs load only for a German or French letter
 
     for pattern, iso in (("%d %B %Y", "%Y-%m-%d"), ("%Y", "%Y")):
         try:

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from wikimem_platform.canaries.languages import pack as language_pack
-from wikimem_platform.canaries.languages import PERSON_PROPERTIES
+from wikimem_platform.canaries.languages.packs import pack as language_pack
+from wikimem_platform.canaries.languages.packs import PERSON_PROPERTIES
 from wikimem_platform.canaries.languages.grammar import agree
 from wikimem_platform.vocabulary import BASELINE, PARAPHRASE
 
