@@ -73,8 +73,12 @@ def main() -> None:
     parser.add_argument("--counterfactuals", type=int, default=20)
     parser.add_argument("--out", default="docs/language_study.json")
     parser.add_argument("--work", default=".language_study", help="shards and sentence cache (kept: a rerun resumes)")
+    parser.add_argument("--table", action="store_true", help="print the README tables of --out and stop")
     parser.add_argument("--max-minutes", type=float, default=float("inf"), help="stop after this long (every language keeps its people)")
     args = parser.parse_args()
+    if args.table:
+        print(markdown(json.loads(Path(args.out).read_text())["summary"]))
+        return
 
     extract = read_dump(bundled.SAMPLE_DUMP)
     metadata = property_metadata()
@@ -166,6 +170,28 @@ def summarize(out: pd.DataFrame) -> dict:
             "memorized_own_only": int(((wide[group] >= M_THRESHOLD) & (wide["en"] < M_THRESHOLD)).sum()),
             "memorized_english_only": int(((wide["en"] >= M_THRESHOLD) & (wide[group] < M_THRESHOLD)).sum())}
     return summary
+
+
+def markdown(summary: dict) -> str:
+    """The summary as the README's tables: per group and language asked, then own vs English."""
+    names = {"de": "German", "fr": "French", "pl": "Polish", "en": "English"}
+    pct = lambda v: f"{100 * v[0]:.0f} % [{100 * v[1]:.0f}, {100 * v[2]:.0f}]"  # noqa: E731
+    lines = ["| people (citizens of) | asked in | people | facts | memorized (M ≥ 0.8) [95 % CI] | ranked first in some wording | mean M |",
+             "|---|---|---|---|---|---|---|"]
+    for key, row in summary.items():
+        if "/" in key:
+            group, language = key.split("/")
+            lines.append(f"| {names[group]} | {names[language]} | {row['people']} | {row['facts']} | {pct(row['memorized'])} "
+                         f"| {pct(row['ranked_first_somewhere'])} | {row['mean_M']:.2f} |")
+    lines += ["", "| people (citizens of) | facts | own language higher M | English higher | equal | sign test p | memorized only in own | only in English |",
+              "|---|---|---|---|---|---|---|---|"]
+    for key, row in summary.items():
+        if key.endswith("vs English"):
+            group = key.split(":")[0]
+            p = "" if row["sign_test_p"] is None else f"{row['sign_test_p']:.3f}"
+            lines.append(f"| {names[group]} | {row['facts']} | {row['own_higher']} | {row['english_higher']} | {row['equal']} "
+                         f"| {p} | {row['memorized_own_only']} | {row['memorized_english_only']} |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
