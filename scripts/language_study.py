@@ -77,7 +77,8 @@ def main() -> None:
     parser.add_argument("--max-minutes", type=float, default=float("inf"), help="stop after this long (every language keeps its people)")
     args = parser.parse_args()
     if args.table:
-        print(markdown(json.loads(Path(args.out).read_text())["summary"]))
+        stored = json.loads(Path(args.out).read_text())
+        print(markdown(stored["summary"]) + "\n\n" + by_property(stored["facts"]))
         return
 
     extract = read_dump(bundled.SAMPLE_DUMP)
@@ -191,6 +192,17 @@ def markdown(summary: dict) -> str:
             p = "" if row["sign_test_p"] is None else f"{row['sign_test_p']:.3f}"
             lines.append(f"| {names[group]} | {row['facts']} | {row['own_higher']} | {row['english_higher']} | {row['equal']} "
                          f"| {p} | {row['memorized_own_only']} | {row['memorized_english_only']} |")
+    return "\n".join(lines)
+
+
+def by_property(facts: list[dict]) -> str:
+    """Mean M per property, own language against English, per group: which facts each language reveals."""
+    frame = pd.DataFrame(facts)
+    names = {"de": "German", "fr": "French", "pl": "Polish"}
+    lines = ["| people (citizens of) | property | mean M, own language | mean M, English | facts |", "|---|---|---|---|---|"]
+    for (group, prop), block in frame.groupby(["group", "property"]):
+        own, english = block[block[LANGUAGE] == group]["M"], block[block[LANGUAGE] == "en"]["M"]
+        lines.append(f"| {names[group]} | {prop} | {own.mean():.2f} | {english.mean():.2f} | {len(own)} |")
     return "\n".join(lines)
 
 

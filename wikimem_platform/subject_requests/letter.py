@@ -291,9 +291,14 @@ def _not_covered(document: Mapping, letter: _Letter) -> list[str]:
         return []
     t = letter.t
     reason = (lambda c: c["reason"]) if letter.english else (lambda c: letter_text.reason(letter.language, c["reason"]))
+    several = len({c.get("language") for c in document["not_covered"]} | set(document.get("languages") or [])) > 1
+
+    def fact(c: Mapping) -> str:  # "Your occupation (in German)" where the request has several languages
+        named = _capital(letter.fact(c["property"], c["property_label"]))
+        return f"{named} ({letter_text.asked_in(letter.language, c['language'])})" if several and c.get("language") else named
+
     return [f"<h2>{t('not_covered')}</h2><ul>" + "".join(
-        t("not_covered_item", fact=_esc(_capital(letter.fact(c["property"], c["property_label"]))), reason=_esc(reason(c)))
-        for c in document["not_covered"]) + "</ul>"]
+        t("not_covered_item", fact=_esc(fact(c)), reason=_esc(reason(c))) for c in document["not_covered"]) + "</ul>"]
 
 
 def _forget_strength(entry: Mapping, t: Text) -> str:

@@ -239,3 +239,16 @@ def test_the_erasure_letter_lists_the_controls_verdict_of_each_fact_it_erases():
     # an answer without controls (or stored before forget sets carried them): no such column
     document["forget_set"] = [entry]
     assert "against invented people" not in answer_html(document)
+
+
+def test_a_fact_not_covered_in_one_of_several_languages_says_which():
+    """A request in English and German: the not-covered list names the language it is about."""
+    missing = {"property": "P27", "property_label": "country of citizenship", "coverage": "not covered",
+               "reason": "fewer than 10 other values of it have a German label to rank the true value against",
+               "language": "de"}
+    page = answer_html(_document(not_covered=[missing], languages=["en", "de"]))
+    assert "Your citizenship (in German): fewer than 10 other values of it have a German label" in page
+    german = answer_html(_document(not_covered=[missing], languages=["en", "de"], letter_language="de"))
+    assert "(auf Deutsch)" in german
+    alone = answer_html(_document(not_covered=[{**missing, "language": "en"}], languages=["en"]))
+    assert "(in English)" not in alone
