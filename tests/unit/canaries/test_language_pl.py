@@ -134,7 +134,7 @@ def test_generic_subject_in_every_gender():
     (1, "Federico Fellini", "Stany Zjednoczone", MALE, "Federico Fellini posiada obywatelstwo Stanów Zjednoczonych."),
     (2, "Krystyna Wazówna", "Szwecja", FEMALE, "Krystyna Wazówna – kraj obywatelstwa: Szwecja."),
     (4, "Federico Fellini", "Włochy", MALE, "Włochy to państwo, którego obywatelem jest Federico Fellini."),
-    (5, "Anna Magnani", "Włochy", FEMALE, "Obywatelką jakiego państwa jest Anna Magnani? Włochy."),
+    (5, "Anna Magnani", "Włochy", FEMALE, "Obywatelką jakiego państwa jest Anna Magnani? Włoch."),
     (7, "Umberto Eco", "Imperium osmańskie", MALE,
      "Według dostępnych źródeł Umberto Eco jest obywatelem Imperium osmańskiego."),
     (9, "Anna Magnani", "Izrael", FEMALE, "Anna Magnani to obywatelka Izraela."),

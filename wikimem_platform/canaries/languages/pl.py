@@ -59,7 +59,7 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
         "{subject} – kraj obywatelstwa: {value}.",
         "Państwo, którego ⟦obywatelem|obywatelką⟧ jest {subject}, to {value}.",
         "{value} to państwo, którego ⟦obywatelem|obywatelką⟧ jest {subject}.",
-        "⟦Obywatelem|Obywatelką⟧ jakiego państwa jest {subject}? {value}.",
+        "⟦Obywatelem|Obywatelką⟧ jakiego państwa jest {subject}? ⟦pl:gen⟧{value}.",
         "Pytanie: jakiego kraju ⟦obywatelem|obywatelką⟧ jest {subject}? Odpowiedź: ⟦pl:gen⟧{value}.",
         f"{_SOURCES} {{subject}} jest ⟦obywatelem|obywatelką⟧ ⟦pl:gen⟧{{value}}.",
         "{subject} – ⟦jego|jej⟧ kraj obywatelstwa to {value}.",
