@@ -132,6 +132,7 @@ def _plan_in(code: str, subject: pd.DataFrame, facts: pd.DataFrame, *, terms: pd
         properties=wanted, on_demand=False, shipped_forms=False, generic=language.generic_subject(gender),
         gender=gender, value_aliases=language_aliases(terms, code), **_without(options, "value_aliases", "on_demand"))
     plan.canaries[LABEL_FALLBACK] = plan.canaries["property"].isin(fallback)
+
     def reason(prop: str, given: str) -> str:
         if prop not in PERSON_PROPERTIES:
             return f"no {language.name} templates for it"
