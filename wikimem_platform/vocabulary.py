@@ -40,3 +40,7 @@ DEFAULT_CRITERION = AT_THRESHOLD
 # The summed-evidence verdict (WikiMem's sum over wordings, memorization.py) can also count as memorized.
 SUMMED_MEMORIZED = "summed_memorized"
 MEMORIZED_COLUMNS = (*CRITERIA, SUMMED_MEMORIZED)
+
+# Sex or gender (P21) values: the grammatical gender of a person's sentences in other languages,
+# the first names of their invented controls.
+MALE, FEMALE = "Q6581097", "Q6581072"

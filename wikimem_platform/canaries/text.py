@@ -11,7 +11,7 @@ import re
 import string
 import unicodedata
 
-from wikimem_platform.canaries.languages.grammar import inflect_marked, MARKER
+from wikimem_platform.canaries.languages.grammar import ANY_MARKER, inflect_marked, MARKER
 from wikimem_platform.labels import normalize_label
 
 SUBJECT = "{subject}"
@@ -113,7 +113,7 @@ def _render_reference(template: str, subject: str | None, value: str | None) -> 
 
 
 _VALUE_MARK = "\x00"
-_MARKED_VALUE = re.compile(r"⟦[a-z]{2,3}:[^⟦⟧|]+⟧\{value\}")
+_MARKED_VALUE = re.compile(ANY_MARKER.pattern + re.escape(VALUE))
 
 
 def text_before_value(template: str, subject: str) -> str:

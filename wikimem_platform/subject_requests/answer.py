@@ -21,7 +21,7 @@ from wikimem_platform.registry import RELEASE_FIELDS
 from wikimem_platform.crm.giveaways import find_giveaways
 from wikimem_platform.lm.endpoint import GENERATION, TOP_LOGPROBS, WEIGHTS
 from wikimem_platform.lm.generation import substring_hit
-from wikimem_platform.canaries.languages import ENGLISH
+from wikimem_platform.canaries.languages import ENGLISH, language_name
 from wikimem_platform.canaries.languages.localize import LABEL_FALLBACK
 from wikimem_platform.subject_requests.audit import (
     AUDITED,
@@ -502,9 +502,6 @@ def _generation_sentence(row: Mapping, what: str, who: Addressee) -> str:
     return f"The model did not say {what}: {out}."
 
 
-LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "pl": "Polish"}
-
-
 def _verdicts_by_language(audit: ModelAudit, plan: PersonPlan, property_labels: Mapping[str, str], embed, alpha: float,
                           m_threshold: float, cue_tau: float, value_aliases: Mapping[str, Sequence[str]] | None,
                           ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, tuple[pd.DataFrame, pd.DataFrame]]]:
@@ -530,7 +527,7 @@ def _verdicts_by_language(audit: ModelAudit, plan: PersonPlan, property_labels: 
 
 def _asked_in(row: Mapping, several: bool) -> str:
     """"Asked in German: " before a fact's sentence, in a request in several languages."""
-    return f"Asked in {LANGUAGE_NAMES.get(row[LANGUAGE], row[LANGUAGE])}: " if several and row.get(LANGUAGE) else ""
+    return f"Asked in {language_name(row[LANGUAGE])}: " if several and row.get(LANGUAGE) else ""
 
 
 def _tagged(entries: pd.DataFrame, code: str, several: bool) -> pd.DataFrame:
@@ -709,7 +706,7 @@ def headline(models: Sequence[Mapping]) -> str:
 
     def named(fact: Mapping) -> str:  # "your occupation", "your occupation (in German)"
         name = fact.get("phrase") or fact["property_label"]
-        return f"{name} (in {LANGUAGE_NAMES.get(fact[LANGUAGE], fact[LANGUAGE])})" if several else name
+        return f"{name} (in {language_name(fact[LANGUAGE])})" if several else name
 
     for model in audited:
         if model.get("access") == GENERATION:  # no probabilities: what it says, not what it memorized

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from wikimem_platform.canaries.languages import check_languages, ENGLISH, pack, PERSON_PROPERTIES
-from wikimem_platform.canaries.languages.grammar import MALE
+from wikimem_platform.vocabulary import MALE
 from wikimem_platform.canaries.languages.localize import (
     agreed_templates,
     LABEL_FALLBACK,
@@ -41,9 +41,8 @@ from wikimem_platform.subject_requests.audit import (
     plan_person_audit,
 )
 from wikimem_platform.wikimem import typical_names
+from wikimem_platform.wikimem.controls import CITIZENSHIP, GENDER
 
-CITIZENSHIP = "P27"
-GENDER = "P21"
 # Countries (and the historical states of the bundled sample) whose people write in a language with
 # templates: a request names it by default, after English. Wikidata's "official language" (P37) is
 # not in the extract, so the few states a European request mostly concerns are listed here.

@@ -261,11 +261,10 @@ def control_names(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFra
     origin = origin.iloc[0] if len(origin) else None
     # whether names tell origin is a property of the person's world (the extract), also when the
     # bundled sample lends the name parts
-    agreeing = gender
     kwargs = dict(origin=origin, avoid=aliases, seed=seed,
-                  gender=agreeing or (stated.iloc[0] if len(stated) else None), typical=follows_origin(parts, origin, memo))
+                  gender=gender or (stated.iloc[0] if len(stated) else None), typical=follows_origin(parts, origin, memo))
     # with a gender to agree with, more names are drawn and those of the other gender left out
-    wanted = n if agreeing is None else 4 * n
+    wanted = n if gender is None else 4 * n
     try:
         names = invented_names(str(person["label"]), wanted, parts, taken, memo=memo, **kwargs)
     except ValueError:
@@ -274,9 +273,9 @@ def control_names(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFra
             memo["bundled sample taken"] = taken | sample_taken
         names = invented_names(str(person["label"]), wanted, parts, memo["bundled sample taken"],
                                memo=memo.setdefault("bundled sample", {}), **kwargs)
-    if agreeing is None:
+    if gender is None:
         return names
-    other = typical_names.FEMALE if agreeing == typical_names.MALE else typical_names.MALE
+    other = typical_names.FEMALE if gender == typical_names.MALE else typical_names.MALE
     fitting = [name for name in names if typical_names.gender_anywhere(name_tokens(name)[0]) != other]
     if len(fitting) < n:
         raise ValueError(f"gender: only {len(fitting)} of {wanted} invented names fit the person's gender; {n} are needed")

@@ -25,6 +25,7 @@ from importlib import import_module
 import pandas as pd
 
 from wikimem_platform.labels import fold
+from wikimem_platform.vocabulary import FEMALE, MALE
 
 # Country of citizenship (Wikidata id) -> Faker locales whose person names are written in Latin
 # letters (an English-language label of a Russian or Japanese person is a transliteration, which
@@ -39,7 +40,6 @@ NAME_LOCALES: dict[str, tuple[str, ...]] = {
     "Q252": ("id_ID",), "Q1033": ("en_NG", "yo_NG", "ig_NG", "ha_NG"), "Q189": ("is_IS",), "Q114": ("en_KE", "sw"),
     "Q843": ("en_PK",), "Q227": ("az_AZ",), "Q668": ("en_IN",),
 }
-MALE, FEMALE = "Q6581097", "Q6581072"  # sex or gender (P21) values
 # The lists' names in Faker's locales, and whose names each holds (pl_PL keeps its surnames in
 # `unisex_last_names` and `male_last_names`).
 FIRST_NAME_LISTS = (("first_names_male", (MALE,)), ("first_names_female", (FEMALE,)), ("first_names", ()))

@@ -14,12 +14,11 @@ from wikimem_platform.canaries.languages.grammar import (
     FEMALE,
     inflect_marked,
     LanguagePack,
-    MALE,
-    strip_markers,
 )
 from wikimem_platform.canaries.languages.packs import (
     check_languages,
     ENGLISH,
+    language_name,
     N_WORDINGS,
     pack,
     pack_problems,
@@ -27,8 +26,9 @@ from wikimem_platform.canaries.languages.packs import (
     PERSON_PROPERTIES,
     REQUEST_LANGUAGES,
 )
+from wikimem_platform.vocabulary import MALE
 
 __all__ = [
     "ENGLISH", "FEMALE", "MALE", "N_WORDINGS", "PACKED_LANGUAGES", "PERSON_PROPERTIES", "REQUEST_LANGUAGES",
-    "LanguagePack", "agree", "check_languages", "inflect_marked", "pack", "pack_problems", "strip_markers",
+    "LanguagePack", "agree", "check_languages", "inflect_marked", "language_name", "pack", "pack_problems",
 ]

@@ -24,7 +24,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-MALE, FEMALE = "Q6581097", "Q6581072"  # sex or gender (P21) values; anything else: the default form
+from wikimem_platform.vocabulary import FEMALE
+
 AGREEMENT = re.compile(r"⟦([^⟦⟧:|]*)\|([^⟦⟧:|]*)⟧")
 MARKER = re.compile(r"⟦([a-z]{2,3}):([^⟦⟧|]+)⟧$")
 """A marker at the end of the literal before a placeholder (`inflect_marked` reads it there)."""
@@ -36,11 +37,6 @@ def agree(template: str, gender: str | None) -> str:
     anything else: the first)."""
     index = 2 if gender == FEMALE else 1
     return AGREEMENT.sub(lambda m: m.group(index), template)
-
-
-def strip_markers(template: str) -> str:
-    """The template without its inflection markers (what a reader of the table wants to see)."""
-    return ANY_MARKER.sub("", template)
 
 
 @dataclass(frozen=True)

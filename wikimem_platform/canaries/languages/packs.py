@@ -50,6 +50,11 @@ def check_languages(languages: Sequence[str] | str) -> list[str]:
     return codes
 
 
+def language_name(code: str) -> str:
+    """A language's name in English ("German"), for answers written in English."""
+    return "English" if code == ENGLISH else pack(code).name
+
+
 def pack_problems(language: LanguagePack) -> list[str]:
     """Every structural fault of a pack: a missing property, not 11 wordings, a wording twice, a
     placeholder missing or repeated, a context form naming the subject, a marker of another language

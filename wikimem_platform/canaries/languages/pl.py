@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import re
 
-from wikimem_platform.canaries.languages.grammar import DateStyle, FEMALE, LanguagePack, MALE, register, written_date
+from wikimem_platform.canaries.languages.grammar import DateStyle, FEMALE, LanguagePack, register, written_date
+from wikimem_platform.vocabulary import MALE
 
 # --------------------------------------------------------------------------------------------
 # Templates: per property the baseline first, then 10 paraphrases. ⟦masc|fem⟧ agrees with the
