@@ -22,7 +22,6 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
@@ -37,22 +36,12 @@ from wikimem_platform.subject_requests.audit import audit_person_on_model, LANGU
 from wikimem_platform.subject_requests.languages import COUNTRY_LANGUAGES, plan_request
 from wikimem_platform.subject_requests.reference import property_metadata
 from wikimem_platform.wikidata.extract import read_dump
+from wikimem_platform.wikimem.controlled_rates import share_ci
 from wikimem_platform.wikimem.scoring import SentenceNllCache, ShardStore
 from wikimem_platform.vocabulary import M_THRESHOLD
 
 PROPERTIES = ["P106", "P27", "P19"]
 LANGUAGES = ("de", "fr", "pl")
-
-
-def bootstrap(per_person: list[tuple[float, int]], rounds: int = 2000, seed: int = 0) -> list[float]:
-    """[share, low, high]: hits over facts, people resampled (95 %)."""
-    if not per_person:
-        return [float("nan")] * 3
-    hits = np.array([h for h, _ in per_person], dtype=float)
-    facts = np.array([n for _, n in per_person], dtype=float)
-    draws = np.random.default_rng(seed).integers(0, len(per_person), size=(rounds, len(per_person)))
-    shares = hits[draws].sum(axis=1) / np.maximum(facts[draws].sum(axis=1), 1)
-    return [float(hits.sum() / max(facts.sum(), 1)), float(np.quantile(shares, 0.025)), float(np.quantile(shares, 0.975))]
 
 
 def people_of(language: str, humans: pd.DataFrame, claims: pd.DataFrame, terms: pd.DataFrame, n: int) -> pd.DataFrame:
@@ -157,7 +146,7 @@ def summarize(out: pd.DataFrame) -> dict:
         per_person_mem = [(int((b["M"] >= M_THRESHOLD).sum()), len(b)) for _, b in block.groupby("qid")]
         per_person_any = [(int((b["M"] > 0).sum()), len(b)) for _, b in block.groupby("qid")]
         summary[f"{group}/{language}"] = {"people": block["qid"].nunique(), "facts": len(block),
-                                          "memorized": bootstrap(per_person_mem), "ranked_first_somewhere": bootstrap(per_person_any),
+                                          "memorized": list(share_ci(per_person_mem)), "ranked_first_somewhere": list(share_ci(per_person_any)),
                                           "mean_M": float(block["M"].mean())}
     for group, block in out.groupby("group"):
         wide = block.pivot_table(index=["qid", "property"], columns=LANGUAGE, values="M").dropna()

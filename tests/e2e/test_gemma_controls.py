@@ -17,7 +17,6 @@ likelier than among 101, a harder test of the controls).
 import json
 import os
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -33,6 +32,7 @@ from wikimem_platform.subject_requests.audit import audit_person_on_model, perso
 from wikimem_platform.subject_requests.reference import property_metadata
 from wikimem_platform.wikidata.extract import read_dump
 from wikimem_platform.wikimem import controls
+from wikimem_platform.wikimem.controlled_rates import share_ci
 from wikimem_platform.wikimem.scoring import SentenceNllCache, ShardStore
 
 PROPERTIES = ["P106", "P27"]
@@ -57,16 +57,6 @@ N_WELL_KNOWN = int(os.environ.get("WIKIMEM_CONTROLS_STUDY_WELL_KNOWN", "10"))
 # the audit's seed (controls' names, look-alike names, context facts): the study again with
 # other draws, WIKIMEM_CONTROLS_STUDY_SEED=1
 SEED = int(os.environ.get("WIKIMEM_CONTROLS_STUDY_SEED", "0"))
-
-
-def bootstrap_ci(per_person: list[tuple[int, int]], rounds: int = 2000, seed: int = 0) -> tuple[float, float, float]:
-    """(share, low, high): facts beating the controls over facts, people resampled (95 %)."""
-    hits = np.array([h for h, _ in per_person], dtype=float)
-    facts = np.array([n for _, n in per_person], dtype=float)
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, len(per_person), size=(rounds, len(per_person)))
-    shares = hits[draws].sum(axis=1) / np.maximum(facts[draws].sum(axis=1), 1)
-    return float(hits.sum() / max(facts.sum(), 1)), float(np.quantile(shares, 0.025)), float(np.quantile(shares, 0.975))
 
 
 @pytest.mark.slow
@@ -121,7 +111,7 @@ def test_invented_people_get_no_verdict_and_well_known_ones_are_reported(gemma3,
     summary = {}
     for group, block in out.groupby("group"):
         per_person = [(int(b["verdict"].isin([MEMORIZED, WEAK]).sum()), len(b)) for _, b in block.groupby("name")]
-        share, low, high = bootstrap_ci(per_person)
+        share, low, high = share_ci(per_person)
         summary[group] = {"people": len(per_person), "facts": len(block), "memorized": int((block["verdict"] == MEMORIZED).sum()),
                           "weakly_associated": int((block["verdict"] == WEAK).sum()), "compared": int(block["n_controls"].notna().sum()),
                           "share_beating_controls": share, "ci95": [low, high]}

@@ -113,7 +113,8 @@ def _plan_in(code: str, subject: pd.DataFrame, facts: pd.DataFrame, *, terms: pd
     labels = language_labels(terms, code)
     gender = person_gender(facts, str(person["label"])) or MALE  # unknown: the grammatical default
     english = [str(person["label"]), *[str(a) for a in _names(person.get("aliases"))]]
-    own_aliases = language_aliases(terms, code).get(str(person["qid"]), [])
+    aliases_there = language_aliases(terms, code)
+    own_aliases = aliases_there.get(str(person["qid"]), [])
     name = labels.get(str(person["qid"]), str(person["label"]))
     aliases = [a for a in dict.fromkeys([*own_aliases, *english]) if a != name]
     local_subject = subject.assign(label=name, aliases=[aliases])
@@ -129,7 +130,7 @@ def _plan_in(code: str, subject: pd.DataFrame, facts: pd.DataFrame, *, terms: pd
         local_subject, local_facts.drop(columns=LABEL_FALLBACK), property_table=table,
         templates=agreed_templates(language_templates(code, enough), gender), counterfactuals=pool,
         properties=wanted, on_demand=False, shipped_forms=False, generic=language.generic_subject(gender),
-        gender=gender, value_aliases=language_aliases(terms, code), **_without(options, "value_aliases", "on_demand"))
+        gender=gender, value_aliases=aliases_there, **_without(options, "value_aliases", "on_demand"))
     plan.canaries[LABEL_FALLBACK] = plan.canaries["property"].isin(fallback)
 
     def reason(prop: str, given: str) -> str:

@@ -78,6 +78,20 @@ def _per_person(pairs: pd.DataFrame, flag: str) -> tuple[np.ndarray, np.ndarray]
     return grouped.sum().to_numpy(dtype=float), grouped.size().to_numpy(dtype=float)
 
 
+def share_ci(per_person: list[tuple[float, int]], n_bootstrap: int = 2000, seed: int = 0,
+             confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """(share, low, high): hits over facts of a group, its percentile bootstrap CI with people
+    resampled ((hits, facts) per person); NaN for no people."""
+    if not per_person:
+        return (float("nan"),) * 3
+    hits = np.array([h for h, _ in per_person], dtype=float)
+    facts = np.array([n for _, n in per_person], dtype=float)
+    draws = np.random.default_rng(seed).integers(0, len(per_person), size=(n_bootstrap, len(per_person)))
+    shares = hits[draws].sum(axis=1) / np.maximum(facts[draws].sum(axis=1), 1)
+    tail = (1 - confidence) / 2
+    return (float(hits.sum() / max(facts.sum(), 1)), float(np.quantile(shares, tail)), float(np.quantile(shares, 1 - tail)))
+
+
 def cohort_gap(pairs: pd.DataFrame, measures=GAP_MEASURES, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0,
                confidence: float = CONFIDENCE, first: str = WELL_KNOWN, second: str = LESSER_KNOWN) -> pd.DataFrame:
     """The well-known minus lesser-known rate of each measure (GAP_COLUMNS, percent) with a

@@ -74,3 +74,13 @@ def test_a_gap_that_is_all_one_way_has_a_ci_on_that_side():
                                "controls_M_max": 0.0, "M_compared": 1.0})
     row = cr.cohort_gap(cr.controlled_pairs(memo, comparison)).set_index("measure").loc[cr.WITH]
     assert (row["gap_pct"], row["ci_low_pct"], row["ci_high_pct"]) == (100, 100, 100)
+
+
+def test_a_groups_share_and_its_ci_over_people_by_hand():
+    from wikimem_platform.wikimem.controlled_rates import share_ci
+
+    assert share_ci([(1, 2), (1, 2)]) == (0.5, 0.5, 0.5)  # every resample is the same two people
+    share, low, high = share_ci([(3, 3), (0, 3)], n_bootstrap=4000)
+    assert share == 0.5 and low == 0.0 and high == 1.0  # a quarter of resamples draw one person twice
+    assert share_ci([(0, 3), (1, 3), (2, 3)], seed=1) == share_ci([(0, 3), (1, 3), (2, 3)], seed=1)
+    assert all(v != v for v in share_ci([]))  # no people: NaN
