@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from wikimem_platform.canaries.languages.localize import LABEL_FALLBACK
 from wikimem_platform.lm.endpoint import GENERATION, TOP_LOGPROBS
 from wikimem_platform.reports import compliance as reports
 from wikimem_platform.storage import write_atomically
@@ -128,7 +129,7 @@ class _Letter:
         asked = letter_text.fact_language(fact)
         if self.several_languages and not (self.english and out.startswith("Asked in ")):  # answer.py may say it first
             out += self.t("fact_asked_in", language=letter_text.asked_in(self.language, asked))
-        if (fact.get("labels_fallback") or fact.get("label_fallback")) and asked != ENGLISH:
+        if fact.get(LABEL_FALLBACK) and asked != ENGLISH:
             out += self.t("fact_fallback", language=letter_text.asked_in(self.language, asked),
                           adjective=letter_text.LANGUAGE_NAMES[self.language].get(asked, ("", "", asked))[2])
         return out

@@ -364,7 +364,7 @@ def test_the_language_column_appears_only_with_several_languages():
     assert "<th>gefragt auf</th>" not in page and "auf Deutsch gefragt" not in page
     assert "auf 11 verschiedene Arten formuliert (auf Deutsch)" in page  # said once, in the opening
     several = rich_document(letter_language="de")
-    several["models"][0]["facts"][1].update(language="pl", labels_fallback=True)
+    several["models"][0]["facts"][1].update(language="pl", label_fallback=True)
     page = answer_html(several)
     assert page.count("<th>gefragt auf</th>") == 3 and "<td>Polnisch</td>" in page and "<td>Englisch</td>" in page
     assert "Das Modell wurde auf Polnisch gefragt." in page and "Das Modell wurde auf Englisch gefragt." in page
