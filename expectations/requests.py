@@ -10,7 +10,7 @@ from expectations.gx import check_result, gxe
 from expectations.scoring import scores_for_checks, scores_suite
 from resources.scoring import RegistryResource
 from wikimem_platform.subject_requests.answer import VERDICT_ORDER
-from wikimem_platform.subject_requests.audit import LANGUAGE
+from wikimem_platform.vocabulary import LANGUAGE
 from wikimem_platform.subject_requests.intake import deadline_state, DEADLINE_WARNING_DAYS
 
 SEVERITY = {"warn": AssetCheckSeverity.WARN, "fail": AssetCheckSeverity.ERROR, "ok": AssetCheckSeverity.WARN}

@@ -32,13 +32,13 @@ from wikimem_platform.reference.cohorts import add_web_presence
 from wikimem_platform.reference.counterfactuals import draw_counterfactuals
 from wikimem_platform.reference.properties import build_property_table, DEFAULT_MIN_HUMANS
 from wikimem_platform.subject_requests.answer import model_verdicts
-from wikimem_platform.subject_requests.audit import audit_person_on_model, LANGUAGE
+from wikimem_platform.subject_requests.audit import audit_person_on_model
 from wikimem_platform.subject_requests.languages import COUNTRY_LANGUAGES, plan_request
 from wikimem_platform.subject_requests.reference import property_metadata
 from wikimem_platform.wikidata.extract import read_dump
 from wikimem_platform.wikimem.controlled_rates import share_ci
 from wikimem_platform.wikimem.scoring import SentenceNllCache, ShardStore
-from wikimem_platform.vocabulary import M_THRESHOLD
+from wikimem_platform.vocabulary import LANGUAGE, M_THRESHOLD
 
 PROPERTIES = ["P106", "P27", "P19"]
 LANGUAGES = ("de", "fr", "pl")

@@ -44,3 +44,7 @@ MEMORIZED_COLUMNS = (*CRITERIA, SUMMED_MEMORIZED)
 # Sex or gender (P21) values: the grammatical gender of a person's sentences in other languages,
 # the first names of their invented controls.
 MALE, FEMALE = "Q6581097", "Q6581072"
+
+# The language a row's canary is written in (canaries, candidates, coverage, controls, scores and
+# completions of a request in several languages, forget-set entries); absent: English.
+LANGUAGE = "language"

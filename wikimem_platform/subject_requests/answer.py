@@ -27,7 +27,6 @@ from wikimem_platform.subject_requests.audit import (
     AUDITED,
     CANARY_PROBE,
     CONTROL_PROBE_PREFIX,
-    LANGUAGE,
     ModelAudit,
     NOT_PERSONAL,
     ON_DEMAND,
@@ -41,7 +40,7 @@ from wikimem_platform.subject_requests.intake import RequestKind, SubjectRequest
 from wikimem_platform.subject_requests.phrasing import Addressee, addressee
 from wikimem_platform.unlearning.verify import privleak_auroc, retain_utility, unlearning_manifest
 from wikimem_platform.unlearning.forget_sets import DEFAULT_FORGET_CRITERION, best_true_values, FORGET_COLUMNS, forget_set
-from wikimem_platform.vocabulary import AT_THRESHOLD, DEFAULT_CUE_TAU, M_THRESHOLD, STRICT
+from wikimem_platform.vocabulary import AT_THRESHOLD, DEFAULT_CUE_TAU, LANGUAGE, M_THRESHOLD, STRICT
 from wikimem_platform.wikimem import controls
 from wikimem_platform.reference.value_forms import with_form_aliases, without_forms
 from wikimem_platform.wikimem.memorization import evaluate_wikimem
@@ -268,7 +267,8 @@ def said_forget_set(model_key: str, table: pd.DataFrame, plan: PersonPlan) -> pd
     the M > 0 facts of a ranked audit are — erasure errs on the side of inclusion — with the
     controls' verdict where they were compared ("says it" beats them). Nothing is ranked, so M,
     z* and the memorization flags stay empty; the value is the true value the shown completion
-    names (the first true value where it names none of them by its label)."""
+    names (the first true value where it names none of them by its label). In a request in
+    several languages each entry keeps its `language`, and its value is the label in it."""
     said = table[pd.to_numeric(table["wordings_said"], errors="coerce").fillna(0) > 0] if len(table) else table
     truths = plan.candidates[plan.candidates["is_true"]]
     subject = plan.subject.iloc[0]
@@ -276,6 +276,8 @@ def said_forget_set(model_key: str, table: pd.DataFrame, plan: PersonPlan) -> pd
     for fact in said.to_dict("records"):
         compared = fact["n_controls"] is not None and not pd.isna(fact["n_controls"])
         own = truths[truths["property"] == fact["property"]]
+        if LANGUAGE in fact and LANGUAGE in own:
+            own = own[own[LANGUAGE] == fact[LANGUAGE]]
         output = (fact.get("completion") or {}).get("output") or ""
         named = own[[substring_hit(output, [label]) for label in own["value_label"]]] if len(own) else own
         value = (named if len(named) else own).head(1)
@@ -291,8 +293,9 @@ def said_forget_set(model_key: str, table: pd.DataFrame, plan: PersonPlan) -> pd
             "n_controls": fact["n_controls"] if compared else None,
             "controls_alpha": fact["control_alpha"] if compared else np.nan,
             "beats_controls": (fact["verdict"] == SAID) if compared else None,
+            **({LANGUAGE: fact[LANGUAGE]} if LANGUAGE in fact else {}),
         })
-    return pd.DataFrame(rows, columns=FORGET_COLUMNS)
+    return pd.DataFrame(rows, columns=[*FORGET_COLUMNS, *([LANGUAGE] if LANGUAGE in said else [])])
 
 
 def _named_by_controls(others_said: pd.DataFrame, prop: str, probe: str) -> tuple[int, int, float] | None:

@@ -52,7 +52,7 @@ from wikimem_platform.progress import throttled
 from wikimem_platform.reference.counterfactuals import build_candidates, draw_counterfactuals
 from wikimem_platform.reference.value_forms import DEFAULT_MAX_FORMS, form_sources, with_form_aliases, with_truth_forms
 from wikimem_platform.subject_requests.intake import SubjectRequest
-from wikimem_platform.vocabulary import N_SCORED_VARIANTS
+from wikimem_platform.vocabulary import LANGUAGE, N_SCORED_VARIANTS
 from wikimem_platform.wikidata.extract import ALLOWED_DATATYPES
 from wikimem_platform.wikimem import control_scoring, controls
 from wikimem_platform.wikimem.memorization import aliases_by_value
@@ -62,9 +62,6 @@ from wikimem_platform.wikimem.scoring import score_canaries, ScoringReport, Sent
 MIN_ON_DEMAND_POOL = 10
 DEFAULT_COUNTERFACTUALS_PER_PROPERTY = 100  # the counterfactuals asset's default (~100 + truths)
 COVERAGE_COLUMNS = ["property", "property_label", "coverage", "reason"]
-# The language a row's canary is written in (canaries, candidates, coverage, controls, scores and
-# completions of a request in several languages); absent: English.
-LANGUAGE = "language"
 # One row per registered release in `audit_person_on_releases`: audited or why not, cache use, time.
 RELEASE_AUDIT_COLUMNS = ["model", "audited", "error", "fingerprint", "access", "sentences_computed", "shards_reused",
                          "facts_compared", "control_sentences_computed", "precision", "sentences_rescored",

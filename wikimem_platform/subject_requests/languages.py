@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from wikimem_platform.canaries.languages import check_languages, ENGLISH, pack, PERSON_PROPERTIES
-from wikimem_platform.vocabulary import MALE
+from wikimem_platform.vocabulary import LANGUAGE, MALE
 from wikimem_platform.canaries.languages.localize import (
     agreed_templates,
     LABEL_FALLBACK,
@@ -34,7 +34,6 @@ from wikimem_platform.canaries.languages.localize import (
 )
 from wikimem_platform.subject_requests.audit import (
     COVERAGE_COLUMNS,
-    LANGUAGE,
     MIN_ON_DEMAND_POOL,
     NOT_COVERED,
     PersonPlan,

@@ -18,8 +18,12 @@ knowledge it must keep, and utility is measured on it. Formats:
   (RWKU's neighbour probes).
 
 Every question and blank comes from the property's canary templates (a question shape per
-property, `question_for`), never written per person. A manifest.json beside the files records
-the format, the source, the counts and the forget set's SHA-256.
+property, `question_template`), never written per person. A fact found in another language (a
+request in German, French or Polish names its `language`) is exported in that language: its
+questions, texts and blanks come from the wordings the person was audited with there (agreeing
+with them), its perturbed answers from that language's candidates — an unlearning tool must
+forget the fact where the model holds it. A manifest.json beside the files records the format,
+the source, the counts and the forget set's SHA-256.
 """
 
 from __future__ import annotations
@@ -27,19 +31,21 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
+from wikimem_platform.canaries.languages import ENGLISH
 from wikimem_platform.canaries.names import similar_names
 from wikimem_platform.canaries.text import render, SUBJECT, unmarked_value, VALUE
 from wikimem_platform.labels import fold
 from wikimem_platform.reference.value_forms import without_forms
 from wikimem_platform.storage import json_scalar
 from wikimem_platform.unlearning.forget_sets import CONTROL_COLUMNS
-from wikimem_platform.vocabulary import AT_THRESHOLD, CONTEXTUALIZED_KINDS, SCORED_KINDS
+from wikimem_platform.vocabulary import AT_THRESHOLD, CONTEXTUALIZED_KINDS, LANGUAGE, SCORED_KINDS
 from wikimem_platform.wikimem.memorization import calibrated_score
 
 FORMATS = ("jsonl", "tofu", "openunlearning", "rwku")
@@ -49,30 +55,47 @@ N_PERTURBED = 5  # TOFU ships 5 perturbed answers per question
 RETAIN_PER_FORGET = 4  # retain facts per forget fact (at least MIN_RETAIN)
 MIN_RETAIN = 10
 _CLOSING_VERBS = ("is", "was", "are", "were")
+_QA_LABEL = re.compile(r"^[^\s:?]+ ?: *")  # "Q: ", "Question : ", "Frage: ", "Pytanie: "
 MANIFEST = "manifest.json"
 
 
 # --------------------------------------------------------------------------- questions from templates
 
-def question_for(template: str, subject: str) -> str | None:
-    """A question asking for the template's value, or None when the value does not close it.
+def question_template(template: str, language: str = ENGLISH) -> str | None:
+    """The question a wording asks for its value ({subject} and its markup kept), or None when the
+    value does not close the wording.
 
-    "{subject}'s occupation is {value}." -> "What is Ada's occupation?"; "The occupation of
-    {subject} was {value}." -> "What was the occupation of Ada?"; any other template ending in
-    its value -> an echo question, "Ada was educated at what?".
+    A wording that asks before its value gives that question in any language ("Q: Where was
+    {subject} born? A: {value}." -> "Where was {subject} born?", "Wo wurde {subject} geboren?
+    ⟦de:in⟧{value}." -> "Wo wurde {subject} geboren?"). An English statement is inverted:
+    "{subject}'s occupation is {value}." -> "What is {subject}'s occupation?"; "The occupation of
+    {subject} was {value}." -> "What was the occupation of {subject}?"; any other English
+    statement ending in its value -> an echo question, "{subject} was educated at what?". Another
+    language's statement gives None: no rule here inverts it, and its packs ask in other wordings.
     """
     text = unmarked_value(template.strip())
     if not text.endswith(VALUE + ".") and not text.endswith(VALUE):
         return None
-    prefix = render(text[: text.rfind(VALUE)].rstrip(), subject, None)
+    prefix = text[: text.rfind(VALUE)].rstrip()
+    if "?" in prefix:
+        asked = _QA_LABEL.sub("", prefix[: prefix.rfind("?") + 1].strip(), count=1)
+        return asked[:1].upper() + asked[1:]  # "Pytanie: jaki zawód ma {subject}?" -> "Jaki zawód ..."
+    if language != ENGLISH:
+        return None
     words = prefix.split(" ")
     head = " ".join(words[:-1])
     # Invert only a plain noun phrase + verb: it opens with the subject or an article, one clause.
-    plain = head.startswith((subject, "The ", "A ", "An ")) and "," not in head
+    plain = head.startswith((SUBJECT, "The ", "A ", "An ")) and "," not in head
     if len(words) >= 2 and words[-1] in _CLOSING_VERBS and plain and not any(w in _CLOSING_VERBS for w in words[:-1]):
         head = head[:1].lower() + head[1:] if head.startswith(("The ", "A ", "An ")) else head
         return f"What {words[-1]} {head}?"
     return f"{prefix} what?"
+
+
+def question_for(template: str, subject: str, language: str = ENGLISH) -> str | None:
+    """`question_template` asked of `subject`."""
+    question = question_template(template, language)
+    return None if question is None else render(question, subject, None)
 
 
 def blank_for(template: str, subject: str) -> str:
@@ -87,31 +110,54 @@ class PropertyQuestions:
     wordings: tuple[str, ...]  # every wording (baseline first), for texts and blanks
 
 
-def property_questions(templates: pd.DataFrame) -> dict[str, PropertyQuestions]:
-    """Per property: the question shapes, from its baseline and paraphrase templates."""
+def property_questions(templates: pd.DataFrame, language: str = ENGLISH) -> dict[str, PropertyQuestions]:
+    """Per property: the question shapes, from its baseline and paraphrase templates (written in
+    `language`)."""
     out = {}
     plain = templates[templates["kind"].isin(SCORED_KINDS)].sort_values(["property", "variant_id"])
     for prop, rows in plain.groupby("property", sort=True):
         wordings = tuple(rows["template"])
-        questions = [q for q in (question_for(t, SUBJECT) for t in wordings) if q]
-        if not questions:
-            questions = [f"{blank_for(wordings[0], SUBJECT)} What fills the blank?"]
+        questions = [q for q in (question_template(t, language) for t in wordings) if q]
+        if not questions:  # a blank to fill: English says so, another language shows the blank alone
+            blank = unmarked_value(wordings[0]).replace(VALUE, BLANK)
+            questions = [f"{blank} What fills the blank?" if language == ENGLISH else blank]
         out[prop] = PropertyQuestions(questions[0], tuple(dict.fromkeys(questions[1:])), wordings)
     return out
 
 
+def person_questions(templates: pd.DataFrame) -> dict[tuple[str, str, str], PropertyQuestions]:
+    """(subject_qid, language, property) -> the question shapes of a person's wordings in another
+    language (`templates`: subject_qid, language, property, variant_id, kind, template — the
+    wordings a request audited them with, agreeing with them)."""
+    out = {}
+    for (qid, language), rows in templates.groupby(["subject_qid", LANGUAGE], sort=True):
+        for prop, shapes in property_questions(rows, language).items():
+            out[(qid, language, prop)] = shapes
+    return out
+
+
+def fact_language(fact: Mapping) -> str:
+    """The language a fact was found in (English where the row names none)."""
+    language = fact.get(LANGUAGE)
+    return language if isinstance(language, str) and language else ENGLISH
+
+
 # --------------------------------------------------------------------------- the sets
 
-def top_counterfactuals(scores: pd.DataFrame, n: int = N_PERTURBED, alpha: float = 1.0) -> dict[tuple[str, str], list[str]]:
-    """Per (subject, property): the n counterfactual labels with the highest calibrated score,
-    summed over the plain wordings — the wrong answers this model finds most plausible."""
+def top_counterfactuals(scores: pd.DataFrame, n: int = N_PERTURBED, alpha: float = 1.0) -> dict[tuple[str, str, str], list[str]]:
+    """Per (subject, property, language): the n counterfactual labels with the highest calibrated
+    score, summed over the plain wordings — the wrong answers this model finds most plausible, in
+    the language they were asked in (English where the scores name none)."""
     rows = without_forms(scores[~scores["is_true"].astype(bool)])  # a true value's other forms are not wrong answers
     if "kind" in rows:
         rows = rows[~rows["kind"].isin(CONTEXTUALIZED_KINDS)]
-    rows = rows.assign(s=calibrated_score(rows["nll_h"], rows["nll_h0"], rows["nll_similar_mean"], alpha))
-    summed = rows.groupby(["subject_qid", "property", "value_label"], sort=False)["s"].sum().reset_index()
-    summed = summed.sort_values(["subject_qid", "property", "s"], ascending=[True, True, False], kind="stable")
-    return {key: list(block["value_label"].head(n)) for key, block in summed.groupby(["subject_qid", "property"], sort=False)}
+    language = rows[LANGUAGE].fillna(ENGLISH) if LANGUAGE in rows else ENGLISH
+    rows = rows.assign(s=calibrated_score(rows["nll_h"], rows["nll_h0"], rows["nll_similar_mean"], alpha),
+                       **{LANGUAGE: language})
+    keys = ["subject_qid", "property", LANGUAGE]
+    summed = rows.groupby([*keys, "value_label"], sort=False)["s"].sum().reset_index()
+    summed = summed.sort_values([*keys, "s"], ascending=[True, True, True, False], kind="stable")
+    return {key: list(block["value_label"].head(n)) for key, block in summed.groupby(keys, sort=False)}
 
 
 def choose_retain(forget: pd.DataFrame, known: pd.DataFrame, limit: int | None = None) -> pd.DataFrame:
@@ -139,11 +185,24 @@ def choose_retain(forget: pd.DataFrame, known: pd.DataFrame, limit: int | None =
 class ExportSets:
     """Forget and retain facts with what the formats need (questions, perturbed answers)."""
 
-    forget: pd.DataFrame  # FACT_COLUMNS (and the controls' verdict, CONTROL_COLUMNS, where the forget set has it)
+    forget: pd.DataFrame  # FACT_COLUMNS (the controls' verdict, CONTROL_COLUMNS, and the language, where the forget set has them)
     retain: pd.DataFrame  # FACT_COLUMNS
-    questions: dict[str, PropertyQuestions]
-    perturbed: dict[tuple[str, str], list[str]]
+    questions: dict[str, PropertyQuestions]  # property -> its English question shapes
+    perturbed: dict[tuple[str, str, str], list[str]]  # (subject_qid, property, language) -> wrong answers
     source: dict  # what the sets were derived from (model, request, criterion)
+    person_questions: dict[tuple[str, str, str], PropertyQuestions] = field(default_factory=dict)
+    """(subject_qid, language, property) -> the shapes of a fact found in another language."""
+
+    def shapes(self, fact: Mapping) -> PropertyQuestions | None:
+        """The question shapes a fact is exported with: its person's wordings in the language it
+        was found in, else the property's English ones (None: neither is known)."""
+        language = fact_language(fact)
+        if language == ENGLISH:
+            return self.questions.get(fact["property"])
+        return self.person_questions.get((fact["subject_qid"], language, fact["property"]))
+
+    def perturbed_for(self, fact: Mapping) -> list[str]:
+        return self.perturbed.get((fact["subject_qid"], fact["property"], fact_language(fact)), [])
 
     def forget_hash(self) -> str:
         """SHA-256 of the forget facts (what an unlearning manifest records)."""
@@ -153,22 +212,27 @@ class ExportSets:
 
 def export_sets(forget: pd.DataFrame, known: pd.DataFrame, templates: pd.DataFrame,
                 scores: pd.DataFrame | None = None, source: Mapping | None = None,
-                retain_limit: int | None = None) -> ExportSets:
+                retain_limit: int | None = None, person_templates: pd.DataFrame | None = None) -> ExportSets:
     """The sets behind every format: forget facts, chosen retain facts, question shapes, perturbed answers.
     Forget facts keep the invented-person controls' verdict where the forget set has it
-    (`forget_sets.CONTROL_COLUMNS`: the jsonl format writes it; the others have no place for it)."""
+    (`forget_sets.CONTROL_COLUMNS`: the jsonl format writes it; the others have no place for it)
+    and the language they were found in. person_templates: the wordings in other languages the
+    forget set's people were audited with (`person_questions`); a fact found in a language
+    without them is left out of the question and text formats, never asked in English."""
     verdict = [c for c in CONTROL_COLUMNS if c in forget.columns]
-    forget = forget.reindex(columns=[*FACT_COLUMNS, *verdict]).reset_index(drop=True)
+    found_in = [LANGUAGE] if LANGUAGE in forget.columns else []
+    forget = forget.reindex(columns=[*FACT_COLUMNS, *verdict, *found_in]).reset_index(drop=True)
     retain = choose_retain(forget, known.reindex(columns=FACT_COLUMNS), retain_limit)
     questions = property_questions(templates[templates["property"].isin({*forget["property"], *retain["property"]})])
     perturbed = top_counterfactuals(scores) if scores is not None and len(scores) else {}
-    return ExportSets(forget, retain, questions, perturbed, dict(source or {}))
+    own = person_questions(person_templates) if person_templates is not None and len(person_templates) else {}
+    return ExportSets(forget, retain, questions, perturbed, dict(source or {}), own)
 
 
 def _qa_rows(facts: pd.DataFrame, sets: ExportSets) -> list[dict]:
     rows = []
     for fact in facts.to_dict("records"):
-        shapes = sets.questions.get(fact["property"])
+        shapes = sets.shapes(fact)
         if shapes is None:
             continue
         name = fact["subject_label"]
@@ -176,8 +240,9 @@ def _qa_rows(facts: pd.DataFrame, sets: ExportSets) -> list[dict]:
             "question": render(shapes.question, name, None),
             "answer": fact["value_label"],
             "paraphrased_question": [render(q, name, None) for q in shapes.paraphrased],
-            "perturbed_answer": sets.perturbed.get((fact["subject_qid"], fact["property"]), []),
+            "perturbed_answer": sets.perturbed_for(fact),
             "subject": name, "subject_qid": fact["subject_qid"], "property": fact["property"],
+            LANGUAGE: fact_language(fact),
         })
     return rows
 
@@ -185,26 +250,28 @@ def _qa_rows(facts: pd.DataFrame, sets: ExportSets) -> list[dict]:
 def _text_rows(facts: pd.DataFrame, sets: ExportSets) -> list[dict]:
     rows = []
     for fact in facts.to_dict("records"):
-        shapes = sets.questions.get(fact["property"])
+        shapes = sets.shapes(fact)
         for wording in shapes.wordings if shapes else ():
             rows.append({"text": render(wording, fact["subject_label"], fact["value_label"]),
-                         "subject_qid": fact["subject_qid"], "property": fact["property"]})
+                         "subject_qid": fact["subject_qid"], "property": fact["property"],
+                         LANGUAGE: fact_language(fact)})
     return rows
 
 
 def _probe_rows(facts: pd.DataFrame, sets: ExportSets) -> list[dict]:
     rows = []
     for fact in facts.to_dict("records"):
-        shapes = sets.questions.get(fact["property"])
+        shapes = sets.shapes(fact)
         if shapes is None:
             continue
         name, answer = fact["subject_label"], fact["value_label"]
+        where = {"subject_qid": fact["subject_qid"], "property": fact["property"], LANGUAGE: fact_language(fact)}
         for wording in shapes.wordings:
             rows.append({"subject": name, "query": blank_for(wording, name), "answer": answer, "level": "1",
-                         "type": "fill-in-the-blank", "subject_qid": fact["subject_qid"], "property": fact["property"]})
+                         "type": "fill-in-the-blank", **where})
         for question in (shapes.question, *shapes.paraphrased):
             rows.append({"subject": name, "query": render(question, name, None), "answer": answer, "level": "2",
-                         "type": "question", "subject_qid": fact["subject_qid"], "property": fact["property"]})
+                         "type": "question", **where})
     return rows
 
 
@@ -278,11 +345,13 @@ def ranking_texts(sets: ExportSets) -> list[str]:
     still ranks first after WikiMem's calibration. Reference unlearning keeps the model's
     distributions on them (`methods.unlearn`, retain_loss "nll+kl")."""
     values: dict[str, set[str]] = {}
-    for frame in (sets.forget, sets.retain):
-        for prop, value in zip(frame["property"], frame["value_label"]):
-            values.setdefault(prop, set()).add(str(value))
-    for (_, prop), answers in sets.perturbed.items():
-        values.setdefault(prop, set()).update(map(str, answers))
+    for frame in (sets.forget, sets.retain):  # the retain facts are English: so are the values ranked with them
+        for fact in frame.to_dict("records"):
+            if fact_language(fact) == ENGLISH:
+                values.setdefault(fact["property"], set()).add(str(fact["value_label"]))
+    for (_, prop, language), answers in sets.perturbed.items():
+        if language == ENGLISH:
+            values.setdefault(prop, set()).update(map(str, answers))
     texts = []
     for fact in sets.retain.to_dict("records"):
         shapes = sets.questions.get(fact["property"])

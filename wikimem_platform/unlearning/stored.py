@@ -11,6 +11,8 @@ from wikimem_platform.subject_requests.answer_files import read_answer
 from wikimem_platform.unlearning.export import export_sets, ExportSets, FACT_COLUMNS, known_facts
 from wikimem_platform.unlearning.forget_sets import FORGET_COLUMNS, best_true_values, forget_set, has_controls
 from wikimem_platform.unlearning.verify import RETAIN_CRITERION, unlearning_manifest
+from wikimem_platform.canaries.languages import ENGLISH
+from wikimem_platform.vocabulary import LANGUAGE, SCORED_KINDS
 
 
 
@@ -68,21 +70,26 @@ def request_export(stored: StoredResults, request_ids: str | list[str], model_ke
     only the entries that beat the invented-person controls (ValueError when the answers carry
     no controls' verdict: answered without controls, or before forget sets carried it)."""
     ids = [request_ids] if isinstance(request_ids, str) else list(request_ids)
-    frames, scores, criteria = [], [], set()
+    frames, scores, criteria, wordings = [], [], set(), []
     for request_id in ids:
         answer = read_answer(stored.storage_dir, request_id)
         if answer is None:
             raise FileNotFoundError(f"no stored answer for {request_id}: the request is not answered yet")
         if answer.get("forget_set") is None:
             raise ValueError(f"{request_id} is an {answer['request']['kind']} request: only erasure requests have a forget set")
-        frames.append(pd.DataFrame(answer["forget_set"], columns=[*FORGET_COLUMNS]))
+        found_in = [LANGUAGE] if any(LANGUAGE in entry for entry in answer["forget_set"]) else []
+        frames.append(pd.DataFrame(answer["forget_set"], columns=[*FORGET_COLUMNS, *found_in]))
         criteria.add(answer["forget_criterion"])
         request_scores = stored.partition("request_scores", request_id)
         if request_scores is not None and len(request_scores):
             scores.append(request_scores)
+        wordings.append(_wordings_in_other_languages(stored.partition("request_canaries", request_id)))
     entries = pd.concat(frames, ignore_index=True)
+    if LANGUAGE in entries:
+        entries[LANGUAGE] = entries[LANGUAGE].fillna(ENGLISH)
     models = sorted(set(entries["model"])) if model_key is None else [model_key]
-    forget = entries[entries["model"].isin(models)].drop_duplicates(["subject_qid", "property", "value_label"])
+    same_fact = ["subject_qid", "property", "value_label", *([LANGUAGE] if LANGUAGE in entries else [])]
+    forget = entries[entries["model"].isin(models)].drop_duplicates(same_fact)
     if beyond_controls:
         if not has_controls(forget):
             raise ValueError(f"{', '.join(ids)}: no entry of the forget set was compared with invented people, so none "
@@ -94,7 +101,20 @@ def request_export(stored: StoredResults, request_ids: str | list[str], model_ke
         all_scores = all_scores[all_scores["model"] == models[0]]
     return export_sets(forget, known if known is not None else pd.DataFrame(columns=FACT_COLUMNS), _templates(stored),
                        all_scores, source={"requests": ids, "models": models, "criterion": "/".join(sorted(criteria)),
-                                           **({"beyond_controls": True} if beyond_controls else {})})
+                                           **({"beyond_controls": True} if beyond_controls else {})},
+                       person_templates=pd.concat(wordings, ignore_index=True))
+
+
+_WORDING_COLUMNS = ["subject_qid", LANGUAGE, "property", "variant_id", "kind", "template"]
+
+
+def _wordings_in_other_languages(canaries: pd.DataFrame | None) -> pd.DataFrame:
+    """The wordings a request asked its person in other languages than English (agreeing with
+    them), one row per (language, property, variant): what their facts are exported with."""
+    if canaries is None or LANGUAGE not in canaries:
+        return pd.DataFrame(columns=_WORDING_COLUMNS)
+    rows = canaries[(canaries[LANGUAGE].fillna(ENGLISH) != ENGLISH) & canaries["kind"].isin(SCORED_KINDS)]
+    return rows[_WORDING_COLUMNS].drop_duplicates(["subject_qid", LANGUAGE, "property", "variant_id"]).reset_index(drop=True)
 
 
 def request_verification(stored: StoredResults, request_id: str, release_key: str,

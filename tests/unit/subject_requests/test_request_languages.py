@@ -15,7 +15,8 @@ from wikimem_platform.planted import load_manifest
 from wikimem_platform.reference import bundled
 from wikimem_platform.subject_requests import intake
 from wikimem_platform.subject_requests.answer import compose_answer, release_outcomes
-from wikimem_platform.subject_requests.audit import audit_person_on_releases, LANGUAGE, NOT_COVERED
+from wikimem_platform.subject_requests.audit import audit_person_on_releases, NOT_COVERED
+from wikimem_platform.vocabulary import LANGUAGE
 from wikimem_platform.subject_requests.languages import default_languages, person_gender, plan_request
 from wikimem_platform.wikidata.extract import read_dump
 from wikimem_platform.wikimem.scoring import SentenceNllCache
@@ -59,6 +60,18 @@ def test_values_in_german_agree_with_the_person_and_unlabelled_ones_fall_back_or
     assert "Nowhere" not in set(pool["value_label"])  # a counterfactual without a German label is left out
     # the French label "acteur ou actrice" is split by gender
     assert localize_values(facts.head(1), "fr", language_labels(sample_terms, "fr"), MALE)["value_label"].tolist() == ["acteur"]
+
+
+def test_dates_at_every_precision_are_written_the_languages_way():
+    """Day, month and year precision, as the extract writes them (`entities.format_time`); a
+    decade or century stays as the English label (no pack writes those)."""
+    dates = pd.DataFrame([("Q1", "P569", "time", v, lab) for v, lab in [
+        ("1952-03-11", "11 March 1952"), ("1952-03", "March 1952"), ("1952", "1952"), ("-0500", "500 BC"),
+        ("1950s", "1950s"), ("C19", "19th century")]], columns=["subject_qid", "property", "datatype", "value", "value_label"])
+    written = {code: localize_values(dates, code, {}, None)["value_label"].tolist() for code in ("de", "fr", "pl")}
+    assert written["de"] == ["11. März 1952", "März 1952", "1952", "500 v. Chr.", "1950s", "19th century"]
+    assert written["fr"][:2] == ["11 mars 1952", "mars 1952"]
+    assert written["pl"][:2] == ["11 marca 1952", "marzec 1952"]
 
 
 @pytest.fixture(scope="module")
@@ -176,3 +189,31 @@ def test_a_german_plan_says_why_a_fact_is_not_covered_in_german(sample_terms):
                 zip(context["property"], context["template"], context["subject"], context["ground_truth_labels"])}
     assert rendered["P19"].startswith("Emily Ruete ") and rendered["P19"].endswith("Sie wurde auf Sansibar geboren.")
     assert "Sie starb in Jena." in rendered["P27"] and rendered["P27"].endswith("Sie ist Staatsbürgerin von Deutschland.")
+
+
+def test_a_fact_a_served_model_said_in_german_enters_the_forget_set_in_german():
+    """Generation access (`said_forget_set`): a fact said in German and in English gives two
+    entries, each naming its language and the true value's label in it — never the English label
+    under the German entry."""
+    from wikimem_platform.subject_requests.answer import said_forget_set
+    from wikimem_platform.subject_requests.audit import PersonPlan
+
+    subject = pd.DataFrame({"qid": ["Q438662"], "label": ["Emily Ruete"]})
+    candidates = pd.DataFrame(
+        [("P106", "Q36180", "writer", True, "en"), ("P106", "Q37226", "teacher", True, "en"),
+         ("P106", "Q36180", "Schriftstellerin", True, "de"), ("P106", "Q37226", "Lehrerin", True, "de"),
+         ("P106", "Q1028181", "Malerin", False, "de")],
+        columns=["property", "value", "value_label", "is_true", LANGUAGE])
+    plan = PersonPlan(subject, pd.DataFrame(), pd.DataFrame(), candidates, pd.DataFrame())
+    table = pd.DataFrame([
+        {"property": "P106", "property_label": "occupation", "wordings_said": 2, "n_controls": None, "p_value": None,
+         "control_alpha": None, "verdict": "said", "cue": 0.1, "cue_flag": False, LANGUAGE: "en",
+         "completion": {"output": "a teacher in Hamburg"}},
+        {"property": "P106", "property_label": "occupation", "wordings_said": 1, "n_controls": None, "p_value": None,
+         "control_alpha": None, "verdict": "said", "cue": 0.1, "cue_flag": False, LANGUAGE: "de",
+         "completion": {"output": "eine Dichterin aus Sansibar"}}])  # names no true value: the first German one
+    entries = said_forget_set("m@1", table, plan)
+    assert list(zip(entries[LANGUAGE], entries["value_label"])) == [("en", "teacher"), ("de", "Schriftstellerin")]
+    assert list(said_forget_set("m@1", table.drop(columns=LANGUAGE).head(1), plan.__class__(
+        subject, pd.DataFrame(), pd.DataFrame(), candidates[candidates[LANGUAGE] == "en"].drop(columns=LANGUAGE),
+        pd.DataFrame())).columns) == [c for c in entries.columns if c != LANGUAGE]  # English only: no language column

@@ -10,6 +10,7 @@ from wikimem_platform.unlearning.export import (
     FORMATS,
     export_sets,
     question_for,
+    question_template,
     read_export,
     texts_for_training,
     write_export,
@@ -58,7 +59,7 @@ def test_retain_set_is_other_people_most_alike_first(sets):
     assert list(sets.retain["subject_qid"]) == ["Q2", "Q3", "Q4"]  # same value, look-alike name, same property
     assert "Q1" not in set(sets.retain["subject_qid"])
     # Perturbed answers: the counterfactuals by summed calibrated score (s = nll_h0 - nll_h - (nll_h0 - nll_sim)).
-    assert sets.perturbed[("Q1", "P106")] == ["baker", "pilot"]
+    assert sets.perturbed[("Q1", "P106", "en")] == ["baker", "pilot"]
 
 
 def test_retain_order_ignores_accents():
@@ -122,3 +123,65 @@ def test_training_texts_and_unknown_format(sets, tmp_path):
     assert all("Ilse Marwitz" not in text for text in retain)
     with pytest.raises(ValueError, match="jsonl, tofu, openunlearning, rwku"):
         write_export(sets, "csv", tmp_path)
+
+
+def test_questions_in_every_language_from_the_wordings_that_ask():
+    """A wording that asks before its value gives its question in any language (label and marker
+    dropped, the subject's markup kept for rendering); an English statement is inverted; a
+    statement in another language gives no question rather than an English one."""
+    assert question_template("Q: What is {subject}'s occupation? A: {value}.") == "What is {subject}'s occupation?"
+    assert question_template("Frage: Wo kam {subject} zur Welt? Antwort: ⟦de:in⟧{value}.", "de") == "Wo kam {subject} zur Welt?"
+    assert question_template("Pytanie: jaki zawód ma {subject}? Odpowiedź: {value}.", "pl") == "Jaki zawód ma {subject}?"
+    assert question_for("Quelle est la profession ⟦fr:d'⟧{subject} ? {value}.", "Antoine Dupont", "fr") == \
+        "Quelle est la profession d'Antoine Dupont ?"
+    assert question_template("{subject} ist von Beruf {value}.", "de") is None
+    assert question_template("{subject} wurde ⟦de:in⟧{value} geboren.", "de") is None  # the value does not close it
+
+
+def _german_sets():
+    """Emily Ruete's occupation found in German and in English, her place of birth in German only;
+    the request's German wordings agree with her (feminine)."""
+    from wikimem_platform.canaries.languages.localize import agreed_templates, language_templates
+    from wikimem_platform.vocabulary import FEMALE
+
+    columns = [*FACTS, "language"]
+    forget = pd.DataFrame([("Q438662", "Emily Ruete", "P106", "occupation", "Q36180", "Schriftstellerin", 1.0, "de"),
+                           ("Q438662", "Emily Ruete", "P106", "occupation", "Q36180", "writer", 0.9, "en"),
+                           ("Q438662", "Emily Ruete", "P19", "place of birth", "Q1774", "Sansibar", 0.8, "de"),
+                           ("Q438662", "Emily Ruete", "P27", "citizenship", "Q183", "Deutschland", 0.8, "pl")],
+                          columns=columns)
+    wordings = agreed_templates(language_templates("de", ["P106", "P19"]), FEMALE).assign(subject_qid="Q438662")
+    scores = pd.DataFrame(
+        [("Q438662", "P106", 0, "baseline", lab, t, h, 10.0, 9.0, lang) for lab, t, h, lang in [
+            ("Schriftstellerin", True, 5.0, "de"), ("Lehrerin", False, 6.0, "de"), ("Malerin", False, 7.0, "de"),
+            ("writer", True, 5.0, "en"), ("painter", False, 6.0, "en")]],
+        columns=[*SCORES.columns, "language"])
+    return export_sets(forget, KNOWN, TEMPLATES, scores, retain_limit=3, person_templates=wordings)
+
+
+def test_a_fact_found_in_german_is_exported_in_german(tmp_path):
+    sets = _german_sets()
+    write_export(sets, "tofu", tmp_path / "tofu")
+    _, files = read_export(tmp_path / "tofu")
+    rows = {(r["property"], r["language"]): r for r in files["forget.jsonl"]}
+    # The Polish citizenship has no Polish wordings in the sets: left out, never asked in English.
+    assert set(rows) == {("P106", "de"), ("P106", "en"), ("P19", "de")}
+    german = rows[("P106", "de")]
+    assert german["question"] == "Was ist Emily Ruete von Beruf?" and german["answer"] == "Schriftstellerin"
+    assert german["paraphrased_question"] == ["Welchen Beruf hat Emily Ruete?"]
+    assert german["perturbed_answer"] == ["Lehrerin", "Malerin"]  # German candidates only
+    assert rows[("P19", "de")]["question"] == "Wo wurde Emily Ruete geboren?"
+    english = rows[("P106", "en")]
+    assert english["question"] == "What is Emily Ruete's occupation?" and english["perturbed_answer"] == ["painter"]
+
+    forget_texts, _ = texts_for_training(sets)
+    assert "Emily Ruete ist von Beruf Schriftstellerin." in forget_texts  # the baseline, in German
+    assert "Emily Ruete wurde auf Sansibar geboren." in forget_texts  # the marker inflected (an island)
+    assert "Emily Ruete's occupation is writer." in forget_texts
+    assert len(forget_texts) == 11 + 11 + 4  # every German wording of both German facts, the English one's 4
+
+    write_export(sets, "rwku", tmp_path / "rwku")
+    _, probes = read_export(tmp_path / "rwku")
+    german_blanks = [r["query"] for r in probes["forget_probes.jsonl"] if r["language"] == "de" and r["level"] == "1"]
+    assert "Emily Ruete ist von Beruf ___." in german_blanks and len(german_blanks) == 22
+    assert not any("⟦" in r["query"] for r in probes["forget_probes.jsonl"])  # every marker resolved

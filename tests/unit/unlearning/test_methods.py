@@ -98,7 +98,7 @@ def test_ranking_texts_fill_every_retain_wording_with_every_value_for_the_person
                       retain=facts([("Q2", "Tomasz Gómez", "P106", "chemist")]),
                       questions={"P106": PropertyQuestions("", (), ("{subject}'s occupation is {value}.",
                                                                     "{value} is {subject}'s job."))},
-                      perturbed={("Q1", "P106"): ["poet"]}, source={})
+                      perturbed={("Q1", "P106", "en"): ["poet"]}, source={})
     texts = ranking_texts(sets)
     names = ["Tomasz Gómez", *similar_names("Tomasz Gómez")]
     assert len(names) == 3 and len(texts) == 2 * 3 * 3  # wordings x values x names

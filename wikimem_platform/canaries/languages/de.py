@@ -1005,7 +1005,6 @@ PACK = register(LanguagePack(
     inflect=inflect,
     value_form=value_form,
     format_date=format_date,
-    gendered_properties=GENDERED,
 ))
 
 __all__ = ["CONTEXT_FORMS", "PACK", "TEMPLATES", "feminine", "format_date", "generic_subject", "inflect",

@@ -1050,5 +1050,4 @@ PACK = register(LanguagePack(
     inflect=inflect,
     value_form=value_form,
     format_date=format_date,
-    gendered_properties=_GENDERED,
 ))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from wikimem_platform.vocabulary import FEMALE
 
@@ -68,11 +68,15 @@ class LanguagePack:
     inflect: Callable[[str, str], str]
     value_form: Callable[[str, str, str | None], str]
     format_date: Callable[[str, str], str]
-    gendered_properties: frozenset[str] = field(default_factory=frozenset)
-    """Properties whose value label changes with the subject's gender (occupation, position held)."""
 
 
 _ISO_DATE = re.compile(r"([+-]?)(\d{1,4})(?:-(\d{2})(?:-(\d{2}))?)?")
+
+
+def is_iso_date(value: str) -> bool:
+    """Whether a value is an extract's date at day, month or year precision ("1952-03-11",
+    "1952-03", "1952", "-0500"): what `written_date` writes in a language's way."""
+    return _ISO_DATE.fullmatch(str(value).strip()) is not None
 
 
 @dataclass(frozen=True)
@@ -127,8 +131,12 @@ def inflect_marked(literal: str, filler: str) -> tuple[str, str]:
     match = MARKER.search(literal)
     if match is None:
         return literal, filler
-    pack = _PACKS.get(match.group(1))
-    if pack is None:
-        raise ValueError(f"template marker {match.group(0)!r}: no language pack {match.group(1)!r} "
-                         f"(known: {sorted(_PACKS)})")
-    return literal[: match.start()], pack.inflect(match.group(2), filler)
+    from wikimem_platform.canaries.languages.packs import pack  # loads the pack on first use (packs imports this module)
+
+    try:
+        language = pack(match.group(1))
+    except ValueError as error:
+        raise ValueError(f"template marker {match.group(0)!r}: {error}") from None
+    if language is None:
+        raise ValueError(f"template marker {match.group(0)!r}: English templates carry no markers")
+    return literal[: match.start()], language.inflect(match.group(2), filler)

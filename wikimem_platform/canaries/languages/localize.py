@@ -16,18 +16,16 @@ make the true value look memorized against it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import pandas as pd
 
 from wikimem_platform.canaries.languages.packs import pack as language_pack
 from wikimem_platform.canaries.languages.packs import PERSON_PROPERTIES
-from wikimem_platform.canaries.languages.grammar import agree
+from wikimem_platform.canaries.languages.grammar import agree, is_iso_date
 from wikimem_platform.vocabulary import BASELINE, PARAPHRASE
 
 LABEL_FALLBACK = "label_fallback"
-_DATE = re.compile(r"^-?\d{1,4}(-\d{2}-\d{2})?$")
 
 
 def language_templates(code: str, properties: Sequence[str] | None = None) -> pd.DataFrame:
@@ -89,7 +87,7 @@ def localize_values(frame: pd.DataFrame, code: str, labels: dict[str, str], gend
             localized.append(language.value_form(prop, labels[value], gender))
             fallback.append(False)
             keep.append(True)
-        elif _DATE.match(value):
+        elif is_iso_date(value):
             localized.append(language.format_date(value, str(label)))
             fallback.append(False)
             keep.append(True)

@@ -1120,5 +1120,4 @@ PACK = register(LanguagePack(
     inflect=inflect,
     value_form=value_form,
     format_date=format_date,
-    gendered_properties=GENDERED,
 ))
