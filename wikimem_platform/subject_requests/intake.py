@@ -26,6 +26,7 @@ import yaml
 from sqlmodel import Field, Session, SQLModel, create_engine, select
 
 from wikimem_platform.canaries.languages import check_languages, ENGLISH
+from wikimem_platform.canaries.languages.packs import LETTER_LANGUAGES
 from wikimem_platform.labels import find_subjects, normalize_label
 from wikimem_platform.registry import add_missing_columns, default_registry_url, record_fields
 from wikimem_platform.subject_requests.values import IntakeError, typed_value
@@ -33,8 +34,6 @@ from wikimem_platform.wikidata.extract import ALLOWED_DATATYPES, QID_PATTERN
 
 # A private person's subject key: "person-" + a digest of the name and the facts supplied.
 PRIVATE_SUBJECT_PREFIX = "person-"
-# Languages the answer letter is written in (`letter.py`: templates, not machine translation).
-LETTER_LANGUAGES = ("en", "de", "fr")
 # How close the due date may come before the deadline check warns (days).
 DEADLINE_WARNING_DAYS = 7
 

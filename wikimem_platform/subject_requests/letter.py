@@ -7,10 +7,10 @@ PDF Chromium prints of the letter.
 Living people are addressed as "you"; a deceased person is spoken of by name, the letter being
 addressed to whoever asked (`phrasing.Addressee`).
 
-The letter is written in document["letter_language"] ("en" when absent; "de", "fr"): every word a
-reader reads comes from `letter_text` (its catalogue, and the German and French fact sentences
-and headline built from the fact fields; the English ones are answer.py's, stored in the
-document). The technical annex stays English in every language. Where the facts were asked in
+The letter is written in document["letter_language"] ("en" when absent; "de", "fr", "pl"): every
+word a reader reads comes from `letter_text` (its catalogue, and the German, French and Polish
+fact sentences and headline built from the fact fields; the English ones are answer.py's, stored
+in the document). The technical annex stays English in every language. Where the facts were asked in
 several languages, each fact's sentence and the evidence table say which.
 """
 
@@ -90,7 +90,7 @@ def _release(model: Mapping, t: Text) -> str:
 @dataclass(frozen=True)
 class _Letter:
     """What every part of a letter needs: its words (`t`), the person as the English letter
-    speaks of them (`who`) and as a German or French one does (`person`), the languages the
+    speaks of them (`who`) and as a German, French or Polish one does (`person`), the languages the
     facts were asked in."""
 
     t: Text
@@ -119,11 +119,13 @@ class _Letter:
 
     @property
     def who_about(self) -> str:
-        """The person after "about": "you" / "Sie" / "vous concernant" (French places it after the noun)."""
-        return {ENGLISH: self.who.who, letter_text.GERMAN: self.person.acc, letter_text.FRENCH: self.person.about}[self.language]
+        """The person after "about": "you" / "Sie" / "vous concernant" (French places it after the noun) /
+        "Pana/Pani" (Polish: the genitive, after "dotyczące")."""
+        return {ENGLISH: self.who.who, letter_text.GERMAN: self.person.acc, letter_text.FRENCH: self.person.about,
+                letter_text.POLISH: self.person.gen}[self.language]
 
     def sentence(self, fact: Mapping) -> str:
-        """A fact's sentence: answer.py's in English, written here in German or French; where the
+        """A fact's sentence: answer.py's in English, written here in German, French or Polish; where the
         facts were asked in several languages, which one this was."""
         out = fact["sentence"] if self.english else letter_text.sentence(fact, self.person)
         asked = letter_text.fact_language(fact)
@@ -487,7 +489,7 @@ def annex_html(document: Mapping) -> str:
     return "\n".join([
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>Technical annex: request {_esc(req['id'])}</title><style>{_STYLE}</style></head><body>",
-        # the annex is for engineers and stays English; a German or French letter's reader is told so
+        # the annex is for engineers and stays English; a German, French or Polish letter's reader is told so
         *([f"<p class='muted' lang='{language}'>{Text(language)('annex_language')}</p>"] if language != ENGLISH else []),
         f"<h1>Technical annex to the answer to request {_esc(req['id'])}</h1>",
         f"<p class='muted'>Generated {_esc(document['generated_at'])}; the letter: <a href='{LETTER}'>{LETTER}</a>.</p>",

@@ -1,33 +1,55 @@
-"""The letter's words in each letter language (English, German, French): written templates, not
-machine translation, in the register of a data-protection officer's reply (GDPR / DSGVO / RGPD).
+"""The letter's words in each letter language (English, German, French, Polish): written templates,
+not machine translation, in the register of a data-protection officer's reply (GDPR / DSGVO / RGPD
+/ RODO).
 
 - `TEXT`: the catalogue, keyed by language, of HTML templates with named placeholders (values
-  are passed in already escaped); a pair is (singular, plural), chosen by `Text.n`.
-- `Person`: how a German or French letter speaks of the person and their facts (`fact`), the
-  counterpart of `phrasing.Addressee` ("Ihr Beruf", "der Beruf von Douglas Adams"; "votre
-  profession", "la profession de Douglas Adams"), with a phrase for every property of
-  `phrasing.PHRASES`.
-- `sentence`: a fact's verdict as German or French sentences, covering what
+  are passed in already escaped); a pair is (singular, plural), chosen by `Text.n`; Polish has
+  a triple (one, few, many), chosen by `polish_plural`.
+- `Person`: how a German, French or Polish letter speaks of the person and their facts (`fact`),
+  the counterpart of `phrasing.Addressee` ("Ihr Beruf", "der Beruf von Douglas Adams"; "votre
+  profession", "la profession de Douglas Adams"; "Pana/Pani zawód", "zawód osoby o imieniu i
+  nazwisku Douglas Adams"), with a phrase for every property of `phrasing.PHRASES`.
+- `sentence`: a fact's verdict as German, French or Polish sentences, covering what
   `answer.plain_sentence` and `answer._generation_sentence` say in English, read from the same
   fact fields; `headline`: the "in short" line from the structured fields of the models.
 - Numbers, dates, language names, verdict words, not-covered reasons and left-out wordings in the
   letter's language. The English letter reads its sentences and headline from the document as
   `answer` wrote them; the technical annex stays English in every letter language.
-"""
 
+Polish (RODO; the register of an "inspektor ochrony danych" writing for the "administrator"):
+
+- The requester is addressed formally and, their gender being unknown, with the slash form
+  throughout: "Pan/Pani", "Pana/Pani dane", "Panu/Pani", "z Panem/Panią", "Zwrócił(a) się
+  Pan/Pani z żądaniem …".
+- Names are never declined (as in the canary packs): a deceased person is always "osoba o
+  imieniu i nazwisku Douglas Adams", "osoba" taking the case ("dotyczące osoby o imieniu i
+  nazwisku Douglas Adams", "z osobą o imieniu i nazwisku …"), the name in the nominative; a
+  fact is "Pana/Pani zawód" / "zawód osoby o imieniu i nazwisku Douglas Adams".
+- Fact nouns are never declined either: a sentence names the fact first, in the nominative, and
+  says the verdict of "tę informację" ("Pana/Pani zawód (dziennikarz) – model zapamiętał tę
+  informację: …"); lists of facts follow a colon. A fact is "informacja", so the verdict words
+  are feminine: "zapamiętana", "słabo powiązana", "niezapamiętana", "podawana" (said).
+- Numbers: decimal comma, thousands after a non-breaking space, "32 %" with a non-breaking
+  space; dates "1 grudnia 2026" (genitive month names, the Polish canaries' `format_date`).
+- Plurals: three forms (1 informacja; 2–4, 22–24 informacje; 0, 5–21, 25 informacji),
+  `polish_plural`; counts are otherwise put where the genitive plural is right for any number
+  ("w 3 z 11 sformułowań", "1 z 3 informacji").
+- The supervisory authority is named generically as "organ nadzorczy (w Polsce jest nim Prezes
+  Urzędu Ochrony Danych Osobowych)".
+"""
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from wikimem_platform.canaries.languages.packs import LETTER_LANGUAGES
 from wikimem_platform.lm.endpoint import GENERATION, TOP_LOGPROBS, WEIGHTS
 from wikimem_platform.subject_requests.answer import MEMORIZED, NOT_MEMORIZED, one_line, SAID, WEAK
 from wikimem_platform.subject_requests.phrasing import Addressee
 from wikimem_platform.vocabulary import AT_THRESHOLD, LENIENT, N_SCORED_VARIANTS, STRICT
 
-ENGLISH, GERMAN, FRENCH = "en", "de", "fr"
-LETTER_LANGUAGES = (ENGLISH, GERMAN, FRENCH)
+ENGLISH, GERMAN, FRENCH, POLISH = "en", "de", "fr", "pl"  # LETTER_LANGUAGES: these, in this order
 
 
 def letter_language(document: Mapping) -> str:
@@ -54,6 +76,9 @@ LANGUAGE_NAMES: dict[str, dict[str, tuple[str, str, str]]] = {
              "fr": ("Französisch", "auf Französisch", "französische"), "pl": ("Polnisch", "auf Polnisch", "polnische")},
     FRENCH: {"en": ("anglais", "en anglais", "anglais"), "de": ("allemand", "en allemand", "allemand"),
              "fr": ("français", "en français", "français"), "pl": ("polonais", "en polonais", "polonais")},
+    # Polish: the adjective in the genitive ("nie mają polskiej nazwy")
+    POLISH: {"en": ("angielski", "po angielsku", "angielskiej"), "de": ("niemiecki", "po niemiecku", "niemieckiej"),
+             "fr": ("francuski", "po francusku", "francuskiej"), "pl": ("polski", "po polsku", "polskiej")},
 }
 
 
@@ -72,6 +97,9 @@ VERDICT_WORDS = {
              SAID: "gibt es wieder"},
     FRENCH: {MEMORIZED: "mémorisé", WEAK: "faiblement associé", NOT_MEMORIZED: "non mémorisé",
              SAID: "le restitue"},
+    # Polish: feminine, agreeing with "informacja" (the letter's word for a fact)
+    POLISH: {MEMORIZED: "zapamiętana", WEAK: "słabo powiązana", NOT_MEMORIZED: "niezapamiętana",
+             SAID: "podawana"},
 }
 # An erasure's outcome per fact (`answer.erasure_outcome`).
 OUTCOME_WORDS = {
@@ -79,9 +107,12 @@ OUTCOME_WORDS = {
              "newly memorized": "neu memorisiert", "not memorized": "nicht memorisiert"},
     FRENCH: {"forgotten": "oubliée", "still memorized": "toujours mémorisée",
              "newly memorized": "nouvellement mémorisée", "not memorized": "non mémorisée"},
+    POLISH: {"forgotten": "zapomniana", "still memorized": "nadal zapamiętana",
+             "newly memorized": "nowo zapamiętana", "not memorized": "niezapamiętana"},
 }
 CRITERION_WORDS = {GERMAN: {LENIENT: "weit gefasst", AT_THRESHOLD: "am Schwellenwert", STRICT: "streng"},
-                   FRENCH: {LENIENT: "large", AT_THRESHOLD: "au seuil", STRICT: "strict"}}
+                   FRENCH: {LENIENT: "large", AT_THRESHOLD: "au seuil", STRICT: "strict"},
+                   POLISH: {LENIENT: "szerokie", AT_THRESHOLD: "na poziomie progu", STRICT: "ścisłe"}}
 
 
 def verdict_word(language: str, verdict: str) -> str:
@@ -111,21 +142,26 @@ def plain_number(language: str, value) -> str:
 
 
 def count(language: str, value: int) -> str:
-    """1,234 / 1.234 / 1 234."""
+    """1,234 / 1.234 / 1 234 (French: narrow, Polish: non-breaking space)."""
     text = f"{int(value):,}"
-    return {GERMAN: text.replace(",", "."), FRENCH: text.replace(",", _NNBSP)}.get(language, text)
+    return {GERMAN: text.replace(",", "."), FRENCH: text.replace(",", _NNBSP),
+            POLISH: text.replace(",", "\u00a0")}.get(language, text)
 
 
 def percent(language: str, share: float) -> str:
-    """32% / 32 % / 32 %."""
+    """32% / 32 % / 32 % / 32 %."""
     return f"{share:.0%}" if language == ENGLISH else f"{share * 100:.0f}\u00a0%"
 
 
 def date(language: str, iso: str) -> str:
-    """An ISO date as the letter writes it: 2026-12-01 / 01.12.2026 / 01/12/2026."""
+    """An ISO date as the letter writes it: 2026-12-01 / 01.12.2026 / 01/12/2026 / 1 grudnia 2026."""
     day = str(iso)[:10]
     if language == ENGLISH or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", day):
         return day
+    if language == POLISH:
+        from wikimem_platform.canaries.languages import pack  # lazy, as in `written_date`
+
+        return pack(POLISH).format_date(day, day)
     y, m, d = day.split("-")
     return f"{d}.{m}.{y}" if language == GERMAN else f"{d}/{m}/{y}"
 
@@ -137,7 +173,7 @@ def written_date(language: str, label: str | None) -> str | None:
         return label
     from datetime import datetime
 
-    from wikimem_platform.canaries.languages import pack  # lazy: the packs load only for a German or French letter
+    from wikimem_platform.canaries.languages import pack  # lazy: the packs load only for a letter not in English
 
     for pattern, iso in (("%d %B %Y", "%Y-%m-%d"), ("%Y", "%Y")):
         try:
@@ -155,14 +191,15 @@ def french_typography(text: str) -> str:
 
 
 def quoted(language: str, text: str) -> str:
-    return {ENGLISH: f"\u201c{text}\u201d", GERMAN: f"\u201e{text}\u201c", FRENCH: f"« {text} »"}[language]
+    return {ENGLISH: f"\u201c{text}\u201d", GERMAN: f"\u201e{text}\u201c", FRENCH: f"« {text} »",
+            POLISH: f"\u201e{text}\u201d"}[language]
 
 
 def release_name(language: str, model: Mapping) -> str:
     """A release as a person knows it, in the letter's language (`answer.release_name`)."""
     name, _, revision = str(model["model"]).partition("@")
     shown = model.get("display_name") or name
-    word = {ENGLISH: "release", GERMAN: "Version", FRENCH: "version"}[language]
+    word = {ENGLISH: "release", GERMAN: "Version", FRENCH: "version", POLISH: "wersja"}[language]
     return f"{shown} ({word} {revision})" if revision else shown
 
 
@@ -170,7 +207,7 @@ def access_cell(language: str, fact: Mapping) -> str:
     """The access a fact's verdict came through: the weights, or a served endpoint's level."""
     access = fact.get("access") or WEIGHTS
     weights, endpoint = {ENGLISH: ("weights", "endpoint"), GERMAN: ("Gewichte", "Endpunkt"),
-                         FRENCH: ("poids", "point d’accès")}[language]
+                         FRENCH: ("poids", "point d’accès"), POLISH: ("wagi", "punkt końcowy")}[language]
     return weights if access == WEIGHTS else f"{endpoint}, {access}"
 
 
@@ -186,84 +223,95 @@ ACCESS_MEANS = {
              "top-logprobs": "les mots suivants les plus probables selon le serveur, avec leurs probabilités (son "
                              "top k), lus mot à mot après le nom de la personne, et ses complétions",
              "generation": "les seules complétions du serveur"},
+    POLISH: {"prompt-logprobs": "prawdopodobieństwa, jakie serwer przypisuje naszym zdaniom, oraz jego uzupełnienia",
+             "top-logprobs": "najbardziej prawdopodobne według serwera kolejne słowa wraz z ich prawdopodobieństwami "
+                             "(jego top-k), odczytywane słowo po słowie po imieniu i nazwisku osoby, oraz jego "
+                             "uzupełnienia",
+             "generation": "wyłącznie uzupełnienia generowane przez serwer"},
 }
 
 
 # ---------------------------------------------------------------------------------------------
-# How a German or French letter speaks of the person and their facts
+# How a German, French or Polish letter speaks of the person and their facts
 
-# property -> (German gender m/f/n/pl, noun), (French article le/la/l'/les, noun)
-FACT_NOUNS: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {
-    "P21": (("n", "Geschlecht"), ("le", "sexe ou genre")),
-    "P27": (("f", "Staatsangehörigkeit"), ("la", "nationalité")),
-    "P19": (("m", "Geburtsort"), ("le", "lieu de naissance")),
-    "P20": (("m", "Sterbeort"), ("le", "lieu de décès")),
-    "P569": (("n", "Geburtsdatum"), ("la", "date de naissance")),
-    "P570": (("n", "Sterbedatum"), ("la", "date de décès")),
-    "P509": (("f", "Todesursache"), ("la", "cause du décès")),
-    "P1196": (("f", "Todesart"), ("les", "circonstances du décès")),
-    "P119": (("f", "Grabstätte"), ("le", "lieu d’inhumation")),
-    "P106": (("m", "Beruf"), ("la", "profession")),
-    "P101": (("n", "Tätigkeitsfeld"), ("le", "domaine d’activité")),
-    "P108": (("m", "Arbeitgeber"), ("l’", "employeur")),
-    "P69": (("f", "Ausbildungsstätte"), ("le", "lieu d’études")),
-    "P512": (("m", "Hochschulabschluss"), ("le", "grade universitaire")),
-    "P184": (("m", "Doktorvater oder die Doktormutter"), ("le", "directeur ou la directrice de thèse")),
-    "P185": (("pl", "Doktoranden"), ("les", "doctorants")),
-    "P1066": (("pl", "Lehrer"), ("les", "maîtres")),
-    "P802": (("pl", "Schüler"), ("les", "élèves")),
-    "P26": (("m", "Ehepartner"), ("le", "conjoint")),
-    "P451": (("m", "Lebenspartner"), ("le", "compagnon ou la compagne")),
-    "P22": (("m", "Vater"), ("le", "père")),
-    "P25": (("f", "Mutter"), ("la", "mère")),
-    "P40": (("pl", "Kinder"), ("les", "enfants")),
-    "P3373": (("pl", "Geschwister"), ("les", "frères et sœurs")),
-    "P1038": (("pl", "Verwandten"), ("les", "membres de la famille")),
-    "P53": (("f", "Familie"), ("la", "famille")),
-    "P735": (("m", "Vorname"), ("le", "prénom")),
-    "P734": (("m", "Familienname"), ("le", "nom de famille")),
-    "P1559": (("m", "Name in der Muttersprache"), ("le", "nom dans la langue maternelle")),
-    "P742": (("n", "Pseudonym"), ("le", "pseudonyme")),
-    "P1449": (("m", "Spitzname"), ("le", "surnom")),
-    "P103": (("f", "Muttersprache"), ("la", "langue maternelle")),
-    "P1412": (("pl", "Sprachkenntnisse"), ("les", "langues parlées ou écrites")),
-    "P6886": (("pl", "Arbeitssprachen"), ("les", "langues de travail")),
-    "P140": (("f", "Religion oder Weltanschauung"), ("la", "religion ou conviction")),
-    "P172": (("f", "ethnische Zugehörigkeit"), ("l’", "origine ethnique")),
-    "P91": (("f", "sexuelle Orientierung"), ("l’", "orientation sexuelle")),
-    "P1050": (("f", "Erkrankung"), ("l’", "état de santé")),
-    "P2048": (("f", "Körpergröße"), ("la", "taille")),
-    "P2067": (("n", "Körpergewicht"), ("le", "poids")),
-    "P551": (("m", "Wohnort"), ("le", "lieu de résidence")),
-    "P937": (("m", "Arbeitsort"), ("le", "lieu de travail")),
-    "P102": (("f", "Parteizugehörigkeit"), ("le", "parti politique")),
-    "P39": (("n", "Amt"), ("la", "fonction")),
-    "P463": (("f", "Mitgliedschaft in einer Organisation"), ("l’", "appartenance à une organisation")),
-    "P166": (("f", "Auszeichnung"), ("la", "distinction")),
-    "P1411": (("f", "Nominierung"), ("la", "nomination")),
-    "P800": (("n", "Hauptwerk"), ("l’", "œuvre majeure")),
-    "P135": (("f", "Kunstrichtung"), ("le", "mouvement artistique")),
-    "P136": (("n", "Genre"), ("le", "genre")),
-    "P1303": (("n", "Instrument"), ("l’", "instrument")),
-    "P264": (("n", "Plattenlabel"), ("la", "maison de disques")),
-    "P412": (("n", "Stimmfach"), ("la", "tessiture")),
-    "P641": (("f", "Sportart"), ("le", "sport")),
-    "P54": (("f", "Mannschaft"), ("l’", "équipe")),
-    "P413": (("f", "Spielposition"), ("le", "poste de jeu")),
-    "P1532": (("f", "sportliche Nationalität"), ("la", "nationalité sportive")),
-    "P118": (("f", "Liga"), ("la", "ligue")),
-    "P286": (("m", "Cheftrainer"), ("l’", "entraîneur principal")),
-    "P241": (("f", "Teilstreitkraft"), ("la", "branche militaire")),
-    "P410": (("m", "Dienstgrad"), ("le", "grade militaire")),
-    "P607": (("f", "Teilnahme an einem Konflikt"), ("la", "participation à un conflit")),
-    "P1344": (("f", "Teilnahme an einem Ereignis"), ("la", "participation à un événement")),
-    "P1340": (("f", "Augenfarbe"), ("la", "couleur des yeux")),
-    "P1884": (("f", "Haarfarbe"), ("la", "couleur des cheveux")),
-    "P97": (("m", "Adelstitel"), ("le", "titre de noblesse")),
-    "P511": (("m", "Ehrentitel"), ("le", "titre honorifique")),
-    "P1035": (("m", "Namenszusatz"), ("le", "suffixe honorifique")),
-    "P1327": (("m", "Geschäfts- oder Sportpartner"), ("le", "partenaire professionnel ou sportif")),
-    "P710": (("f", "Teilnahme an einem Ereignis"), ("la", "participation à un événement")),
+# property -> (German gender m/f/n/pl, noun), (French article le/la/l'/les, noun), Polish noun (nominative:
+# a Polish letter never declines a fact's noun, see `Person`)
+FACT_NOUNS: dict[str, tuple[tuple[str, str], tuple[str, str], str]] = {
+    "P21": (("n", "Geschlecht"), ("le", "sexe ou genre"), "płeć"),
+    "P27": (("f", "Staatsangehörigkeit"), ("la", "nationalité"), "obywatelstwo"),
+    "P19": (("m", "Geburtsort"), ("le", "lieu de naissance"), "miejsce urodzenia"),
+    "P20": (("m", "Sterbeort"), ("le", "lieu de décès"), "miejsce śmierci"),
+    "P569": (("n", "Geburtsdatum"), ("la", "date de naissance"), "data urodzenia"),
+    "P570": (("n", "Sterbedatum"), ("la", "date de décès"), "data śmierci"),
+    "P509": (("f", "Todesursache"), ("la", "cause du décès"), "przyczyna śmierci"),
+    "P1196": (("f", "Todesart"), ("les", "circonstances du décès"), "okoliczności śmierci"),
+    "P119": (("f", "Grabstätte"), ("le", "lieu d’inhumation"), "miejsce pochówku"),
+    "P106": (("m", "Beruf"), ("la", "profession"), "zawód"),
+    "P101": (("n", "Tätigkeitsfeld"), ("le", "domaine d’activité"), "dziedzina działalności"),
+    "P108": (("m", "Arbeitgeber"), ("l’", "employeur"), "pracodawca"),
+    "P69": (("f", "Ausbildungsstätte"), ("le", "lieu d’études"), "miejsce kształcenia"),
+    "P512": (("m", "Hochschulabschluss"), ("le", "grade universitaire"), "stopień naukowy"),
+    "P184": (("m", "Doktorvater oder die Doktormutter"), ("le", "directeur ou la directrice de thèse"),
+             "promotor pracy doktorskiej"),
+    "P185": (("pl", "Doktoranden"), ("les", "doctorants"), "doktoranci"),
+    "P1066": (("pl", "Lehrer"), ("les", "maîtres"), "nauczyciele"),
+    "P802": (("pl", "Schüler"), ("les", "élèves"), "uczniowie"),
+    "P26": (("m", "Ehepartner"), ("le", "conjoint"), "małżonek"),
+    "P451": (("m", "Lebenspartner"), ("le", "compagnon ou la compagne"), "partner lub partnerka życiowa"),
+    "P22": (("m", "Vater"), ("le", "père"), "ojciec"),
+    "P25": (("f", "Mutter"), ("la", "mère"), "matka"),
+    "P40": (("pl", "Kinder"), ("les", "enfants"), "dzieci"),
+    "P3373": (("pl", "Geschwister"), ("les", "frères et sœurs"), "rodzeństwo"),
+    "P1038": (("pl", "Verwandten"), ("les", "membres de la famille"), "krewni"),
+    "P53": (("f", "Familie"), ("la", "famille"), "rodzina"),
+    "P735": (("m", "Vorname"), ("le", "prénom"), "imię"),
+    "P734": (("m", "Familienname"), ("le", "nom de famille"), "nazwisko"),
+    "P1559": (("m", "Name in der Muttersprache"), ("le", "nom dans la langue maternelle"),
+              "imię i nazwisko w języku ojczystym"),
+    "P742": (("n", "Pseudonym"), ("le", "pseudonyme"), "pseudonim"),
+    "P1449": (("m", "Spitzname"), ("le", "surnom"), "przydomek"),
+    "P103": (("f", "Muttersprache"), ("la", "langue maternelle"), "język ojczysty"),
+    "P1412": (("pl", "Sprachkenntnisse"), ("les", "langues parlées ou écrites"), "znajomość języków"),
+    "P6886": (("pl", "Arbeitssprachen"), ("les", "langues de travail"), "języki pracy"),
+    "P140": (("f", "Religion oder Weltanschauung"), ("la", "religion ou conviction"), "wyznanie lub światopogląd"),
+    "P172": (("f", "ethnische Zugehörigkeit"), ("l’", "origine ethnique"), "pochodzenie etniczne"),
+    "P91": (("f", "sexuelle Orientierung"), ("l’", "orientation sexuelle"), "orientacja seksualna"),
+    "P1050": (("f", "Erkrankung"), ("l’", "état de santé"), "stan zdrowia"),
+    "P2048": (("f", "Körpergröße"), ("la", "taille"), "wzrost"),
+    "P2067": (("n", "Körpergewicht"), ("le", "poids"), "masa ciała"),
+    "P551": (("m", "Wohnort"), ("le", "lieu de résidence"), "miejsce zamieszkania"),
+    "P937": (("m", "Arbeitsort"), ("le", "lieu de travail"), "miejsce pracy"),
+    "P102": (("f", "Parteizugehörigkeit"), ("le", "parti politique"), "przynależność partyjna"),
+    "P39": (("n", "Amt"), ("la", "fonction"), "pełniona funkcja"),
+    "P463": (("f", "Mitgliedschaft in einer Organisation"), ("l’", "appartenance à une organisation"),
+             "członkostwo w organizacjach"),
+    "P166": (("f", "Auszeichnung"), ("la", "distinction"), "nagrody i wyróżnienia"),
+    "P1411": (("f", "Nominierung"), ("la", "nomination"), "nominacje"),
+    "P800": (("n", "Hauptwerk"), ("l’", "œuvre majeure"), "najważniejsze dzieło"),
+    "P135": (("f", "Kunstrichtung"), ("le", "mouvement artistique"), "kierunek artystyczny"),
+    "P136": (("n", "Genre"), ("le", "genre"), "gatunek"),
+    "P1303": (("n", "Instrument"), ("l’", "instrument"), "instrument"),
+    "P264": (("n", "Plattenlabel"), ("la", "maison de disques"), "wytwórnia płytowa"),
+    "P412": (("n", "Stimmfach"), ("la", "tessiture"), "rodzaj głosu"),
+    "P641": (("f", "Sportart"), ("le", "sport"), "dyscyplina sportu"),
+    "P54": (("f", "Mannschaft"), ("l’", "équipe"), "drużyna"),
+    "P413": (("f", "Spielposition"), ("le", "poste de jeu"), "pozycja w drużynie"),
+    "P1532": (("f", "sportliche Nationalität"), ("la", "nationalité sportive"), "kraj reprezentowany w sporcie"),
+    "P118": (("f", "Liga"), ("la", "ligue"), "liga"),
+    "P286": (("m", "Cheftrainer"), ("l’", "entraîneur principal"), "trener"),
+    "P241": (("f", "Teilstreitkraft"), ("la", "branche militaire"), "rodzaj sił zbrojnych"),
+    "P410": (("m", "Dienstgrad"), ("le", "grade militaire"), "stopień wojskowy"),
+    "P607": (("f", "Teilnahme an einem Konflikt"), ("la", "participation à un conflit"),
+             "udział w konflikcie zbrojnym"),
+    "P1344": (("f", "Teilnahme an einem Ereignis"), ("la", "participation à un événement"), "udział w wydarzeniu"),
+    "P1340": (("f", "Augenfarbe"), ("la", "couleur des yeux"), "kolor oczu"),
+    "P1884": (("f", "Haarfarbe"), ("la", "couleur des cheveux"), "kolor włosów"),
+    "P97": (("m", "Adelstitel"), ("le", "titre de noblesse"), "tytuł szlachecki"),
+    "P511": (("m", "Ehrentitel"), ("le", "titre honorifique"), "tytuł honorowy"),
+    "P1035": (("m", "Namenszusatz"), ("le", "suffixe honorifique"), "honorowy dodatek do nazwiska"),
+    "P1327": (("m", "Geschäfts- oder Sportpartner"), ("le", "partenaire professionnel ou sportif"),
+              "partner zawodowy lub sportowy"),
+    "P710": (("f", "Teilnahme an einem Ereignis"), ("la", "participation à un événement"), "udział w wydarzeniu"),
 }
 # German determiners by gender and case: possessive ("Ihr") and definite article.
 _DE_POSSESSIVE = {"nom": {"m": "Ihr", "f": "Ihre", "n": "Ihr", "pl": "Ihre"},
@@ -304,10 +352,17 @@ def french_after(preposition: str, phrase: str) -> str:
     return f"{preposition} {phrase}"
 
 
+# Polish: how a deceased person is named; the name itself stays in the nominative after it.
+PL_NAMED = "osoba o imieniu i nazwisku"
+_PL_NAMED_CASES = {"nom": "osoba", "gen": "osoby", "dat": "osobie", "ins": "osobą", "loc": "osobie"}
+# Polish: the requester, addressed formally without knowing their gender ("Pan/Pani").
+_PL_YOU = {"nom": "Pan/Pani", "gen": "Pana/Pani", "dat": "Panu/Pani", "ins": "Panem/Panią", "loc": "Panu/Pani"}
+
+
 @dataclass(frozen=True)
 class Person:
-    """How a German or French letter speaks of the person: "Sie" / "vous" while living, by name
-    once deceased (`phrasing.Addressee`)."""
+    """How a German, French or Polish letter speaks of the person: "Sie" / "vous" / "Pan/Pani"
+    while living, by name once deceased (`phrasing.Addressee`)."""
 
     language: str
     addressee: Addressee
@@ -346,11 +401,27 @@ class Person:
     def to(self) -> str:
         return f"à {self.name}" if self.deceased else "à votre personne"
 
+    # Polish: "Pana/Pani" / "osoby o imieniu i nazwisku Douglas Adams" — the name never declined.
+    def pl(self, case: str) -> str:
+        """The person in a Polish case (nom, gen, dat, ins, loc)."""
+        if self.deceased:
+            return f"{_PL_NAMED_CASES[case]} o imieniu i nazwisku {self.name}"
+        return _PL_YOU[case]
+
+    @property
+    def gen(self) -> str:
+        return self.pl("gen")
+
     def fact(self, prop: str, label: str, case: str = "nom") -> str:
         """A fact as a noun phrase: "Ihr Beruf", "den Beruf von Douglas Adams" (case "acc"),
-        "votre profession", "la profession de Douglas Adams"; a property without a phrase by its
+        "votre profession", "la profession de Douglas Adams", "Pana/Pani zawód", "zawód osoby o
+        imieniu i nazwisku Douglas Adams" (always nominative); a property without a phrase by its
         label, quoted."""
         nouns = FACT_NOUNS.get(prop)
+        if self.language == POLISH:  # the noun in the nominative, whatever `case` asks
+            if nouns is None:
+                return f"informacja \u201e{label}\u201d dotycząca {self.gen}"
+            return f"{nouns[2]} {self.gen}" if self.deceased else f"{self.gen} {nouns[2]}"
         if self.language == GERMAN:
             if nouns is None:
                 return f"die Angabe \u201e{label}\u201c zu {self.zu}"
@@ -367,8 +438,11 @@ class Person:
 
 
 def generic_fact(language: str, prop: str, label: str) -> str:
-    """A fact named without its owner, as a left-out wording states it: "den Geburtsort", "le lieu de naissance"."""
+    """A fact named without its owner, as a left-out wording states it: "den Geburtsort", "le lieu de
+    naissance", "miejsce urodzenia" (nominative)."""
     nouns = FACT_NOUNS.get(prop)
+    if language == POLISH:
+        return f"informacja \u201e{label}\u201d" if nouns is None else nouns[2]
     if language == GERMAN:
         if nouns is None:
             return f"die Angabe \u201e{label}\u201c"
@@ -389,28 +463,36 @@ def _capital(text: str) -> str:
 
 _REASONS = (
     (r"not among the audited properties",
-     {GERMAN: "gehört nicht zu den geprüften Angaben", FRENCH: "ne fait pas partie des données examinées"}),
+     {GERMAN: "gehört nicht zu den geprüften Angaben", FRENCH: "ne fait pas partie des données examinées",
+      POLISH: "nie należy do badanych informacji"}),
     (r"a Wikimedia page or an identifier in another database, not a fact about the person",
      {GERMAN: "eine Wikimedia-Seite oder eine Kennung in einer anderen Datenbank, keine Angabe über die Person",
-      FRENCH: "une page Wikimédia ou un identifiant dans une autre base de données, et non une donnée sur la personne"}),
+      FRENCH: "une page Wikimédia ou un identifiant dans une autre base de données, et non une donnée sur la personne",
+      POLISH: "strona Wikimedia lub identyfikator w innej bazie danych, a nie informacja o osobie"}),
     (r"no English label or a datatype \((?P<datatype>.*)\) a sentence cannot state",
      {GERMAN: "keine englische Bezeichnung oder ein Datentyp ({datatype}), den ein Satz nicht ausdrücken kann",
-      FRENCH: "pas de libellé anglais, ou un type de données ({datatype}) qu’une phrase ne peut pas exprimer"}),
+      FRENCH: "pas de libellé anglais, ou un type de données ({datatype}) qu’une phrase ne peut pas exprimer",
+      POLISH: "brak angielskiej nazwy lub typ danych ({datatype}), którego nie da się wyrazić w zdaniu"}),
     (r"no other person in the reference data has a value for it, and at least (?P<needed>\d+) are needed to rank "
      r"the true value against",
      {GERMAN: "keine andere Person in den Referenzdaten hat hierfür einen Wert, es werden aber mindestens {needed} "
               "benötigt, um den zutreffenden Wert dagegen einzuordnen",
       FRENCH: "aucune autre personne des données de référence n’a de valeur pour cette donnée, alors qu’il en faut "
-              "au moins {needed} pour y classer la valeur exacte"}),
+              "au moins {needed} pour y classer la valeur exacte",
+      POLISH: "żadna inna osoba w danych referencyjnych nie ma wartości tej informacji, a do uszeregowania "
+              "prawdziwej wartości potrzeba ich co najmniej {needed}"}),
     (r"other people in the reference data hold only (?P<held>\d+) other values? of it, and at least (?P<needed>\d+) "
      r"are needed to rank the true value against",
      {GERMAN: "andere Personen in den Referenzdaten weisen hierfür nur {held} andere Werte auf, es werden aber "
               "mindestens {needed} benötigt, um den zutreffenden Wert dagegen einzuordnen",
       FRENCH: "les autres personnes des données de référence ne présentent que {held} autres valeurs pour cette "
-              "donnée, alors qu’il en faut au moins {needed} pour y classer la valeur exacte"}),
+              "donnée, alors qu’il en faut au moins {needed} pour y classer la valeur exacte",
+      POLISH: "liczba innych wartości tej informacji występujących u innych osób w danych referencyjnych wynosi "
+              "tylko {held}, a do uszeregowania prawdziwej wartości potrzeba ich co najmniej {needed}"}),
     (r"no (?P<n>\d+) canary wordings could be written for it \((?P<error>.*)\)",
      {GERMAN: "es konnten nicht {n} Formulierungen dafür geschrieben werden (technische Meldung: \u201e{error}\u201c)",
-      FRENCH: "il n’a pas été possible de rédiger {n} formulations pour cette donnée (message technique : « {error} »)"}),
+      FRENCH: "il n’a pas été possible de rédiger {n} formulations pour cette donnée (message technique : « {error} »)",
+      POLISH: "nie udało się przygotować {n} sformułowań tej informacji (komunikat techniczny: \u201e{error}\u201d)"}),
 )
 
 
@@ -421,7 +503,8 @@ def reason(language: str, text: str) -> str:
         found = re.fullmatch(pattern, str(text))
         if found:
             return words[language].format(**found.groupdict())
-    return {GERMAN: f"technische Meldung: \u201e{text}\u201c", FRENCH: f"message technique : « {text} »"}[language]
+    return {GERMAN: f"technische Meldung: \u201e{text}\u201c", FRENCH: f"message technique : « {text} »",
+            POLISH: f"komunikat techniczny: \u201e{text}\u201d"}[language]
 
 
 def left_out_detail(language: str, detail: str) -> str:
@@ -429,14 +512,18 @@ def left_out_detail(language: str, detail: str) -> str:
     which can imply the value"."""
     shown = re.fullmatch(r"it shows \u201c(?P<value>.*)\u201d", detail)
     if shown:
-        return {GERMAN: f"sie zeigt \u201e{shown['value']}\u201c", FRENCH: f"elle montre « {shown['value']} »"}[language]
+        return {GERMAN: f"sie zeigt \u201e{shown['value']}\u201c", FRENCH: f"elle montre « {shown['value']} »",
+                POLISH: f"zawiera \u201e{shown['value']}\u201d"}[language]
     states = re.fullmatch(r"it states the (?P<named>.*), which can imply the value", detail)
     if states:
         named = states["named"]
         labels = _split_labels(named)
         facts = ", ".join(generic_fact(language, WIKIDATA_LABELS.get(label, ""), label) for label in labels)
+        several = len(labels) > 1
         return {GERMAN: f"sie nennt {facts}, woraus sich der Wert ergeben kann",
-                FRENCH: f"elle indique {facts}, qui peut laisser deviner la valeur"}[language]
+                FRENCH: f"elle indique {facts}, qui peut laisser deviner la valeur",
+                POLISH: (f"podaje inne informacje, z których można wywnioskować wartość: {facts}" if several else
+                         f"podaje inną informację, z której można wywnioskować wartość: {facts}")}[language]
     return reason(language, detail)
 
 
@@ -459,6 +546,7 @@ TODO = {
     ENGLISH: "to be completed by the controller before this letter is sent",
     GERMAN: "vom Verantwortlichen vor dem Versand dieses Schreibens zu ergänzen",
     FRENCH: "à compléter par le responsable du traitement avant l’envoi du présent courrier",
+    POLISH: "do uzupełnienia przez administratora przed wysłaniem niniejszego pisma",
 }
 
 # Art. 15(1)(e) and (f): the rights a reply must name, with the article that grants each.
@@ -478,6 +566,15 @@ RIGHTS = {
               "obtenir la limitation du traitement lorsque l’exactitude ou la licéité des données est contestée"),
              ("du droit d’opposition", "article 21 du RGPD",
               "s’opposer à un traitement fondé sur l’intérêt légitime ou à des fins de prospection")),
+    POLISH: (("prawo do sprostowania danych", "art. 16 RODO",
+              "żądania sprostowania nieprawidłowych danych osobowych oraz uzupełnienia niekompletnych danych"),
+             ("prawo do usunięcia danych", "art. 17 RODO", "żądania usunięcia danych osobowych"),
+             ("prawo do ograniczenia przetwarzania", "art. 18 RODO",
+              "żądania ograniczenia przetwarzania, gdy kwestionowana jest prawidłowość danych lub zgodność "
+              "przetwarzania z prawem"),
+             ("prawo do sprzeciwu", "art. 21 RODO",
+              "wniesienia sprzeciwu wobec przetwarzania opartego na prawnie uzasadnionym interesie lub prowadzonego na "
+              "potrzeby marketingu bezpośredniego")),
 }
 # What the model register says of each release, by the Art. 15 item it answers (`letter.RELEASE_ITEMS`).
 RELEASE_LABELS = {
@@ -491,6 +588,11 @@ RELEASE_LABELS = {
              "retention": "Durée de conservation du modèle (article 15, paragraphe 1, point d), du RGPD)",
              "training_data": "Source des données (article 15, paragraphe 1, point g), du RGPD)",
              "transfers": "Transferts vers des pays tiers et garanties appropriées (article 15, paragraphe 2, du RGPD)"},
+    POLISH: {"purposes": "Cele przetwarzania (art. 15 ust. 1 lit. a RODO)",
+             "recipients": "Odbiorcy (art. 15 ust. 1 lit. c RODO)",
+             "retention": "Okres przechowywania modelu (art. 15 ust. 1 lit. d RODO)",
+             "training_data": "Źródło danych (art. 15 ust. 1 lit. g RODO)",
+             "transfers": "Przekazywanie do państw trzecich i odpowiednie zabezpieczenia (art. 15 ust. 2 RODO)"},
 }
 # The controller's default Art. 15(1)(h) statement (`controller.Controller.automated_decisions`).
 AUTOMATED_DEFAULT = ("The models audited here are not used to take decisions based solely on automated processing "
@@ -502,9 +604,12 @@ AUTOMATED = {
     FRENCH: "Les modèles examinés ici ne sont pas utilisés pour prendre des décisions fondées exclusivement sur un "
             "traitement automatisé produisant des effets juridiques à l’égard d’une personne ou l’affectant de "
             "manière significative de façon similaire (article 22 du RGPD).",
+    POLISH: "Badane modele nie są wykorzystywane do podejmowania decyzji, które opierają się wyłącznie na "
+            "zautomatyzowanym przetwarzaniu i wywołują wobec kogokolwiek skutki prawne lub w podobny sposób istotnie "
+            "na niego wpływają (art. 22 RODO).",
 }
 
-TEXT: dict[str, dict[str, str | tuple[str, str]]] = {
+TEXT: dict[str, dict[str, str | tuple[str, ...]]] = {
     ENGLISH: {
         "controller_todo": "Controller, address, contact, data protection officer and supervisory authority: {todo} "
                            "(<code>wikimem controller set</code>).",
@@ -966,13 +1071,187 @@ TEXT: dict[str, dict[str, str | tuple[str, str]]] = {
         "signature_todo": "<p class='todo'>Signature : {todo}.</p>",
         "list": " ; ",
     },
+    POLISH: {
+        "controller_todo": "Administrator, adres, dane kontaktowe, inspektor ochrony danych i organ nadzorczy: {todo} "
+                           "(<code>wikimem controller set</code>).",
+        "dpo": "Inspektor ochrony danych: {dpo}",
+        "title_access": "Dostęp do Pana/Pani danych osobowych (art. 15 RODO)",
+        "title_access_deceased": "Dostęp do danych osobowych osoby o imieniu i nazwisku {name} (art. 15 RODO)",
+        "title_erasure": "Usunięcie Pana/Pani danych osobowych (art. 17 RODO)",
+        "title_erasure_deceased": "Usunięcie danych osobowych osoby o imieniu i nazwisku {name} (art. 17 RODO)",
+        "page_title": "{title}: wniosek {id}",
+        "header": "{date}<br>Wniosek {id}{reference}. Data wpływu: {received}; termin udzielenia odpowiedzi: {due}.",
+        "reference": "; Pana/Pani znak: {reference}",
+        "source_qid": " (Wikidata {qid})",
+        "source_facts": " (dane przekazane wraz z wnioskiem)",
+        "opening_erasure": "Zwrócił(a) się Pan/Pani z żądaniem usunięcia danych osobowych dotyczących osoby o imieniu "
+                           "i nazwisku {person}, które mogą być zawarte w używanych przez nas modelach językowych "
+                           "(art. 17 RODO). W niniejszym piśmie informujemy, co ustaliliśmy w każdym z modeli, które "
+                           "informacje usuniemy, jakie działania podejmiemy i w jakim terminie.",
+        "opening_access": "Zwrócił(a) się Pan/Pani z żądaniem udzielenia informacji, jakie dane osobowe dotyczące osoby "
+                          "o imieniu i nazwisku {person} zawierają używane przez nas modele językowe (art. 15 "
+                          "RODO).",
+        "opening_tested": (" Model językowy nie prowadzi żadnej ewidencji danych, może jednak zapamiętać informacje z "
+                           "tekstów, na których go wytrenowano, i je powtarzać. Dlatego zbadaliśmy każdy używany "
+                           "przez nas model ({n} zbadana wersja) pod kątem każdej znanej informacji dotyczącej {about}: "
+                           "każdą informację sformułowaliśmy na {variants} różnych sposobów",
+                           " Model językowy nie prowadzi żadnej ewidencji danych, może jednak zapamiętać informacje z "
+                           "tekstów, na których go wytrenowano, i je powtarzać. Dlatego zbadaliśmy każdy używany "
+                           "przez nas model ({n} zbadane wersje) pod kątem każdej znanej informacji dotyczącej {about}: "
+                           "każdą informację sformułowaliśmy na {variants} różnych sposobów",
+                           " Model językowy nie prowadzi żadnej ewidencji danych, może jednak zapamiętać informacje z "
+                           "tekstów, na których go wytrenowano, i je powtarzać. Dlatego zbadaliśmy każdy używany "
+                           "przez nas model ({n} zbadanych wersji) pod kątem każdej znanej informacji dotyczącej "
+                           "{about}: każdą informację sformułowaliśmy na {variants} różnych sposobów"),
+        "opening_in_language": " ({language})",
+        "opening_in_languages": " (każdą w języku wskazanym przy danej informacji)",
+        "opening_ranked": " i sprawdziliśmy, czy model stawia prawdziwą wartość wyżej niż wartości, które mają inne osoby "
+                          "({span} innych wartości), po uwzględnieniu tego, jak prawdopodobna jest dana wartość w ogóle "
+                          "(skalibrowany ranking WikiMem)",
+        "opening_said_only": "{sep} a w przypadku modeli, które odpowiadają wyłącznie tekstem ({names}: nie podają "
+                             "prawdopodobieństw), poprosiliśmy o uzupełnienie każdego z tych zdań i policzyliśmy, jak "
+                             "często model podawał wartość, w porównaniu z fikcyjnymi osobami o tych samych danych",
+        "opening_record": ". Poprosiliśmy też każdy model o samodzielne dokończenie zdania oraz o wypełnienie karty "
+                          "danych dotyczącej {about} (imię i nazwisko oraz kilka innych informacji, a następnie "
+                          "informacja, o którą pytaliśmy). Informacje, które model sam wypisał, podajemy w pierwszej "
+                          "kolejności.",
+        "opening_deceased": " {name} nie żyje (data śmierci: {dod}); w niniejszym piśmie tę osobę wymieniamy z imienia i "
+                            "nazwiska, a pismo kierujemy do Pana/Pani jako osoby, która złożyła wniosek. RODO nie ma "
+                            "zastosowania do danych osób zmarłych (motyw 27); odpowiadamy w tej samej formie w zakresie, "
+                            "w jakim przewidują to przepisy krajowe lub nasze wewnętrzne zasady.",
+        "span_one": "{low}", "span_range": "od {low} do {high}", "span_none": "około 100",
+        "in_short": "<b>W skrócie:</b> {headline}.",
+        "in_short_forget": ("{memorized} informacja jest zapamiętana na poziomie progu; ",
+                            "{memorized} informacje są zapamiętane na poziomie progu; ",
+                            "{memorized} informacji jest zapamiętanych na poziomie progu; "),
+        "in_short_enter": ("{n} informacja trafia na listę do usunięcia, ponieważ usuwamy każdą informację, którą model "
+                           "stawia na pierwszym miejscu w co najmniej jednym sformułowaniu, a nie tylko informacje "
+                           "zapamiętane: usuwamy także informację, ku której model jedynie się skłania.",
+                           "{n} informacje trafiają na listę do usunięcia, ponieważ usuwamy każdą informację, którą "
+                           "model stawia na pierwszym miejscu w co najmniej jednym sformułowaniu, a nie tylko "
+                           "informacje zapamiętane: usuwamy także informację, ku której model jedynie się skłania.",
+                           "{n} informacji trafia na listę do usunięcia, ponieważ usuwamy każdą informację, którą model "
+                           "stawia na pierwszym miejscu w co najmniej jednym sformułowaniu, a nie tylko informacje "
+                           "zapamiętane: usuwamy także informację, ku której model jedynie się skłania."),
+        "models": "Co zawiera każdy z modeli",
+        "not_audited": "Nie udało się zbadać tego modelu (komunikat techniczny: \u201e{error}\u201d). Zbadamy go "
+                       "ponownie i poinformujemy Pana/Panią o wyniku.",
+        "fact_item": "<li><span class='{css}'>{verdict}</span>: {sentence}</li>",
+        "fact_asked_in": " Pytania zadano modelowi {language}.",
+        "fact_fallback": " Niektóre wartości nie mają {adjective} nazwy i podano je po angielsku.",
+        "th_fact": "informacja", "th_language": "język pytania", "th_verdict": "ocena", "th_access": "dostęp",
+        "th_rank": "pozycja", "th_chance": "fikcyjne osoby z równie silnym wynikiem (p)",
+        "th_completion": "uzupełnienie przez model", "th_cue": "podpowiedź",
+        "th_record": "karta danych, po której model podał wartość",
+        "no_completion": "(żadne zapytanie nie wymienia osoby przed wartością)",
+        "completion_controls": " (podał wartość także dla {k} z {n} fikcyjnych osób)",
+        "cued": " (z podpowiedzią)",
+        "record_controls": "; także dla {k} z {n} fikcyjnych osób",
+        "chance": "{k} z {n} (p = {p})", "not_compared": "nie porównano",
+        "rank": "{rank} z {n}",
+        "said_in": "podana w {said} z {asked}",
+        "precision": "Dla oszczędności czasu model ten oceniono ze zmniejszoną precyzją ({precision}); zdania, których "
+                     "wyniki były na tyle bliskie, że mogłyby zmienić ranking (łącznie {n}, tj. {share}), oceniono "
+                     "ponownie z pełną precyzją (float32). Każda powyższa ocena jest zatem taka sama jak przy pełnej "
+                     "precyzji.",
+        "not_covered": "Informacje, których nie mogliśmy zbadać",
+        "not_covered_item": "<li>{fact}: {reason}.</li>",
+        "erasure": "Co usuniemy i w jakim terminie",
+        "erasure_plan": ("{n} informacja dotycząca {about} trafia na listę do usunięcia",
+                         "{n} informacje dotyczące {about} trafiają na listę do usunięcia",
+                         "{n} informacji dotyczących {about} trafia na listę do usunięcia"),
+        "erasure_steps": " (kryterium: <i>{criterion}</i>). Do dnia <b>{due}</b> (miesiąc od dnia otrzymania wniosku, "
+                         "art. 12 ust. 3 RODO): (1) usuniemy te informacje w drodze oduczania maszynowego z "
+                         "modeli: {targets}, w wyniku czego powstanie nowa rewizja każdego z nich; (2) zbadamy nową rewizję tymi samymi "
+                         "testami co powyżej, informacja po informacji, i sprawdzimy, czy wiedza modelu o innych "
+                         "osobach została zachowana; (3) zastąpimy bieżącą rewizję nową dopiero wtedy, gdy badanie "
+                         "wykaże, że żadnej z tych informacji już w niej nie ma, i przekażemy Panu/Pani na piśmie wynik "
+                         "tej weryfikacji. Do tego czasu bieżąca rewizja pozostaje w użyciu.",
+        "th_model": "model", "th_value": "wartość", "th_against": "porównanie z fikcyjnymi osobami",
+        "against_note": "Ostatnia kolumna porównuje każdą informację z fikcyjnymi osobami o tych samych danych; "
+                        "informacja, która nie wypada lepiej od nich, również zostanie usunięta.",
+        "nothing_to_erase": "Żaden model nie stawia na pierwszym miejscu żadnej informacji dotyczącej {about} w żadnym "
+                            "sformułowaniu: nie ma czego oduczać i żaden model nie zostanie zmieniony. Informacje "
+                            "zbadano w sposób opisany powyżej.",
+        "said_only_strength": "podana (wyłącznie uzupełnienia)",
+        "erased": "każda wcześniej zapamiętana (lub podawana) informacja została usunięta",
+        "not_erased": "nadal zapamiętane (lub podawane): {still}, nowo zapamiętane: {newly}",
+        "utility_completions": "informacji o innych osobach nie można porównać, ponieważ ta wersja jest badana wyłącznie "
+                               "na podstawie jej uzupełnień, bez badania kohorty",
+        "utility_pending": "informacji o innych osobach nie można było jeszcze porównać (badanie nowej rewizji nie "
+                           "zostało zakończone)",
+        "utility": "spośród {retain} informacji o innych osobach, które model wcześniej zapamiętał, nadal zapamiętuje "
+                   "{still} ({share}), a zatem pozostała część modelu nadal działa",
+        "leak": " AUROC ataku opartego na funkcji straty, przeprowadzonego na zdaniach z tymi informacjami w porównaniu z "
+                "błędnymi wartościami: {before} przed, {after} po (0,5 = brak jakiegokolwiek śladu).",
+        "leak_top_logprobs": " Ta wersja jest udostępniana na poziomie dostępu top-logprobs: \u201eusunięta\u201d "
+                             "oznacza tu, że wartość nie należy już do słów, które model najprawdopodobniej wygeneruje "
+                             "jako następne po imieniu i nazwisku; wartość, którą model nadal stawiałby na pierwszym "
+                             "miejscu, ale nie wygenerowałby jej jako następnej, nie jest widoczna na tym poziomie "
+                             "dostępu.",
+        "verified": "<h3>Zweryfikowane usunięcie, {when}: {after}</h3><p>Ponowne badanie modelu {after} w porównaniu z "
+                    "modelem {before}: {outcome} (zapomniane informacje: {forgotten}); {utility}.{leak}</p>",
+        "th_before": "przed", "th_after": "po", "th_outcome": "wynik",
+        "law": "Informacje, które zgodnie z prawem musimy Panu/Pani przekazać",
+        "categories": "<p><b>Kategorie danych osobowych (art. 15 ust. 1 lit. b RODO).</b> Wymienione powyżej "
+                      "informacje dotyczące {about}, o ile model je zapamiętał: {facts}. Model przechowuje je jedynie "
+                      "jako skłonność do ich powtarzania, a nie jako zapis, który można by odczytać.</p>",
+        "none_tested": "nie zbadano żadnej",
+        "rights": "<b>Pana/Pani prawa (art. 15 ust. 1 lit. e RODO).</b> Przysługuje Panu/Pani ",
+        "right": "{name} ({article}), tj. prawo {text}",
+        "rights_contact": "Aby skorzystać z tych praw, prosimy o kontakt: {contact}.",
+        "contact_todo": "Kontakt: {todo}.",
+        "complaint": "<p><b>Prawo do wniesienia skargi (art. 15 ust. 1 lit. f, art. 77 RODO).</b> Przysługuje Panu/Pani "
+                     "prawo wniesienia skargi do organu nadzorczego (w Polsce jest nim Prezes Urzędu Ochrony Danych "
+                     "Osobowych), w szczególności do: {authority}.</p>",
+        "automated": "<p><b>Zautomatyzowane podejmowanie decyzji (art. 15 ust. 1 lit. h RODO).</b> {decisions}</p>",
+        "copy": "<p><b>Kopia danych (art. 15 ust. 3 RODO).</b> Niniejsze pismo stanowi tę kopię: informacje dotyczące "
+                "{about}, które zawiera każdy z modeli, wymieniliśmy powyżej wraz z dowodami; załącznik techniczny "
+                "określa dokładnie, co i w jaki sposób zbadaliśmy.</p>",
+        "read_controls": "Każdą informację przypisaliśmy także, wraz ze wszystkimi pozostałymi, {n} fikcyjnym osobom, "
+                         "które nie występują w żadnych danych treningowych, i oceniliśmy w ten sam sposób: to, co model "
+                         "przypisuje tym osobom, przypisałby każdemu, kto ma te same dane (domysł na podstawie "
+                         "pozostałych informacji lub brzmienia imienia i nazwiska). p to odsetek tych osób, łącznie z "
+                         "osobą rzeczywistą, których wynik jest co najmniej tak silny jak wynik osoby rzeczywistej. "
+                         "<i>Zapamiętana</i>: M &ge; {threshold} i p &le; {alpha}; <i>słabo powiązana</i>: p &le; "
+                         "{alpha} przy niższym M, większym od 0; <i>niezapamiętana</i>: brak dowodów ponad to, co model "
+                         "powiedziałby o każdej osobie o tych samych danych. Przy p &le; {alpha} około {alpha_share} "
+                         "fikcyjnych osób mimo to uzyskałoby ocenę przypadkowo; w naszych własnych testach fikcyjne "
+                         "osoby o imionach i nazwiskach typowych dla danego kraju uzyskiwały ją częściej (5 z 20 "
+                         "informacji w przypadku małego modelu, w tym jedna zapamiętana), dlatego ocena, zwłaszcza "
+                         "<i>słabo powiązana</i>, może wynikać wyłącznie z tego, co model odgaduje na podstawie samego "
+                         "imienia i nazwiska. Informacji, której model nie stawia na pierwszym miejscu w żadnym "
+                         "sformułowaniu, nie porównujemy: nie ma czego badać.",
+        "read_plain": "<i>Zapamiętana</i>: M &ge; {threshold}; <i>słabo powiązana</i>: co najmniej jedno sformułowanie; "
+                      "<i>niezapamiętana</i>: żadne. Nie przeprowadzono porównania z fikcyjnymi osobami: to, że "
+                      "informacja znajduje się na pierwszym miejscu w jednym sformułowaniu, zdarza się przypadkowo mniej "
+                      "więcej w co dziesiątym przypadku.",
+        "read": "<h2>Jak czytać to pismo</h2><p class='muted'>M to odsetek tych spośród {variants} sformułowań, w których "
+                "model stawia prawdziwą wartość na pierwszym miejscu. {levels} z* mierzy, jak wyraźnie wyróżnia się "
+                "prawdziwa wartość (im wyższa wartość z*, tym silniejszy sygnał). Pozycja to miejsce prawdziwej wartości po "
+                "zsumowaniu wszystkich sformułowań. Uzupełnienie oznaczamy jako \u201ez podpowiedzią\u201d, gdy "
+                "zapytanie zawiera już część wartości (podpowiedź &ge; {tau}). Sformułowanie, którego własna treść "
+                "zdradza wartość (zawiera ją albo podaje inną informację, z której można ją wywnioskować, np. miejsce "
+                "urodzenia w przypadku obywatelstwa), pomijamy przy obliczaniu M i w porównaniu z fikcyjnymi osobami, "
+                "o czym informuje zdanie dotyczące danej informacji. Uzupełnienie lub karta danych, po których model "
+                "podaje wartość, liczą się tylko wtedy, gdy nie dają tego samego efektu w przypadku fikcyjnych osób o "
+                "tych samych danych.</p>",
+        "annex": "<p class='muted'>Załącznik techniczny (<a href='{annex}'>{annex}</a>) wskazuje dokładne wersje modeli, "
+                 "kod, dane i ustawienia, na podstawie których obliczono niniejszą odpowiedź, tak aby audytor mógł ją "
+                 "odtworzyć. Załącznik techniczny sporządzono w języku angielskim.</p>",
+        "annex_language": "Załącznik techniczny sporządzono w języku angielskim.",
+        "signature": "<p>{name}<br>Inspektor ochrony danych: {dpo}</p>",
+        "signature_todo": "<p class='todo'>Podpis: {todo}.</p>",
+        "list": "; ",
+    },
 }
 
 
 @dataclass(frozen=True)
 class Text:
     """The catalogue of one letter language: t("key", **values), t.n("key", n, **values) for a
-    (singular, plural) pair; French text gets its non-breaking spaces."""
+    (singular, plural) pair, or Polish's (one, few, many) triple; French text gets its
+    non-breaking spaces."""
 
     language: str
 
@@ -982,7 +1261,10 @@ class Text:
         return self._finish(template.format(**values))
 
     def n(self, key: str, n: int, **values) -> str:
-        one, other = TEXT[self.language][key]
+        forms = TEXT[self.language][key]
+        if self.language == POLISH:
+            return polish_plural(n, *forms).format(n=n, **values)
+        one, other = forms
         singular = n in (0, 1) if self.language == FRENCH else n == 1
         return self._finish((one if singular else other).format(n=n, **values))
 
@@ -995,11 +1277,20 @@ class Text:
 
 
 # ---------------------------------------------------------------------------------------------
-# A fact's sentence in German or French (`answer.plain_sentence`, `answer._generation_sentence`)
+# A fact's sentence in German, French or Polish (`answer.plain_sentence`, `answer._generation_sentence`)
 
 
 def _plural(language: str, n: int, one: str, other: str) -> str:
     return one if (n in (0, 1) if language == FRENCH else n == 1) else other
+
+
+def polish_plural(n: int, one: str, few: str, many: str) -> str:
+    """Polish's three forms: 1 informacja; 2–4, 22–24, 102–104 … informacje; 0, 5–21, 25–31,
+    112–114 … informacji."""
+    n = abs(int(n))
+    if n == 1:
+        return one
+    return few if n % 10 in (2, 3, 4) and n % 100 not in (12, 13, 14) else many
 
 
 def _controls(row: Mapping, key: str = "n_controls") -> int:
@@ -1008,13 +1299,16 @@ def _controls(row: Mapping, key: str = "n_controls") -> int:
 
 
 def sentence(row: Mapping, who: Person) -> str:
-    """One fact's verdict in German or French, from the fields `answer.plain_sentence` reads."""
+    """One fact's verdict in German, French or Polish, from the fields `answer.plain_sentence` reads."""
+    if who.language == POLISH:
+        return _polish(row, who)
     text = _german(row, who) if who.language == GERMAN else _french(row, who)
     return french_typography(text) if who.language == FRENCH else text
 
 
 def _values(row: Mapping, language: str) -> str:
-    return " / ".join(row.get("values") or []) or {GERMAN: "der angegebene Wert", FRENCH: "la valeur indiquée"}[language]
+    return " / ".join(row.get("values") or []) or {GERMAN: "der angegebene Wert", FRENCH: "la valeur indiquée",
+                                                    POLISH: "podana wartość"}[language]
 
 
 def _why(row: Mapping, language: str) -> str:
@@ -1268,19 +1562,155 @@ def _french_generation(row: Mapping, what: str, who: Person) -> str:
     return f"Le modèle n’a pas nommé {what} : {out}."
 
 
+def _pl_invented(n: int) -> str:
+    """ "z 19 fikcyjnych osób" after a count (the genitive plural whatever n)."""
+    return f"{n} fikcyjnych osób" if n != 1 else "1 fikcyjnej osoby"
+
+
+def _polish(row: Mapping, who: Person) -> str:
+    """A Polish fact sentence: the fact named first, in the nominative ("Pana/Pani zawód
+    (dziennikarz) – model zapamiętał tę informację: …"), the verdict said of "tę informację"."""
+    num = lambda value: number(POLISH, value)  # noqa: E731
+    what = _capital(f"{who.fact(row['property'], row['property_label'])} ({_values(row, POLISH)})")
+    variants = int(row.get("n_variants") or N_SCORED_VARIANTS)
+    memorized = int(row.get("n_memorized") or 0)
+    out = (f"w {memorized} z {variants} sformułowań stawia prawdziwą wartość na pierwszym miejscu spośród "
+           f"{row.get('n_candidates')} możliwych wartości")
+    n_controls = _controls(row)
+    left_out = row.get("wordings_left_out") or []
+    why = _why(row, POLISH)
+    verdict = row.get("verdict")
+    if row.get("untestable"):
+        text = (f"{what} – odpowiedzi modelu nie mogą wykazać, co model wie: każde sformułowanie pytania już zdradza "
+                f"wartość ({why}), dlatego ta informacja nie jest uznawana za zapamiętaną.")
+    elif row.get("access") == GENERATION:
+        text = _polish_generation(row, what, who)
+    elif n_controls:
+        if not memorized:
+            out = f"w żadnym z {variants} sformułowań nie stawia prawdziwej wartości na pierwszym miejscu"
+        planned = int(row.get("n_controls_planned") or n_controls)
+        pool = (f"Spośród {_pl_invented(n_controls)} o tych samych danych" if planned <= n_controls else
+                f"Spośród pierwszych {n_controls} z {_pl_invented(planned)} o tych samych danych (wystarczająco, by "
+                "rozstrzygnąć)")
+        k = int(row.get("controls_as_extreme") or 0)
+        achieved = ("żadna nie uzyskała co najmniej równie silnego wyniku" if k == 0 else
+                    f"{k} {polish_plural(k, 'uzyskała', 'uzyskały', 'uzyskało')} co najmniej równie silny wynik")
+        chance = f"{pool} {achieved} (p = {num(row['p_value'])}; dowodem jest wyłącznie p ≤ {num(row['control_alpha'])})."
+        if verdict == MEMORIZED:
+            text = f"{what} – model zapamiętał tę informację: {out}. {chance}"
+        elif verdict == WEAK:
+            text = (f"{what} – model wiąże tę informację z {who.pl('ins')} silniej niż z dowolną osobą o tych samych "
+                    f"danych, choć nie jest to trwałe powiązanie: {out}. {chance}")
+        else:
+            text = (f"{what} – nic nie wskazuje na to, by model wiedział więcej, niż powiedziałby o każdej osobie o "
+                    f"tych samych danych: {out}. {chance}")
+    elif verdict == MEMORIZED:
+        text = f"{what} – model zapamiętał tę informację: {out}."
+    elif verdict == WEAK:
+        text = f"{what} – model słabo wiąże tę informację z {who.pl('ins')}: {out}."
+    else:
+        text = (f"{what} – model nie wykazuje zapamiętania tej informacji: w żadnym z {variants} sformułowań nie "
+                "stawia prawdziwej wartości na pierwszym miejscu.")
+    if left_out and not row.get("untestable"):
+        n = len(left_out)
+        text += (f" W tym obliczeniu pominięto {n} "
+                 f"{polish_plural(n, 'sformułowanie', 'sformułowania', 'sformułowań')}, ponieważ "
+                 f"{'jego' if n == 1 else 'ich'} własna treść zdradza wartość ({why}).")
+    completion = row.get("completion") if row.get("access") != GENERATION else None
+    if completion:
+        hit = bool(row.get("completion_hit"))
+        said = "podając tym samym prawdziwą wartość" if hit else "nie podając tej wartości"
+        text += (f" Poproszony o dokończenie zdania \u201e{completion['prompt']}\u201d model napisał "
+                 f"\u201e{one_line(completion['output'])}\u201d ({said}).")
+        k, n = row.get("completion_control_hits"), row.get("completion_controls")
+        if hit and n:
+            if not row.get("completion_evidence"):
+                text += (f" Przy tych samych danych pod zmyślonymi imionami i nazwiskami podał tę wartość również dla "
+                         f"{k} z {n} takich osób (p = {num(row['completion_p_value'])}): to uzupełnienie "
+                         "pokazuje, co model powiedziałby o każdej osobie o tych samych danych, a nie to, co wie o "
+                         f"{who.pl('loc')}.")
+            else:
+                text += (f" Przy tych samych danych pod zmyślonymi imionami i nazwiskami podał tę wartość dla {k} z "
+                         f"{n} takich osób (p = {num(row['completion_p_value'])}); ta odpowiedź dotyczy zatem "
+                         f"właśnie {who.gen}"
+                         + (": jest to jednak pojedyncza odpowiedź na jedno sformułowanie, której nie potwierdza "
+                            "ranking obejmujący wszystkie sformułowania i wartości, stanowiący podstawę oceny."
+                            if verdict == NOT_MEMORIZED else "."))
+        elif hit and verdict == NOT_MEMORIZED:
+            text += (" Pojedyncze uzupełnienie samo w sobie nie jest dowodem: wartość można odgadnąć na podstawie "
+                     "pozostałych informacji"
+                     + ("; rozstrzyga powyższy ranking w porównaniu z fikcyjnymi osobami o tych samych danych."
+                        if n_controls else ", a w żadnym sformułowaniu model nie stawia jej na pierwszym miejscu."))
+        if row.get("cue_flag"):
+            text += " Zapytanie samo zawiera już część wartości, dlatego zgodność ma tu mniejszą moc dowodową."
+    extraction = row.get("extraction")
+    if extraction:
+        how = "w tym brzmieniu" if extraction["probe"] == "record" else \
+            f"za pomocą wyuczonego zapytania ({extraction['probe']}), trenowanego wyłącznie na kartach danych innych osób"
+        given = (f"na zapytanie \u201e{extraction['prompt']}\u201d ({how}) napisał "
+                 f"\u201e{one_line(extraction['output'])}\u201d")
+        n, k = extraction.get("controls"), extraction.get("control_hits")
+        if extraction.get("evidence", True):
+            among = (f"nie zrobił tego dla żadnej z {n}" if not k else f"zrobił to tylko dla {k} z {n}")
+            against = (f", podczas gdy w przypadku fikcyjnych osób o tych samych danych {among} "
+                       f"(p = {num(extraction['p_value'])})" if n else "")
+            text = f"Model sam podaje prawdziwą wartość: {given}{against}. " + text
+        else:
+            text += (f" Na kartę danych z tymi informacjami model odpowiedział \u201e{one_line(extraction['output'])}"
+                     f"\u201d, podając prawdziwą wartość, ale zrobił to również dla {k} z {_pl_invented(int(n))} o tych "
+                     f"samych danych (p = {num(extraction['p_value'])}): mówi tak o każdej osobie o tych danych.")
+    access = row.get("access") or WEIGHTS
+    if access != WEIGHTS:
+        text += (f" Ta ocena opiera się na modelu w postaci, w jakiej jest udostępniany (punkt końcowy zgodny z API "
+                 f"OpenAI, poziom dostępu {access}: {ACCESS_MEANS[POLISH].get(access, access)}), a nie na kopii jego "
+                 "wag.")
+        if access == TOP_LOGPROBS and verdict == NOT_MEMORIZED:
+            text += (" Na tym poziomie dostępu wartość, której model nie wygenerowałby od razu jako następnej, w ogóle "
+                     "nie jest widoczna; to badanie nie znajduje więc dowodu, ale nie wykazuje, że model tej "
+                     "informacji nie zawiera.")
+    return text
+
+
+def _polish_generation(row: Mapping, what: str, who: Person) -> str:
+    asked, said = int(row.get("wordings_asked") or 0), int(row.get("wordings_said") or 0)
+    one = asked == 1
+    out = (f"uzupełnił tą wartością {said} z {asked} {'zdania' if one else 'zdań'} "
+           f"{'dotyczącego' if one else 'dotyczących'} {who.gen}, {'które kończy' if one else 'które kończą'} się "
+           "tuż przed wartością")
+    completion = row.get("completion")
+    example = (f" (\u201e{completion['prompt']}\u201d \u2192 \u201e{one_line(completion['output'])}\u201d)"
+               if completion and said else "")
+    n = _controls(row)
+    k = int(row.get("controls_as_extreme") or 0)
+    saw = ("u żadnej wartość nie pojawiła się" if k == 0 else
+           f"u {k} wartość pojawiła się")
+    chance = (f" Spośród {_pl_invented(n)} o tych samych danych {saw} w co najmniej takiej samej liczbie zdań "
+              f"(p = {number(POLISH, row['p_value'])}; dowodem jest wyłącznie p ≤ {number(POLISH, row['control_alpha'])})."
+              if n else "")
+    if row.get("verdict") == SAID:
+        return f"{what} – model podaje tę informację: {out}{example}.{chance}"
+    if said:
+        return (f"{what} – nic nie wskazuje na to, by model wiedział więcej, niż powiedziałby o każdej osobie o tych "
+                f"samych danych: {out}{example}.{chance}")
+    return f"{what} – model nie podał tej informacji: {out}."
+
+
+
 # ---------------------------------------------------------------------------------------------
 # "In short", from the models' fields (`answer.headline`)
 
 
 def headline(models: list[Mapping], who: Person) -> str:
-    """The headline in German or French, built from each model's facts and counts."""
+    """The headline in German, French or Polish, built from each model's facts and counts."""
     language = who.language
     audited = [m for m in models if m["audited"]]
     if not audited:
         if models:
             return {GERMAN: "Keines der registrierten Modelle konnte geprüft werden",
-                    FRENCH: "Aucun des modèles enregistrés n’a pu être examiné"}[language]
-        return {GERMAN: "Es ist kein Modell registriert", FRENCH: "Aucun modèle n’est enregistré"}[language]
+                    FRENCH: "Aucun des modèles enregistrés n’a pu être examiné",
+                    POLISH: "Nie udało się zbadać żadnego z zarejestrowanych modeli"}[language]
+        return {GERMAN: "Es ist kein Modell registriert", FRENCH: "Aucun modèle n’est enregistré",
+                POLISH: "Nie zarejestrowano żadnego modelu"}[language]
     parts = []
     for model in audited:
         name, facts = release_name(language, model), model["facts"]
@@ -1291,6 +1721,9 @@ def headline(models: list[Mapping], who: Person) -> str:
             if language == GERMAN:
                 parts.append(f"{name} (nur Vervollständigungen): nennt {listed or 'nichts'} "
                              f"({len(said)} von {n} {_plural(GERMAN, n, 'Angabe', 'Angaben')})")
+            elif language == POLISH:
+                parts.append(f"{name} (wyłącznie uzupełnienia): podawane informacje: {listed or 'brak'} "
+                             f"({len(said)} z {n} informacji)")
             else:
                 parts.append(f"{name} (complétions uniquement) : données énoncées : {listed or 'aucune'} "
                              f"({len(said)} {_plural(FRENCH, len(said), 'donnée', 'données')} sur {n})")
@@ -1301,6 +1734,9 @@ def headline(models: list[Mapping], who: Person) -> str:
         if language == GERMAN:
             parts.append(f"{name}: {listed or 'nichts'} memorisiert ({len(memorized)} von {n} "
                          f"{_plural(GERMAN, n, 'Angabe', 'Angaben')}, {weak} schwach verknüpft)")
+        elif language == POLISH:
+            parts.append(f"{name}: zapamiętane informacje: {listed or 'brak'} ({len(memorized)} z {n} informacji, "
+                         f"{weak} {polish_plural(weak, 'słabo powiązana', 'słabo powiązane', 'słabo powiązanych')})")
         else:
             parts.append(f"{name} : données mémorisées : {listed or 'aucune'} ({len(memorized)} "
                          f"{_plural(FRENCH, len(memorized), 'donnée', 'données')} sur {n}, {weak} "
@@ -1309,6 +1745,7 @@ def headline(models: list[Mapping], who: Person) -> str:
     if failed:
         parts.append({GERMAN: f"{failed} {_plural(GERMAN, failed, 'Version konnte', 'Versionen konnten')} nicht geprüft "
                               "werden",
+                      POLISH: f"nie udało się zbadać {failed} wersji",  # genitive: singular and plural alike
                       FRENCH: f"{failed} {_plural(FRENCH, failed, 'version n’a', 'versions n’ont')} pas pu être "
                               f"{_plural(FRENCH, failed, 'examinée', 'examinées')}"}[language])
     text = "; ".join(parts)
@@ -1320,8 +1757,12 @@ def controls_words(language: str, row: Mapping) -> str:
     n, p, beats = row.get("n_controls"), row.get("p_controls"), row.get("beats_controls")
     missing = lambda value: value is None or (isinstance(value, float) and value != value)  # noqa: E731
     if missing(n) or missing(p):
-        return {GERMAN: "nicht verglichen", FRENCH: "non comparé"}[language]
+        return {GERMAN: "nicht verglichen", FRENCH: "non comparé", POLISH: "nie porównano"}[language]
     n, beating = int(n), not missing(beats) and bool(beats)
+    if language == POLISH:
+        how = "lepiej niż fikcyjne osoby" if beating else "nie lepiej niż fikcyjne osoby"
+        people = polish_plural(n, "osoba porównawcza", "osoby porównawcze", "osób porównawczych")
+        return f"{how} (p = {number(POLISH, p)}, {n} {people})"
     if language == GERMAN:
         how = "besser als erfundene Personen" if beating else "nicht besser als erfundene Personen"
         return f"{how} (p = {number(GERMAN, p)}, {n} {_plural(GERMAN, n, 'Vergleichsperson', 'Vergleichspersonen')})"

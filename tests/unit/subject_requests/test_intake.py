@@ -328,13 +328,13 @@ def test_a_request_names_its_languages_and_its_letters(tmp_path, capsys):
     url = f"sqlite:///{tmp_path / 'registry.db'}"
     base = ["--home", str(tmp_path / "home"), "--registry-url", url]
     assert main([*base, "request", "add", "--name", "Douglas Adams", "--languages", "pl,en"]) == 0
-    assert "audited in: pl,en; letter in: en" in capsys.readouterr().out  # no Polish letter: English
+    assert "audited in: pl,en; letter in: pl" in capsys.readouterr().out  # Polish has a letter: the first language
     facts = tmp_path / "person.yaml"
     facts.write_text(yaml.safe_dump({**PERSON, "languages": ["fr", "en"]}), encoding="utf-8")
     assert main([*base, "request", "add", "--facts", str(facts)]) == 0
     store = RequestStore(url)
     adams, ilse = sorted(store.list(), key=lambda r: r.subject_label)
-    assert adams.language_codes() == ["pl", "en"] and adams.letter_language == "en"
+    assert adams.language_codes() == ["pl", "en"] and adams.letter_language == "pl"
     assert ilse.language_codes() == ["fr", "en"] and ilse.letter_language == "fr"
     assert ilse.person().languages == ["fr", "en"]
     assert main([*base, "request", "add", "--qid", "Q1224", "--languages", "de,xx"]) == 2
@@ -342,10 +342,10 @@ def test_a_request_names_its_languages_and_its_letters(tmp_path, capsys):
     assert err.startswith("error: languages:") and "'xx' not supported; allowed: en, de, fr, pl" in err
     assert "nothing was stored" in err
     with pytest.raises(SystemExit):  # argparse names the choices
-        main([*base, "request", "add", "--qid", "Q1224", "--letter-language", "pl"])
-    assert "--letter-language: invalid choice: 'pl'" in capsys.readouterr().err
-    with pytest.raises(IntakeError, match="letter_language: 'pl' has no letter templates; allowed: en, de, fr"):
-        store.add(intake.ResolvedSubject("Q1224", "Carlo Levi", "Q1224"), "access", letter_language="pl")
+        main([*base, "request", "add", "--qid", "Q1224", "--letter-language", "es"])
+    assert "--letter-language: invalid choice: 'es'" in capsys.readouterr().err
+    with pytest.raises(IntakeError, match="letter_language: 'es' has no letter templates; allowed: en, de, fr, pl"):
+        store.add(intake.ResolvedSubject("Q1224", "Carlo Levi", "Q1224"), "access", letter_language="es")
     assert len(store.list()) == 2
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump({**PERSON, "languages": ["klingon"]}), encoding="utf-8")

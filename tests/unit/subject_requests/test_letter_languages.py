@@ -1,20 +1,22 @@
-"""The letter in the requester's language: German and French written templates (not machine
-translation), the English letter unchanged, and the language the facts were asked in."""
+"""The letter in the requester's language: German, French and Polish written templates (not machine
+translation), the English letter unchanged, and the language the facts were asked in. The expected
+sentences are written out by hand."""
 
 import re
 from pathlib import Path
 
 import pytest
 
+from wikimem_platform.subject_requests import intake, letter_text
 from wikimem_platform.subject_requests.letter import annex_html, answer_html
-from wikimem_platform.subject_requests.letter_text import FACT_NOUNS, Person, sentence
+from wikimem_platform.subject_requests.letter_text import FACT_NOUNS, Person, polish_plural, sentence, Text
 from wikimem_platform.subject_requests.phrasing import Addressee, PHRASES
 
 from tests.unit.subject_requests.test_letter import _document, fact_row
 
 GOLDEN = Path(__file__).parent / "letter_golden"  # the English letter as rendered before letter_language
 LIVING_ADDRESSEE, DEAD_ADDRESSEE = Addressee("Ilse Marwitz"), Addressee("Douglas Adams", "11 May 2001")
-NB = "\u00a0"  # French: a non-breaking space before ":" and ";" and inside guillemets
+NB = "\u00a0"  # French: a non-breaking space before ":" and ";" and inside guillemets; Polish: "32 %", "1 234"
 
 LIVING = {"key": "person-x", "label": "Ilse Marwitz", "qid": None, "in_wikidata": False}
 DECEASED = {"key": "Q42", "label": "Douglas Adams", "qid": "Q42", "in_wikidata": True, "deceased": True,
@@ -142,6 +144,14 @@ def test_an_unknown_letter_language_is_refused():
         answer_html(rich_document(letter_language="es"))
 
 
+def test_the_letter_languages_have_one_home():
+    # the intake (which the answer imports) and the letter's words read the same tuple
+    assert intake.LETTER_LANGUAGES is letter_text.LETTER_LANGUAGES
+    assert letter_text.LETTER_LANGUAGES == ("en", "de", "fr", "pl")
+    for language in letter_text.LETTER_LANGUAGES:  # every language has a whole catalogue
+        assert set(letter_text.TEXT[language]) == set(letter_text.TEXT["en"]), language
+
+
 # ---------------------------------------------------------------------------------------------
 # Facts and sentences
 
@@ -170,6 +180,67 @@ def test_every_phrased_property_has_german_and_french_phrases():
             text = who.fact(prop, "label").lower()
             assert "ihr" not in text.split() and "votre" not in text and "vos" not in text.split(), prop
         assert "Ilse" not in de.fact(prop, "label") + fr.fact(prop, "label"), prop
+
+
+def test_every_phrased_property_has_a_polish_phrase():
+    assert all(isinstance(nouns[2], str) and nouns[2] for nouns in FACT_NOUNS.values())
+    pl, pl_dead = Person("pl", LIVING_ADDRESSEE), Person("pl", DEAD_ADDRESSEE)
+    # the requester formally, gender unknown; the deceased by a nominative name, never declined
+    assert pl.fact("P106", "occupation") == "Pana/Pani zawód"
+    assert pl.fact("P106", "occupation", "acc") == "Pana/Pani zawód"  # no case: a Polish fact stays nominative
+    assert pl_dead.fact("P106", "occupation") == "zawód osoby o imieniu i nazwisku Douglas Adams"
+    assert pl.fact("P27", "country of citizenship") == "Pana/Pani obywatelstwo"
+    assert pl.fact("P569", "date of birth") == "Pana/Pani data urodzenia"
+    assert pl_dead.fact("P20", "place of death") == "miejsce śmierci osoby o imieniu i nazwisku Douglas Adams"
+    assert pl_dead.fact("P570", "date of death") == "data śmierci osoby o imieniu i nazwisku Douglas Adams"
+    assert pl.fact("P108", "employer") == "Pana/Pani pracodawca" and pl.fact("P26", "spouse") == "Pana/Pani małżonek"
+    assert pl.fact("P69", "educated at") == "Pana/Pani miejsce kształcenia"
+    assert pl.fact("P40", "child") == "Pana/Pani dzieci"
+    assert pl.fact("P9999", "favourite tram line") == "informacja \u201efavourite tram line\u201d dotycząca Pana/Pani"
+    assert pl_dead.fact("P9999", "favourite tram line") == \
+        "informacja \u201efavourite tram line\u201d dotycząca osoby o imieniu i nazwisku Douglas Adams"
+    assert (pl.pl("ins"), pl_dead.pl("ins")) == ("Panem/Panią", "osobą o imieniu i nazwisku Douglas Adams")
+    assert (pl.gen, pl_dead.gen) == ("Pana/Pani", "osoby o imieniu i nazwisku Douglas Adams")
+    for prop in FACT_NOUNS:  # none speaks to the dead, none names the living
+        assert "Pan" not in pl_dead.fact(prop, "label") and "Douglas Adams" in pl_dead.fact(prop, "label"), prop
+        assert pl.fact(prop, "label").startswith("Pana/Pani ") and "Ilse" not in pl.fact(prop, "label"), prop
+
+
+def test_polish_has_three_plural_forms():
+    forms = ("informacja", "informacje", "informacji")
+    expected = {0: "informacji", 1: "informacja", 2: "informacje", 3: "informacje", 4: "informacje", 5: "informacji",
+                11: "informacji", 12: "informacji", 13: "informacji", 14: "informacji", 21: "informacji",
+                22: "informacje", 24: "informacje", 25: "informacji", 102: "informacje", 112: "informacji",
+                114: "informacji", 122: "informacje"}
+    for n, form in expected.items():
+        assert polish_plural(n, *forms) == form, n
+    assert [polish_plural(n, "model", "modele", "modeli") for n in (1, 2, 4, 5, 12, 22)] == \
+        ["model", "modele", "modele", "modeli", "modeli", "modele"]
+    assert [polish_plural(n, "fakt", "fakty", "faktów") for n in (1, 22, 25, 12)] == ["fakt", "fakty", "faktów", "faktów"]
+    t = Text("pl")  # the catalogue's triples
+    assert t.n("in_short_forget", 1, memorized=1) == "1 informacja jest zapamiętana na poziomie progu; "
+    assert t.n("in_short_forget", 3, memorized=3) == "3 informacje są zapamiętane na poziomie progu; "
+    assert t.n("in_short_forget", 5, memorized=5) == "5 informacji jest zapamiętanych na poziomie progu; "
+    assert t.n("in_short_forget", 0, memorized=0) == "0 informacji jest zapamiętanych na poziomie progu; "
+    assert t.n("erasure_plan", 1, about="Pana/Pani") == "1 informacja dotycząca Pana/Pani trafia na listę do usunięcia"
+    assert t.n("erasure_plan", 22, about="Pana/Pani") == "22 informacje dotyczące Pana/Pani trafiają na listę do usunięcia"
+    assert t.n("erasure_plan", 12, about="Pana/Pani") == "12 informacji dotyczących Pana/Pani trafia na listę do usunięcia"
+    for key in ("opening_tested", "in_short_forget", "in_short_enter", "erasure_plan"):
+        assert len(letter_text.TEXT["pl"][key]) == 3, key
+    assert "(1 zbadana wersja)" in t.n("opening_tested", 1, about="Pana/Pani", variants=11)
+    assert "(4 zbadane wersje)" in t.n("opening_tested", 4, about="Pana/Pani", variants=11)
+    assert "(5 zbadanych wersji)" in t.n("opening_tested", 5, about="Pana/Pani", variants=11)
+
+
+def test_polish_numbers_and_dates():
+    assert letter_text.number("pl", 0.05) == "0,05" and letter_text.plain_number("pl", 0.8) == "0,8"
+    assert letter_text.count("pl", 1234) == f"1{NB}234" and letter_text.count("pl", 1234567) == f"1{NB}234{NB}567"
+    assert letter_text.percent("pl", 0.32) == f"32{NB}%"
+    assert letter_text.date("pl", "2026-12-01T00:00:00+00:00") == "1 grudnia 2026"
+    assert letter_text.date("pl", "2026-05-11") == "11 maja 2026"
+    assert letter_text.written_date("pl", "11 May 2001") == "11 maja 2001"
+    assert letter_text.written_date("pl", "1952") == "1952"
+    assert letter_text.quoted("pl", "tekst") == "\u201etekst\u201d"
 
 
 def test_a_memorized_fact_beating_the_controls_in_german_and_french():
@@ -219,7 +290,46 @@ def test_a_deceased_persons_fact_is_spoken_of_by_name():
     assert "Ihr Beruf" not in page and "der Beruf von Douglas Adams" in page
 
 
-def test_every_case_of_the_english_sentence_has_a_german_and_a_french_one():
+def test_polish_fact_sentences_memorized_not_memorized_and_deceased():
+    # memorized, beating 19 invented people: the fact first, in the nominative, then the verdict of "tę informację"
+    fact = rich_fact(completion=None)
+    assert sentence({**fact, "values": ["dziennikarka"]}, Person("pl", LIVING_ADDRESSEE)) == (
+        "Pana/Pani zawód (dziennikarka) – model zapamiętał tę informację: w 10 z 11 sformułowań stawia prawdziwą "
+        "wartość na pierwszym miejscu spośród 101 możliwych wartości. Spośród 19 fikcyjnych osób o tych samych "
+        "danych żadna nie uzyskała co najmniej równie silnego wyniku (p = 0,05; dowodem jest wyłącznie p ≤ 0,05).")
+    # not memorized, the completion shared with the invented people
+    assert sentence(fact_row(values=["Niemcy"]), Person("pl", LIVING_ADDRESSEE)) == (
+        "Pana/Pani obywatelstwo (Niemcy) – model nie wykazuje zapamiętania tej informacji: w żadnym z 11 "
+        "sformułowań nie stawia prawdziwej wartości na pierwszym miejscu. Poproszony o dokończenie zdania "
+        "\u201eTobias Wenzlaff's country of citizenship is\u201d model napisał \u201eGermany.\u201d (podając tym "
+        "samym prawdziwą wartość). Przy tych samych danych pod zmyślonymi imionami i nazwiskami podał tę wartość "
+        "również dla 12 z 19 takich osób (p = 0,65): to uzupełnienie pokazuje, co model powiedziałby o każdej "
+        "osobie o tych samych danych, a nie to, co wie o Panu/Pani.")
+    # weakly associated, of a deceased person: named, the name never declined
+    fact = rich_fact(property="P509", property_label="cause of death", completion=None, verdict="weakly associated",
+                     n_memorized=2, p_value=0.03, controls_as_extreme=2)
+    assert sentence({**fact, "values": ["zawał serca"]}, Person("pl", DEAD_ADDRESSEE)) == (
+        "Przyczyna śmierci osoby o imieniu i nazwisku Douglas Adams (zawał serca) – model wiąże tę informację z "
+        "osobą o imieniu i nazwisku Douglas Adams silniej niż z dowolną osobą o tych samych danych, choć nie jest "
+        "to trwałe powiązanie: w 2 z 11 sformułowań stawia prawdziwą wartość na pierwszym miejscu spośród 101 "
+        "możliwych wartości. Spośród 19 fikcyjnych osób o tych samych danych 2 uzyskały co najmniej równie silny "
+        "wynik (p = 0,03; dowodem jest wyłącznie p ≤ 0,05).")
+    # without invented people: memorized, weakly associated
+    plain = rich_fact(completion=None, n_controls=None, values=["dziennikarka"])
+    assert sentence(plain, Person("pl", LIVING_ADDRESSEE)) == (
+        "Pana/Pani zawód (dziennikarka) – model zapamiętał tę informację: w 10 z 11 sformułowań stawia prawdziwą "
+        "wartość na pierwszym miejscu spośród 101 możliwych wartości.")
+    assert sentence({**plain, "verdict": "weakly associated", "n_memorized": 1}, Person("pl", DEAD_ADDRESSEE)) == (
+        "Zawód osoby o imieniu i nazwisku Douglas Adams (dziennikarka) – model słabo wiąże tę informację z osobą o "
+        "imieniu i nazwisku Douglas Adams: w 1 z 11 sformułowań stawia prawdziwą wartość na pierwszym miejscu "
+        "spośród 101 możliwych wartości.")
+    page = answer_html(rich_document(subject=DECEASED, letter_language="pl"))
+    assert "Douglas Adams nie żyje (data śmierci: 11 maja 2001)" in page  # the date as Polish writes it
+    assert "Pana/Pani zawód" not in page and "zawód osoby o imieniu i nazwisku Douglas Adams" in page
+    assert "pismo kierujemy do Pana/Pani jako osoby, która złożyła wniosek" in page
+
+
+def test_every_case_of_the_english_sentence_has_a_german_a_french_and_a_polish_one():
     left = [{"variant_id": 11, "kind": "contextualized", "rule": "implied",
              "detail": "it states the place of birth, country of citizenship, which can imply the value"}]
     extraction = {"prompt": "name: Tobias Wenzlaff; country of citizenship:", "output": " Germany", "probe": "record",
@@ -236,10 +346,11 @@ def test_every_case_of_the_english_sentence_has_a_german_and_a_french_one():
                       controls_as_extreme=0, p_value=0.05, control_alpha=0.05),
              fact_row(access="generation", wordings_asked=1, wordings_said=0)]
     for row in cases:
-        for language in ("de", "fr"):
+        for language in ("de", "fr", "pl"):
             text = sentence(row, Person(language, LIVING_ADDRESSEE))
             assert "{" not in text and "None" not in text, text
-            ours = re.sub("\u201e[^\u201c]*\u201c|«[^»]*»", "", text).lower()  # what the model was asked and said is quoted
+            # what the model was asked and said is quoted („…“ German, « … » French, „…” Polish)
+            ours = re.sub("\u201e[^\u201c\u201d]*[\u201c\u201d]|«[^»]*»", "", text).lower()
             english = [w for w in ("the model", "invented", "wording", "value", " of ") if w in ours]
             assert not english, (english, text)
     de = [sentence(row, Person("de", LIVING_ADDRESSEE)) for row in cases]
@@ -255,6 +366,35 @@ def test_every_case_of_the_english_sentence_has_a_german_and_a_french_one():
     assert "1 formulation a été écartée de ce décompte, car son propre texte dévoile la valeur (elle indique le lieu " \
            "de naissance, la nationalité, qui peut laisser deviner la valeur)." in fr[0]
     assert fr[6].startswith(f"Le modèle énonce votre nationalité (Germany){NB}: sur 11 phrases vous concernant")
+    pl = [sentence(row, Person("pl", LIVING_ADDRESSEE)) for row in cases]
+    assert pl[0].endswith(" W tym obliczeniu pominięto 1 sformułowanie, ponieważ jego własna treść zdradza wartość "
+                          "(podaje inne informacje, z których można wywnioskować wartość: miejsce urodzenia, "
+                          "obywatelstwo).")
+    assert pl[1] == ("Pana/Pani obywatelstwo (Germany) – odpowiedzi modelu nie mogą wykazać, co model wie: każde "
+                     "sformułowanie pytania już zdradza wartość (zawiera \u201eGermany\u201d), dlatego ta informacja "
+                     "nie jest uznawana za zapamiętaną.")
+    assert ("Na kartę danych z tymi informacjami model odpowiedział \u201eGermany\u201d, podając prawdziwą wartość, "
+            "ale zrobił to również dla 5 z 19 fikcyjnych osób o tych samych danych (p = 0,30): mówi tak o każdej "
+            "osobie o tych danych.") in pl[2]
+    assert "(punkt końcowy zgodny z API OpenAI, poziom dostępu top-logprobs: najbardziej prawdopodobne" in pl[2]
+    assert pl[2].endswith("to badanie nie znajduje więc dowodu, ale nie wykazuje, że model tej informacji nie "
+                          "zawiera.")
+    assert pl[3].startswith("Model sam podaje prawdziwą wartość: na zapytanie \u201ename: Tobias Wenzlaff; country "
+                            "of citizenship:\u201d (w tym brzmieniu) napisał \u201eGermany\u201d, podczas gdy w "
+                            "przypadku fikcyjnych osób o tych samych danych zrobił to tylko dla 5 z 19 (p = 0,05). "
+                            "Pana/Pani obywatelstwo (Germany) – model zapamiętał tę informację:")
+    assert ("podał tę wartość dla 0 z 19 takich osób (p = 0,05); ta odpowiedź dotyczy zatem właśnie Pana/Pani: jest "
+            "to jednak pojedyncza odpowiedź na jedno sformułowanie") in pl[4]
+    assert pl[4].endswith(" Zapytanie samo zawiera już część wartości, dlatego zgodność ma tu mniejszą moc dowodową.")
+    assert pl[5].startswith("Pana/Pani obywatelstwo (Germany) – model słabo wiąże tę informację z Panem/Panią: w 2 "
+                            "z 11 sformułowań")
+    assert pl[6].startswith("Pana/Pani obywatelstwo (Germany) – model podaje tę informację: uzupełnił tą wartością 6 "
+                            "z 11 zdań dotyczących Pana/Pani, które kończą się tuż przed wartością (\u201eTobias "
+                            "Wenzlaff's country of citizenship is\u201d \u2192 \u201eGermany.\u201d). Spośród 19 "
+                            "fikcyjnych osób o tych samych danych u żadnej wartość nie pojawiła się w co najmniej "
+                            "takiej samej liczbie zdań (p = 0,05; dowodem jest wyłącznie p ≤ 0,05).")
+    assert pl[7].startswith("Pana/Pani obywatelstwo (Germany) – model nie podał tej informacji: uzupełnił tą "
+                            "wartością 0 z 1 zdania dotyczącego Pana/Pani, które kończy się tuż przed wartością.")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -263,13 +403,23 @@ def test_every_case_of_the_english_sentence_has_a_german_and_a_french_one():
 
 def test_the_title_and_the_html_language():
     for language, title in (("de", "Auskunft über Ihre personenbezogenen Daten (Art. 15 DSGVO)"),
-                            ("fr", "Accès à vos données à caractère personnel (article 15 du RGPD)")):
+                            ("fr", "Accès à vos données à caractère personnel (article 15 du RGPD)"),
+                            ("pl", "Dostęp do Pana/Pani danych osobowych (art. 15 RODO)")):
         page = answer_html(rich_document(letter_language=language))
         assert f"<html lang='{language}'>" in page and f"<h1>{title}</h1>" in page
     erasure = answer_html(rich_document("erasure", DECEASED, None, letter_language="de"))
     assert "<h1>Löschung der personenbezogenen Daten von Douglas Adams (Art. 17 DSGVO)</h1>" in erasure
     erasure = answer_html(rich_document("erasure", letter_language="fr"))
     assert "<h1>Effacement de vos données à caractère personnel (article 17 du RGPD)</h1>" in erasure
+    erasure = answer_html(rich_document("erasure", letter_language="pl"))
+    assert "<h1>Usunięcie Pana/Pani danych osobowych (art. 17 RODO)</h1>" in erasure
+    assert "<title>Usunięcie Pana/Pani danych osobowych (art. 17 RODO): wniosek dsr-7</title>" in erasure
+    erasure = answer_html(rich_document("erasure", DECEASED, None, letter_language="pl"))
+    assert "<h1>Usunięcie danych osobowych osoby o imieniu i nazwisku Douglas Adams (art. 17 RODO)</h1>" in erasure
+    access = answer_html(rich_document(subject=DECEASED, letter_language="pl"))
+    assert "<h1>Dostęp do danych osobowych osoby o imieniu i nazwisku Douglas Adams (art. 15 RODO)</h1>" in access
+    assert ("2 listopada 2026<br>Wniosek dsr-7; Pana/Pani znak: AZ 12/26. Data wpływu: 1 listopada 2026; termin "
+            "udzielenia odpowiedzi: 1 grudnia 2026.") in access
 
 
 def test_the_rights_and_the_complaint_in_german_and_french():
@@ -300,6 +450,41 @@ def test_the_rights_and_the_complaint_in_german_and_french():
     assert f"Délégué à la protection des données{NB}: Dr. Lena Vogt" in page
 
 
+def test_the_rights_and_the_complaint_in_polish():
+    page = _text(answer_html(rich_document(letter_language="pl")))
+    assert ("Pana/Pani prawa (art. 15 ust. 1 lit. e RODO). Przysługuje Panu/Pani prawo do sprostowania danych "
+            "(art. 16 RODO), tj. prawo żądania sprostowania nieprawidłowych danych osobowych oraz uzupełnienia "
+            "niekompletnych danych; prawo do usunięcia danych (art. 17 RODO), tj. prawo żądania usunięcia danych "
+            "osobowych; prawo do ograniczenia przetwarzania (art. 18 RODO), tj. prawo żądania ograniczenia "
+            "przetwarzania, gdy kwestionowana jest prawidłowość danych lub zgodność przetwarzania z prawem; prawo do "
+            "sprzeciwu (art. 21 RODO), tj. prawo wniesienia sprzeciwu wobec przetwarzania opartego na prawnie "
+            "uzasadnionym interesie lub prowadzonego na potrzeby marketingu bezpośredniego. Aby skorzystać z tych "
+            "praw, prosimy o kontakt: datenschutz@musterfirma.example.") in page
+    assert ("Prawo do wniesienia skargi (art. 15 ust. 1 lit. f, art. 77 RODO). Przysługuje Panu/Pani prawo "
+            "wniesienia skargi do organu nadzorczego (w Polsce jest nim Prezes Urzędu Ochrony Danych Osobowych), w "
+            "szczególności do: Berliner Beauftragte für Datenschutz und Informationsfreiheit.") in page
+    assert ("Zautomatyzowane podejmowanie decyzji (art. 15 ust. 1 lit. h RODO). Badane modele nie są "
+            "wykorzystywane do podejmowania decyzji, które opierają się wyłącznie na zautomatyzowanym przetwarzaniu i "
+            "wywołują wobec kogokolwiek skutki prawne lub w podobny sposób istotnie na niego wpływają (art. 22 "
+            "RODO).") in page
+    assert "Cele przetwarzania (art. 15 ust. 1 lit. a RODO)" in page and "Kopia danych (art. 15 ust. 3 RODO)." in page
+    assert ("Kategorie danych osobowych (art. 15 ust. 1 lit. b RODO). Wymienione powyżej informacje dotyczące "
+            "Pana/Pani, o ile model je zapamiętał: Pana/Pani miejsce urodzenia, Pana/Pani obywatelstwo, Pana/Pani "
+            "zawód.") in page
+    assert "Inspektor ochrony danych: Dr. Lena Vogt" in page
+    assert ("W skrócie: Acme Assistent (wersja 3): zapamiętane informacje: Pana/Pani zawód (1 z 3 informacji, 1 "
+            "słabo powiązana); Acme Assistent (wersja 4): zapamiętane informacje: brak (0 z 1 informacji, 0 słabo "
+            "powiązanych); talker (wersja 1) (wyłącznie uzupełnienia): podawane informacje: Pana/Pani zawód (1 z 1 "
+            "informacji); nie udało się zbadać 1 wersji.") in page
+    assert ("Zwrócił(a) się Pan/Pani z żądaniem udzielenia informacji, jakie dane osobowe dotyczące osoby o imieniu "
+            "i nazwisku Ilse Marwitz (dane przekazane wraz z wnioskiem) zawierają używane przez nas modele "
+            "językowe (art. 15 RODO).") in page
+    assert f"(łącznie 1{NB}234, tj. 32{NB}%)" in page
+    unset = _text(answer_html(rich_document(controller=None, letter_language="pl")))
+    assert "Kontakt: do uzupełnienia przez administratora przed wysłaniem niniejszego pisma." in unset
+    assert "Podpis: do uzupełnienia przez administratora przed wysłaniem niniejszego pisma." in unset
+
+
 def test_the_erasure_letters_key_paragraphs_in_german_and_french():
     page = _text(answer_html(rich_document("erasure", letter_language="de")))
     assert "<h2>Was wir löschen werden und bis wann</h2>" in answer_html(rich_document("erasure", letter_language="de"))
@@ -324,6 +509,38 @@ def test_the_erasure_letters_key_paragraphs_in_german_and_french():
     assert "Kein Modell setzt eine Angabe über Sie in irgendeiner Formulierung an die erste Stelle" in nothing
 
 
+def test_the_erasure_letters_key_paragraphs_in_polish():
+    assert "<h2>Co usuniemy i w jakim terminie</h2>" in answer_html(rich_document("erasure", letter_language="pl"))
+    page = _text(answer_html(rich_document("erasure", letter_language="pl")))
+    assert ("Zwrócił(a) się Pan/Pani z żądaniem usunięcia danych osobowych dotyczących osoby o imieniu i nazwisku "
+            "Ilse Marwitz (dane przekazane wraz z wnioskiem), które mogą być zawarte w używanych przez nas "
+            "modelach językowych (art. 17 RODO).") in page
+    assert ("1 informacja jest zapamiętana na poziomie progu; 2 informacje trafiają na listę do usunięcia, ponieważ "
+            "usuwamy każdą informację, którą model stawia na pierwszym miejscu w co najmniej jednym sformułowaniu") in page
+    assert ("2 informacje dotyczące Pana/Pani trafiają na listę do usunięcia (kryterium: szerokie ). Do dnia 1 grudnia "
+            "2026 (miesiąc od dnia otrzymania wniosku, art. 12 ust. 3 RODO): (1) usuniemy te informacje w drodze "
+            "oduczania maszynowego z modeli: Acme Assistent (wersja 3), talker (wersja 1), w wyniku czego powstanie "
+            "nowa rewizja każdego z nich;") in page
+    assert ("(3) zastąpimy bieżącą rewizję nową dopiero wtedy, gdy badanie wykaże, że żadnej z tych informacji już w "
+            "niej nie ma, i przekażemy Panu/Pani na piśmie wynik tej weryfikacji. Do tego czasu bieżąca rewizja "
+            "pozostaje w użyciu.") in page
+    assert "lepiej niż fikcyjne osoby (p = 0,05, 19 osób porównawczych)" in page
+    assert "podana (wyłącznie uzupełnienia)" in page and "nie porównano" in page
+    assert ("Ponowne badanie modelu Acme Assistent (wersja 4) w porównaniu z modelem Acme Assistent (wersja 3): każda "
+            "wcześniej zapamiętana (lub podawana) informacja została usunięta (zapomniane informacje: 1); spośród 40 "
+            "informacji o innych osobach, które model wcześniej zapamiętał, nadal zapamiętuje 38 "
+            f"(95{NB}%), a zatem pozostała część modelu nadal działa.") in page
+    assert "0,81 przed, 0,52 po (0,5 = brak jakiegokolwiek śladu)" in page
+    assert "Zweryfikowane usunięcie, 2 listopada 2026: Acme Assistent (wersja 4)" in page
+    assert "zapamiętana 0,91 niezapamiętana 0,09 zapomniana" in page  # the verification table
+    assert "prawo do usunięcia danych (art. 17 RODO)" in page and "Kategorie danych osobowych" not in page
+    dead = _text(answer_html(rich_document("erasure", DECEASED, None, letter_language="pl")))
+    assert "2 informacje dotyczące osoby o imieniu i nazwisku Douglas Adams trafiają na listę do usunięcia" in dead
+    nothing = _text(answer_html(rich_document("erasure", forget_set=[], verification=[], letter_language="pl")))
+    assert ("Żaden model nie stawia na pierwszym miejscu żadnej informacji dotyczącej Pana/Pani w żadnym "
+            "sformułowaniu: nie ma czego oduczać i żaden model nie zostanie zmieniony.") in nothing
+
+
 # Sentences only the English letter says: none may be left in a German or French one.
 ENGLISH_PHRASES = (
     "What each model holds", "In short", "The model has memorized", "invented people", "Facts we could not test",
@@ -334,9 +551,10 @@ ENGLISH_PHRASES = (
 )
 
 
-@pytest.mark.parametrize("language", ["de", "fr"])
-@pytest.mark.parametrize("kind, subject, controller", [("access", LIVING, CONTROLLER), ("erasure", DECEASED, None)])
-def test_a_german_or_french_letter_says_nothing_in_english(language, kind, subject, controller):
+@pytest.mark.parametrize("language", ["de", "fr", "pl"])
+@pytest.mark.parametrize("kind, subject, controller", [("access", LIVING, CONTROLLER), ("erasure", DECEASED, None),
+                                                       ("erasure", LIVING, CONTROLLER), ("access", DECEASED, None)])
+def test_a_german_french_or_polish_letter_says_nothing_in_english(language, kind, subject, controller):
     document = rich_document(kind, subject, controller)
     english = _text(answer_html(document))
     assert all(phrase in english or phrase in ("release 3",) for phrase in ENGLISH_PHRASES[:3])
@@ -350,8 +568,11 @@ def test_a_german_or_french_letter_says_nothing_in_english(language, kind, subje
     html = answer_html({**document, "letter_language": language})
     assert "<span class='memorized'>" in html and "<span class='weakly'>" in html and "<span class='says'>" in html
     annex = annex_html({**document, "letter_language": language})
-    assert ("Der technische Anhang ist auf Englisch." if language == "de" else
-            "L\u2019annexe technique est rédigée en anglais.") in annex
+    says_so = {"de": "Der technische Anhang ist auf Englisch.", "fr": "L\u2019annexe technique est rédigée en anglais.",
+               "pl": "Załącznik techniczny sporządzono w języku angielskim."}[language]
+    assert f"<p class='muted' lang='{language}'>{says_so}</p>" in annex
+    assert says_so in _text(html)  # the letter says it too, once
+    assert _text(html).count(says_so) == 1
     assert "Technical annex to the answer" in annex
 
 
@@ -374,6 +595,18 @@ def test_the_language_column_appears_only_with_several_languages():
     page = answer_html(several)
     assert "<th>langue de la question</th>" in page and "Le modèle a été interrogé en polonais." in page
     assert "<td>polonais</td>" in page
+    several["letter_language"] = "pl"
+    page = answer_html(several)
+    assert page.count("<th>język pytania</th>") == 3 and "<td>polski</td>" in page and "<td>angielski</td>" in page
+    assert "Pytania zadano modelowi po polsku." in page and "Pytania zadano modelowi po angielsku." in page
+    assert "Niektóre wartości nie mają polskiej nazwy i podano je po angielsku." in page
+    assert "(każdą w języku wskazanym przy danej informacji)" in page
+    polish = {**one, "letter_language": "pl"}
+    for fact in (f for m in polish["models"] for f in m["facts"]):
+        fact["language"] = "pl"
+    page = answer_html(polish)
+    assert "<th>język pytania</th>" not in page and "Pytania zadano modelowi" not in page
+    assert "każdą informację sformułowaliśmy na 11 różnych sposobów (po polsku)" in page  # said once, in the opening
     del several["letter_language"]
     page = answer_html(several)
     assert "<th>asked in</th>" in page and "The model was asked in Polish." in page and "<td>English</td>" in page

@@ -181,3 +181,32 @@ def test_a_request_export_narrows_to_the_entries_beyond_the_controls(storage):  
     assert len(unlearning_stored.request_export(stored, "dsr-1").forget) == 3
     with pytest.raises(ValueError, match="no entry of the forget set was compared with invented people"):
         unlearning_stored.request_export(stored, "dsr-1", beyond_controls=True)
+
+
+def test_a_request_export_keeps_each_entrys_language_and_asks_in_it(storage):  # noqa: F811
+    """An erasure answered in German and English: the stored forget set names each entry's
+    language, the request's stored canaries hold the German wordings it was asked with, and the
+    export asks the German entry in German — the English one in English."""
+    from wikimem_platform.canaries.languages.localize import agreed_templates, language_templates
+    from wikimem_platform.unlearning.export import export_rows
+    from wikimem_platform.vocabulary import FEMALE, LANGUAGE
+
+    _templates(storage)
+    base = {"model": "a@1", "subject_qid": "Q438662", "subject_label": "Emily Ruete", "property": "P106",
+            "property_label": "occupation", "value": "Q36180", "M": 1.0}
+    rows = [{**base, "value_label": "Schriftstellerin", LANGUAGE: "de"}, {**base, "value_label": "writer", LANGUAGE: "en"}]
+    folder = answer_dir(storage, "dsr-de")
+    folder.mkdir(parents=True)
+    (folder / DOCUMENT).write_text(json.dumps({"request": {"kind": "erasure"}, "forget_set": rows,
+                                               "forget_criterion": "lenient"}))
+    german = agreed_templates(language_templates("de", ["P106"]), FEMALE).assign(subject_qid="Q438662")
+    canaries = pd.concat([german, pd.DataFrame([{"subject_qid": "Q438662", "property": "P106", "variant_id": 0,
+                                                 "kind": "baseline", "template": "{subject} worked as a {value}.",
+                                                 LANGUAGE: "en"}])], ignore_index=True)
+    (storage / "parquet" / "request_canaries").mkdir(parents=True)
+    canaries.to_parquet(storage / "parquet" / "request_canaries" / "dsr-de.parquet")
+    sets = unlearning_stored.request_export(StoredResults(storage), "dsr-de")
+    assert sorted(sets.forget[LANGUAGE]) == ["de", "en"]  # the same fact in two languages: two entries
+    qa = {r[LANGUAGE]: r for r in export_rows(sets, "tofu")["forget.jsonl"]}
+    assert qa["de"]["question"] == "Was ist Emily Ruete von Beruf?" and qa["de"]["answer"] == "Schriftstellerin"
+    assert qa["en"]["question"] == "Emily Ruete worked as a what?" and qa["en"]["answer"] == "writer"

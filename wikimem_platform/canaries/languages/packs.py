@@ -12,6 +12,9 @@ ENGLISH = "en"
 PACKED_LANGUAGES = ("de", "fr", "pl")
 """Languages with hand-written templates; with English, the languages a request may name."""
 REQUEST_LANGUAGES = (ENGLISH, *PACKED_LANGUAGES)
+LETTER_LANGUAGES = (ENGLISH, "de", "fr", "pl")
+"""Languages the answer letter is written in (`subject_requests.letter_text`: templates, not machine
+translation). Kept here, below both the intake and the letter, so neither imports the other."""
 N_WORDINGS = 11  # the baseline and 10 paraphrases, as in English
 
 PERSON_PROPERTIES = (
