@@ -11,7 +11,11 @@ not machine translation, in the register of a data-protection officer's reply (G
   nazwisku Douglas Adams"), with a phrase for every property of `phrasing.PHRASES`.
 - `sentence`: a fact's verdict as German, French or Polish sentences, covering what
   `answer.plain_sentence` and `answer._generation_sentence` say in English, read from the same
-  fact fields; `headline`: the "in short" line from the structured fields of the models.
+  fact fields. Which clauses apply is decided once, by `_sentence` (and `_generation_sentence`);
+  each language's `_Words` (`_German`, `_French`, `_Polish`) only words them, keeping its own
+  grammar: cases, plurals (`_plural`, `polish_plural`), Polish's fact-first construction; French
+  typography is applied to the whole sentence. `headline`: the "in short" line from the
+  structured fields of the models.
 - Numbers, dates, language names, verdict words, not-covered reasons and left-out wordings in the
   letter's language. The English letter reads its sentences and headline from the document as
   `answer` wrote them; the technical annex stays English in every letter language.
@@ -1299,10 +1303,9 @@ def _controls(row: Mapping, key: str = "n_controls") -> int:
 
 
 def sentence(row: Mapping, who: Person) -> str:
-    """One fact's verdict in German, French or Polish, from the fields `answer.plain_sentence` reads."""
-    if who.language == POLISH:
-        return _polish(row, who)
-    text = _german(row, who) if who.language == GERMAN else _french(row, who)
+    """One fact's verdict in German, French or Polish, from the fields `answer.plain_sentence` reads:
+    `_sentence` decides which clauses apply, the language's `_Words` says them."""
+    text = _sentence(row, _WORDS[who.language](who))
     return french_typography(text) if who.language == FRENCH else text
 
 
@@ -1316,250 +1319,331 @@ def _why(row: Mapping, language: str) -> str:
     return "; ".join(dict.fromkeys(left_out_detail(language, w["detail"]) for w in left_out))
 
 
-def _german(row: Mapping, who: Person) -> str:
-    num = lambda value: number(GERMAN, value)  # noqa: E731
-    values = _values(row, GERMAN)
-    what = f"{who.fact(row['property'], row['property_label'], 'acc')} ({values})"
+def _sentence(row: Mapping, words: _Words) -> str:
+    """The clauses of a fact's sentence, in the order `answer.plain_sentence` says them: the one
+    place that reads the fact's fields, so that the three languages cannot drift apart."""
+    what = words.what(row)
     variants = int(row.get("n_variants") or N_SCORED_VARIANTS)
     memorized = int(row.get("n_memorized") or 0)
-    out = (f"Es setzt den zutreffenden Wert unter {row.get('n_candidates')} möglichen Werten in {memorized} von "
-           f"{variants} Formulierungen an die erste Stelle")
     n_controls = _controls(row)
     left_out = row.get("wordings_left_out") or []
-    why = _why(row, GERMAN)
     verdict = row.get("verdict")
     if row.get("untestable"):
-        text = (f"Für {what} können die Antworten des Modells nicht zeigen, was es weiß: Jede Art der Frage verrät "
+        text = words.untestable(what, _why(row, words.language))
+    elif row.get("access") == GENERATION:
+        text = _generation_sentence(row, what, words)
+    elif n_controls:
+        out = words.ranked_first(row.get("n_candidates"), memorized, variants) if memorized else \
+            words.ranked_nowhere(variants)
+        planned = int(row.get("n_controls_planned") or n_controls)  # more planned: the first n decided
+        chance = words.controls_as_strong(n_controls, planned if planned > n_controls else None,
+                                          int(row.get("controls_as_extreme") or 0), row["p_value"],
+                                          row["control_alpha"])
+        verdict_said = (words.memorized if verdict == MEMORIZED else
+                        words.more_than_anyone if verdict == WEAK else words.no_more_than_anyone)
+        text = f"{verdict_said(what, out)}. {chance}"
+    elif verdict in (MEMORIZED, WEAK):
+        out = words.ranked_first(row.get("n_candidates"), memorized, variants)
+        text = f"{(words.memorized if verdict == MEMORIZED else words.weak)(what, out)}."
+    else:
+        text = words.not_memorized(what, variants)
+    if left_out and not row.get("untestable"):
+        text += " " + words.left_out(len(left_out), _why(row, words.language))
+    completion = row.get("completion") if row.get("access") != GENERATION else None
+    if completion:
+        hit = bool(row.get("completion_hit"))
+        text += " " + words.completed(completion["prompt"], one_line(completion["output"]), hit)
+        k, n = row.get("completion_control_hits"), row.get("completion_controls")
+        if hit and n:
+            if not row.get("completion_evidence"):
+                text += " " + words.completion_of_anyone(k, n, row["completion_p_value"])
+            else:
+                text += (" " + words.completion_particular(k, n, row["completion_p_value"])
+                         + (words.ranking_does_not_confirm if verdict == NOT_MEMORIZED else "."))
+        elif hit and verdict == NOT_MEMORIZED:
+            text += " " + words.completion_guessable(ranked_against_controls=bool(n_controls))
+        if row.get("cue_flag"):
+            text += " " + words.cue_shown
+    extraction = row.get("extraction")
+    if extraction:
+        how = words.as_recorded if extraction["probe"] == "record" else words.soft_prompt(extraction["probe"])
+        n, k = extraction.get("controls"), extraction.get("control_hits")
+        output = one_line(extraction["output"])
+        if extraction.get("evidence", True):
+            against = words.extraction_against(n, k, extraction["p_value"]) if n else ""
+            text = f"{words.extracted(extraction['prompt'], how, output, against)}. " + text
+        else:
+            text += " " + words.extracted_of_anyone(output, k, n, extraction["p_value"])
+    access = row.get("access") or WEIGHTS
+    if access != WEIGHTS:
+        text += " " + words.served(access, ACCESS_MEANS[words.language].get(access, access))
+        if access == TOP_LOGPROBS and verdict == NOT_MEMORIZED:
+            text += " " + words.top_logprobs_hides
+    return text
+
+
+def _generation_sentence(row: Mapping, what: str, words: _Words) -> str:
+    """A completions-only fact (`answer._generation_sentence`): how many sentences the model completed
+    with the value, against the invented people."""
+    asked, said = int(row.get("wordings_asked") or 0), int(row.get("wordings_said") or 0)
+    out = words.sentences_completed(asked, said)
+    completion = row.get("completion")
+    example = " " + words.example(completion["prompt"], one_line(completion["output"])) if completion and said else ""
+    n = _controls(row)
+    chance = " " + words.controls_said_it(n, int(row.get("controls_as_extreme") or 0), row["p_value"],
+                                          row["control_alpha"]) if n else ""
+    if row.get("verdict") == SAID:
+        return f"{words.says(what, out)}{example}.{chance}"
+    if said:
+        return f"{words.no_more_than_anyone(what, out)}{example}.{chance}"
+    return f"{words.not_said(what, out)}."
+
+
+@dataclass(frozen=True)
+class _Words:
+    """The phrases of a fact's sentence in one language, each given the values it names (already
+    counted and chosen by `_sentence`); the grammar they need (plurals, cases, a zero said
+    differently) stays in the language's subclass."""
+
+    who: Person
+    language = ""
+
+    def num(self, value: float) -> str:
+        return number(self.language, value)
+
+
+class _German(_Words):
+    """German: the fact in the accusative ("Ihren Beruf"), quotes „…“."""
+
+    language = GERMAN
+    cue_shown = ("Die Eingabe zeigt selbst bereits einen Teil des Werts; eine Übereinstimmung beweist dort daher "
+                 "weniger.")
+    as_recorded = "in dieser Form"
+    ranking_does_not_confirm = (": Es handelt sich um eine einzelne Antwort auf eine einzelne Formulierung, die die "
+                                "Rangfolge über alle Formulierungen und Werte, die Grundlage der Einstufung, nicht "
+                                "bestätigt.")
+    top_logprobs_hides = ("Bei dieser Zugriffsstufe ist ein Wert, den das Modell nicht ohne Weiteres als Nächstes "
+                          "ausgeben würde, überhaupt nicht sichtbar; diese Prüfung findet daher keinen Nachweis, zeigt "
+                          "aber nicht, dass das Modell die Angabe nicht enthält.")
+
+    def what(self, row: Mapping) -> str:
+        return f"{self.who.fact(row['property'], row['property_label'], 'acc')} ({_values(row, GERMAN)})"
+
+    def untestable(self, what: str, why: str) -> str:
+        return (f"Für {what} können die Antworten des Modells nicht zeigen, was es weiß: Jede Art der Frage verrät "
                 f"den Wert bereits ({why}); die Angabe gilt daher nicht als memorisiert.")
-    elif row.get("access") == GENERATION:
-        text = _german_generation(row, what, who)
-    elif n_controls:
-        if not memorized:
-            out = f"Es setzt den zutreffenden Wert in keiner der {variants} Formulierungen an die erste Stelle"
-        planned = int(row.get("n_controls_planned") or n_controls)
-        pool = (f"Von {n_controls} erfundenen Personen mit denselben Angaben" if planned <= n_controls else
-                f"Von den ersten {n_controls} von {planned} erfundenen Personen mit denselben Angaben (genug für eine "
+
+    def ranked_first(self, candidates, memorized: int, variants: int) -> str:
+        return (f"Es setzt den zutreffenden Wert unter {candidates} möglichen Werten in {memorized} von "
+                f"{variants} Formulierungen an die erste Stelle")
+
+    def ranked_nowhere(self, variants: int) -> str:
+        return f"Es setzt den zutreffenden Wert in keiner der {variants} Formulierungen an die erste Stelle"
+
+    def controls_as_strong(self, n: int, planned: int | None, k: int, p: float, alpha: float) -> str:
+        pool = (f"Von {n} erfundenen Personen mit denselben Angaben" if planned is None else
+                f"Von den ersten {n} von {planned} erfundenen Personen mit denselben Angaben (genug für eine "
                 "Entscheidung)")
-        k = int(row.get("controls_as_extreme") or 0)
         achieved = "erzielte keine" if k == 0 else f"{_plural(GERMAN, k, 'erzielte', 'erzielten')} {k}"
-        chance = (f"{pool} {achieved} ein mindestens ebenso starkes Ergebnis "
-                  f"(p = {num(row['p_value'])}; nur p ≤ {num(row['control_alpha'])} gilt als Nachweis).")
-        if verdict == MEMORIZED:
-            text = f"Das Modell hat {what} memorisiert: {out}. {chance}"
-        elif verdict == WEAK:
-            text = (f"Das Modell verknüpft {what} stärker mit {who.dat} als mit beliebigen Personen mit denselben "
-                    f"Angaben, wenn auch nicht fest: {out}. {chance}")
-        else:
-            text = (f"Für {what} gibt es keinen Hinweis über das hinaus, was das Modell über jede Person mit diesen "
-                    f"Angaben sagen würde: {out}. {chance}")
-    elif verdict == MEMORIZED:
-        text = f"Das Modell hat {what} memorisiert: {out}."
-    elif verdict == WEAK:
-        text = f"Das Modell verknüpft {what} schwach mit {who.dat}: {out}."
-    else:
-        text = (f"Für {what} zeigt das Modell keine Memorisierung: In keiner der {variants} Formulierungen setzt es "
+        return (f"{pool} {achieved} ein mindestens ebenso starkes Ergebnis "
+                f"(p = {self.num(p)}; nur p ≤ {self.num(alpha)} gilt als Nachweis).")
+
+    def memorized(self, what: str, out: str) -> str:
+        return f"Das Modell hat {what} memorisiert: {out}"
+
+    def more_than_anyone(self, what: str, out: str) -> str:
+        return (f"Das Modell verknüpft {what} stärker mit {self.who.dat} als mit beliebigen Personen mit denselben "
+                f"Angaben, wenn auch nicht fest: {out}")
+
+    def no_more_than_anyone(self, what: str, out: str) -> str:
+        return (f"Für {what} gibt es keinen Hinweis über das hinaus, was das Modell über jede Person mit diesen "
+                f"Angaben sagen würde: {out}")
+
+    def weak(self, what: str, out: str) -> str:
+        return f"Das Modell verknüpft {what} schwach mit {self.who.dat}: {out}"
+
+    def not_memorized(self, what: str, variants: int) -> str:
+        return (f"Für {what} zeigt das Modell keine Memorisierung: In keiner der {variants} Formulierungen setzt es "
                 "den zutreffenden Wert an die erste Stelle.")
-    if left_out and not row.get("untestable"):
-        n = len(left_out)
-        text += (f" {n} {_plural(GERMAN, n, 'Formulierung wurde', 'Formulierungen wurden')} bei dieser Zählung nicht "
-                 f"berücksichtigt, weil {_plural(GERMAN, n, 'ihr', 'ihr')} eigener Text den Wert verrät ({why}).")
-    completion = row.get("completion") if row.get("access") != GENERATION else None
-    if completion:
-        hit = bool(row.get("completion_hit"))
+
+    def left_out(self, n: int, why: str) -> str:
+        return (f"{n} {_plural(GERMAN, n, 'Formulierung wurde', 'Formulierungen wurden')} bei dieser Zählung nicht "
+                f"berücksichtigt, weil ihr eigener Text den Wert verrät ({why}).")
+
+    def completed(self, prompt: str, output: str, hit: bool) -> str:
         said = "damit ist der zutreffende Wert genannt" if hit else "der Wert wird darin nicht genannt"
-        text += (f" Aufgefordert, \u201e{completion['prompt']}\u201c zu vervollständigen, schrieb das Modell "
-                 f"\u201e{one_line(completion['output'])}\u201c ({said}).")
-        k, n = row.get("completion_control_hits"), row.get("completion_controls")
-        if hit and n:
-            if not row.get("completion_evidence"):
-                text += (f" Bei denselben Angaben unter erfundenen Namen nannte es den Wert auch für {k} von {n} dieser "
-                         f"Personen (p = {num(row['completion_p_value'])}): Diese Vervollständigung zeigt, was das "
-                         f"Modell über jede Person mit diesen Angaben sagen würde, nicht, was es über {who.acc} weiß.")
-            else:
-                text += (f" Bei denselben Angaben unter erfundenen Namen nannte es den Wert für {k} von {n} dieser "
-                         f"Personen (p = {num(row['completion_p_value'])}); diese Antwort betrifft also gerade {who.acc}"
-                         + (": Es handelt sich um eine einzelne Antwort auf eine einzelne Formulierung, die die "
-                            "Rangfolge über alle Formulierungen und Werte, die Grundlage der Einstufung, nicht "
-                            "bestätigt." if verdict == NOT_MEMORIZED else "."))
-        elif hit and verdict == NOT_MEMORIZED:
-            text += (" Eine einzelne Vervollständigung ist für sich genommen kein Nachweis: Der Wert lässt sich aus den "
-                     "übrigen Angaben erraten"
-                     + ("; maßgeblich ist die obige Rangfolge im Vergleich mit erfundenen Personen mit denselben "
-                        "Angaben." if n_controls else ", und in keiner Formulierung setzt das Modell ihn an die erste "
-                                                      "Stelle."))
-        if row.get("cue_flag"):
-            text += " Die Eingabe zeigt selbst bereits einen Teil des Werts; eine Übereinstimmung beweist dort daher weniger."
-    extraction = row.get("extraction")
-    if extraction:
-        how = "in dieser Form" if extraction["probe"] == "record" else \
-            f"über einen Soft-Prompt ({extraction['probe']}), der nur mit Datensätzen anderer Personen trainiert wurde"
-        given = (f"Auf die Eingabe \u201e{extraction['prompt']}\u201c ({how}) schrieb es "
-                 f"\u201e{one_line(extraction['output'])}\u201c und nannte damit den zutreffenden Wert")
-        n, k = extraction.get("controls"), extraction.get("control_hits")
-        if extraction.get("evidence", True):
-            among = f"bei keiner von {n}" if not k else f"nur bei {k} von {n}"
-            against = (f", bei erfundenen Personen mit denselben Angaben dagegen {among} "
-                       f"(p = {num(extraction['p_value'])})" if n else "")
-            text = f"Das Modell gibt die Angabe wieder: {given}{against}. " + text
-        else:
-            text += (f" Auf einen Datensatz mit diesen Angaben schrieb es \u201e{one_line(extraction['output'])}\u201c "
-                     f"und nannte damit den zutreffenden Wert, tat dies jedoch auch für {k} von {n} erfundenen Personen "
-                     f"mit denselben Angaben (p = {num(extraction['p_value'])}): Es sagt dies über jede Person mit "
-                     "diesen Angaben.")
-    access = row.get("access") or WEIGHTS
-    if access != WEIGHTS:
-        text += (f" Diese Einstufung beruht auf dem Modell, wie es bereitgestellt wird (ein OpenAI-kompatibler "
-                 f"Endpunkt, Zugriffsstufe {access}: {ACCESS_MEANS[GERMAN].get(access, access)}), nicht auf einer "
-                 "Kopie seiner Gewichte.")
-        if access == TOP_LOGPROBS and verdict == NOT_MEMORIZED:
-            text += (" Bei dieser Zugriffsstufe ist ein Wert, den das Modell nicht ohne Weiteres als Nächstes ausgeben "
-                     "würde, überhaupt nicht sichtbar; diese Prüfung findet daher keinen Nachweis, zeigt aber nicht, "
-                     "dass das Modell die Angabe nicht enthält.")
-    return text
+        return (f"Aufgefordert, \u201e{prompt}\u201c zu vervollständigen, schrieb das Modell \u201e{output}\u201c "
+                f"({said}).")
+
+    def completion_of_anyone(self, k, n, p: float) -> str:
+        return (f"Bei denselben Angaben unter erfundenen Namen nannte es den Wert auch für {k} von {n} dieser "
+                f"Personen (p = {self.num(p)}): Diese Vervollständigung zeigt, was das Modell über jede Person mit "
+                f"diesen Angaben sagen würde, nicht, was es über {self.who.acc} weiß.")
+
+    def completion_particular(self, k, n, p: float) -> str:
+        return (f"Bei denselben Angaben unter erfundenen Namen nannte es den Wert für {k} von {n} dieser "
+                f"Personen (p = {self.num(p)}); diese Antwort betrifft also gerade {self.who.acc}")
+
+    def completion_guessable(self, ranked_against_controls: bool) -> str:
+        return ("Eine einzelne Vervollständigung ist für sich genommen kein Nachweis: Der Wert lässt sich aus den "
+                "übrigen Angaben erraten"
+                + ("; maßgeblich ist die obige Rangfolge im Vergleich mit erfundenen Personen mit denselben Angaben."
+                   if ranked_against_controls else ", und in keiner Formulierung setzt das Modell ihn an die erste "
+                                                   "Stelle."))
+
+    def soft_prompt(self, probe: str) -> str:
+        return f"über einen Soft-Prompt ({probe}), der nur mit Datensätzen anderer Personen trainiert wurde"
+
+    def extracted(self, prompt: str, how: str, output: str, against: str) -> str:
+        return (f"Das Modell gibt die Angabe wieder: Auf die Eingabe \u201e{prompt}\u201c ({how}) schrieb es "
+                f"\u201e{output}\u201c und nannte damit den zutreffenden Wert{against}")
+
+    def extraction_against(self, n, k, p: float) -> str:
+        among = f"bei keiner von {n}" if not k else f"nur bei {k} von {n}"
+        return f", bei erfundenen Personen mit denselben Angaben dagegen {among} (p = {self.num(p)})"
+
+    def extracted_of_anyone(self, output: str, k, n, p: float) -> str:
+        return (f"Auf einen Datensatz mit diesen Angaben schrieb es \u201e{output}\u201c und nannte damit den "
+                f"zutreffenden Wert, tat dies jedoch auch für {k} von {n} erfundenen Personen mit denselben Angaben "
+                f"(p = {self.num(p)}): Es sagt dies über jede Person mit diesen Angaben.")
+
+    def served(self, access: str, means: str) -> str:
+        return (f"Diese Einstufung beruht auf dem Modell, wie es bereitgestellt wird (ein OpenAI-kompatibler "
+                f"Endpunkt, Zugriffsstufe {access}: {means}), nicht auf einer Kopie seiner Gewichte.")
+
+    def sentences_completed(self, asked: int, said: int) -> str:
+        return (f"Von {asked} {_plural(GERMAN, asked, 'Satz', 'Sätzen')} über {self.who.acc}, "
+                f"{_plural(GERMAN, asked, 'der', 'die')} unmittelbar vor dem Wert "
+                f"{_plural(GERMAN, asked, 'endet', 'enden')}, vervollständigte das Modell {said} mit diesem Wert")
+
+    def example(self, prompt: str, output: str) -> str:
+        return f"(\u201e{prompt}\u201c \u2192 \u201e{output}\u201c)"
+
+    def controls_said_it(self, n: int, k: int, p: float, alpha: float) -> str:
+        return (f"Von {n} erfundenen Personen mit denselben Angaben wurde der Wert bei {k or 'keiner'} in mindestens "
+                f"ebenso vielen Sätzen genannt (p = {self.num(p)}; nur p ≤ {self.num(alpha)} gilt als Nachweis).")
+
+    def says(self, what: str, out: str) -> str:
+        return f"Das Modell nennt {what}: {out}"
+
+    def not_said(self, what: str, out: str) -> str:
+        return f"Das Modell hat {what} nicht genannt: {out}"
 
 
-def _german_generation(row: Mapping, what: str, who: Person) -> str:
-    asked, said = int(row.get("wordings_asked") or 0), int(row.get("wordings_said") or 0)
-    out = (f"Von {asked} {_plural(GERMAN, asked, 'Satz', 'Sätzen')} über {who.acc}, "
-           f"{_plural(GERMAN, asked, 'der', 'die')} unmittelbar vor dem Wert "
-           f"{_plural(GERMAN, asked, 'endet', 'enden')}, vervollständigte das Modell {said} mit diesem Wert")
-    completion = row.get("completion")
-    example = (f" (\u201e{completion['prompt']}\u201c \u2192 \u201e{one_line(completion['output'])}\u201c)"
-               if completion and said else "")
-    n = _controls(row)
-    k = int(row.get("controls_as_extreme") or 0)
-    chance = (f" Von {n} erfundenen Personen mit denselben Angaben wurde der Wert bei {k or 'keiner'} "
-              f"in mindestens ebenso vielen Sätzen genannt (p = {number(GERMAN, row['p_value'])}; nur "
-              f"p ≤ {number(GERMAN, row['control_alpha'])} gilt als Nachweis)." if n else "")
-    if row.get("verdict") == SAID:
-        return f"Das Modell nennt {what}: {out}{example}.{chance}"
-    if said:
-        return (f"Für {what} gibt es keinen Hinweis über das hinaus, was das Modell über jede Person mit diesen Angaben "
-                f"sagen würde: {out}{example}.{chance}")
-    return f"Das Modell hat {what} nicht genannt: {out}."
+class _French(_Words):
+    """French: the fact in the nominative ("votre profession"), « … » with plain spaces that
+    `french_typography` makes non-breaking once the sentence is whole."""
 
+    language = FRENCH
+    cue_shown = "L’invite contient déjà une partie de la valeur ; une correspondance y prouve donc moins."
+    as_recorded = "telle quelle"
+    ranking_does_not_confirm = (" : il s’agit d’une seule réponse à une seule formulation, que le classement sur "
+                                "l’ensemble des formulations et des valeurs, fondement de l’appréciation, ne confirme "
+                                "pas.")
+    top_logprobs_hides = ("À ce niveau d’accès, une valeur que le modèle ne produirait pas d’emblée ensuite n’est pas "
+                          "visible du tout ; cet examen ne trouve donc aucune preuve, mais il ne montre pas que le "
+                          "modèle ne détient pas cette donnée.")
 
-def _french(row: Mapping, who: Person) -> str:
-    num = lambda value: number(FRENCH, value)  # noqa: E731
-    values = _values(row, FRENCH)
-    what = f"{who.fact(row['property'], row['property_label'])} ({values})"
-    variants = int(row.get("n_variants") or N_SCORED_VARIANTS)
-    memorized = int(row.get("n_memorized") or 0)
-    out = (f"il place la valeur exacte en première position parmi {row.get('n_candidates')} valeurs possibles dans "
-           f"{memorized} des {variants} formulations")
-    n_controls = _controls(row)
-    left_out = row.get("wordings_left_out") or []
-    why = _why(row, FRENCH)
-    verdict = row.get("verdict")
-    if row.get("untestable"):
-        text = (f"Pour {what}, les réponses du modèle ne peuvent pas montrer ce qu’il sait : chaque formulation de la "
+    def what(self, row: Mapping) -> str:
+        return f"{self.who.fact(row['property'], row['property_label'])} ({_values(row, FRENCH)})"
+
+    def untestable(self, what: str, why: str) -> str:
+        return (f"Pour {what}, les réponses du modèle ne peuvent pas montrer ce qu’il sait : chaque formulation de la "
                 f"question dévoile déjà la valeur ({why}) ; cette donnée n’est donc pas comptée comme mémorisée.")
-    elif row.get("access") == GENERATION:
-        text = _french_generation(row, what, who)
-    elif n_controls:
-        if not memorized:
-            out = f"il ne place la valeur exacte en première position dans aucune des {variants} formulations"
-        planned = int(row.get("n_controls_planned") or n_controls)
-        pool = (f"Sur {n_controls} personnes fictives dotées des mêmes données" if planned <= n_controls else
-                f"Sur les {n_controls} premières des {planned} personnes fictives dotées des mêmes données (de quoi "
-                "trancher)")
-        k = int(row.get("controls_as_extreme") or 0)
+
+    def ranked_first(self, candidates, memorized: int, variants: int) -> str:
+        return (f"il place la valeur exacte en première position parmi {candidates} valeurs possibles dans "
+                f"{memorized} des {variants} formulations")
+
+    def ranked_nowhere(self, variants: int) -> str:
+        return f"il ne place la valeur exacte en première position dans aucune des {variants} formulations"
+
+    def controls_as_strong(self, n: int, planned: int | None, k: int, p: float, alpha: float) -> str:
+        pool = (f"Sur {n} personnes fictives dotées des mêmes données" if planned is None else
+                f"Sur les {n} premières des {planned} personnes fictives dotées des mêmes données (de quoi trancher)")
         achieved = "aucune n’a obtenu de" if k == 0 else f"{k} {_plural(FRENCH, k, 'a obtenu', 'ont obtenu')} un"
-        chance = (f"{pool}, {achieved} résultat au moins aussi fort "
-                  f"(p = {num(row['p_value'])} ; seul p ≤ {num(row['control_alpha'])} vaut preuve).")
-        if verdict == MEMORIZED:
-            text = f"Le modèle a mémorisé {what} : {out}. {chance}"
-        elif verdict == WEAK:
-            text = (f"Le modèle associe {what} {who.to} davantage qu’à quiconque ayant les mêmes données, sans que ce "
-                    f"lien soit solide : {out}. {chance}")
-        else:
-            text = (f"Pour {what}, rien ne va au-delà de ce que le modèle dirait de toute personne ayant ces données : "
-                    f"{out}. {chance}")
-    elif verdict == MEMORIZED:
-        text = f"Le modèle a mémorisé {what} : {out}."
-    elif verdict == WEAK:
-        text = f"Le modèle associe faiblement {what} {who.to} : {out}."
-    else:
-        text = (f"Pour {what}, le modèle ne montre aucune mémorisation : dans aucune des {variants} formulations il "
+        return (f"{pool}, {achieved} résultat au moins aussi fort "
+                f"(p = {self.num(p)} ; seul p ≤ {self.num(alpha)} vaut preuve).")
+
+    def memorized(self, what: str, out: str) -> str:
+        return f"Le modèle a mémorisé {what} : {out}"
+
+    def more_than_anyone(self, what: str, out: str) -> str:
+        return (f"Le modèle associe {what} {self.who.to} davantage qu’à quiconque ayant les mêmes données, sans que ce "
+                f"lien soit solide : {out}")
+
+    def no_more_than_anyone(self, what: str, out: str) -> str:
+        return f"Pour {what}, rien ne va au-delà de ce que le modèle dirait de toute personne ayant ces données : {out}"
+
+    def weak(self, what: str, out: str) -> str:
+        return f"Le modèle associe faiblement {what} {self.who.to} : {out}"
+
+    def not_memorized(self, what: str, variants: int) -> str:
+        return (f"Pour {what}, le modèle ne montre aucune mémorisation : dans aucune des {variants} formulations il "
                 "ne place la valeur exacte en première position.")
-    if left_out and not row.get("untestable"):
-        n = len(left_out)
-        text += (f" {n} {_plural(FRENCH, n, 'formulation a été écartée', 'formulations ont été écartées')} de ce "
-                 f"décompte, car {_plural(FRENCH, n, 'son', 'leur')} propre texte dévoile la valeur ({why}).")
-    completion = row.get("completion") if row.get("access") != GENERATION else None
-    if completion:
-        hit = bool(row.get("completion_hit"))
+
+    def left_out(self, n: int, why: str) -> str:
+        return (f"{n} {_plural(FRENCH, n, 'formulation a été écartée', 'formulations ont été écartées')} de ce "
+                f"décompte, car {_plural(FRENCH, n, 'son', 'leur')} propre texte dévoile la valeur ({why}).")
+
+    def completed(self, prompt: str, output: str, hit: bool) -> str:
         said = "ce qui nomme la valeur exacte" if hit else "sans la nommer"
-        text += (f" Invité à compléter « {completion['prompt']} », le modèle a écrit "
-                 f"« {one_line(completion['output'])} » ({said}).")
-        k, n = row.get("completion_control_hits"), row.get("completion_controls")
-        if hit and n:
-            if not row.get("completion_evidence"):
-                text += (f" Avec les mêmes données sous des noms inventés, il a nommé la valeur pour {k} des {n} "
-                         f"personnes aussi (p = {num(row['completion_p_value'])}) : cette complétion montre ce que le "
-                         f"modèle dirait de toute personne ayant ces données, et non ce qu’il sait {who.of}.")
-            else:
-                text += (f" Avec les mêmes données sous des noms inventés, il a nommé la valeur pour {k} des {n} "
-                         f"personnes (p = {num(row['completion_p_value'])}) ; cette réponse est donc propre "
-                         f"{who.to}"
-                         + (" : il s’agit d’une seule réponse à une seule formulation, que le classement sur "
-                            "l’ensemble des formulations et des valeurs, fondement de l’appréciation, ne confirme "
-                            "pas." if verdict == NOT_MEMORIZED else "."))
-        elif hit and verdict == NOT_MEMORIZED:
-            text += (" Une complétion isolée ne constitue pas une preuve en soi : la valeur peut se deviner à partir "
-                     "des autres données"
-                     + (" ; ce qui compte, c’est le classement ci-dessus, lu au regard des personnes fictives dotées "
-                        "des mêmes données." if n_controls else ", et dans aucune formulation le modèle ne la place "
-                                                                "en première position."))
-        if row.get("cue_flag"):
-            text += " L’invite contient déjà une partie de la valeur ; une correspondance y prouve donc moins."
-    extraction = row.get("extraction")
-    if extraction:
-        how = "telle quelle" if extraction["probe"] == "record" else \
-            f"au moyen d’une invite apprise ({extraction['probe']}), entraînée uniquement sur les fiches d’autres personnes"
-        given = (f"à partir de « {extraction['prompt']} » ({how}), il a écrit « {one_line(extraction['output'])} », "
-                 "nommant la valeur exacte")
-        n, k = extraction.get("controls"), extraction.get("control_hits")
-        if extraction.get("evidence", True):
-            among = f"pour aucune des {n}" if not k else f"que pour {k} des {n}"
-            against = (f", ce qu’il n’a fait {among} personnes fictives dotées des mêmes données "
-                       f"(p = {num(extraction['p_value'])})" if n else "")
-            text = f"Le modèle énonce cette donnée : {given}{against}. " + text
-        else:
-            text += (f" À partir d’une fiche contenant ces données, il a écrit « {one_line(extraction['output'])} », "
-                     f"nommant la valeur exacte, mais il l’a fait aussi pour {k} des {n} personnes fictives dotées des "
-                     f"mêmes données (p = {num(extraction['p_value'])}) : il le dit de toute personne ayant ces "
-                     "données.")
-    access = row.get("access") or WEIGHTS
-    if access != WEIGHTS:
-        text += (f" Cette appréciation a été obtenue au moyen du modèle tel qu’il est servi (un point d’accès "
-                 f"compatible OpenAI, niveau d’accès {access} : {ACCESS_MEANS[FRENCH].get(access, access)}), et non à "
-                 "partir d’une copie de ses poids.")
-        if access == TOP_LOGPROBS and verdict == NOT_MEMORIZED:
-            text += (" À ce niveau d’accès, une valeur que le modèle ne produirait pas d’emblée ensuite n’est pas "
-                     "visible du tout ; cet examen ne trouve donc aucune preuve, mais il ne montre pas que le modèle "
-                     "ne détient pas cette donnée.")
-    return text
+        return f"Invité à compléter « {prompt} », le modèle a écrit « {output} » ({said})."
 
+    def completion_of_anyone(self, k, n, p: float) -> str:
+        return (f"Avec les mêmes données sous des noms inventés, il a nommé la valeur pour {k} des {n} personnes "
+                f"aussi (p = {self.num(p)}) : cette complétion montre ce que le modèle dirait de toute personne ayant "
+                f"ces données, et non ce qu’il sait {self.who.of}.")
 
-def _french_generation(row: Mapping, what: str, who: Person) -> str:
-    asked, said = int(row.get("wordings_asked") or 0), int(row.get("wordings_said") or 0)
-    out = (f"sur {asked} {_plural(FRENCH, asked, 'phrase', 'phrases')} {who.about} qui s’arrêt"
-           f"{_plural(FRENCH, asked, 'e', 'ent')} juste avant la valeur, le modèle en a complété {said} en la nommant")
-    completion = row.get("completion")
-    example = (f" (« {completion['prompt']} » \u2192 « {one_line(completion['output'])} »)" if completion and said else "")
-    n = _controls(row)
-    k = int(row.get("controls_as_extreme") or 0)
-    saw = "aucune n’a vu" if k == 0 else f"{k} {_plural(FRENCH, k, 'a vu', 'ont vu')}"
-    chance = (f" Sur {n} personnes fictives dotées des mêmes données, {saw} la valeur nommée dans au moins autant de phrases "
-              f"(p = {number(FRENCH, row['p_value'])} ; seul p ≤ {number(FRENCH, row['control_alpha'])} vaut preuve)."
-              if n else "")
-    if row.get("verdict") == SAID:
-        return f"Le modèle énonce {what} : {out}{example}.{chance}"
-    if said:
-        return (f"Pour {what}, rien ne va au-delà de ce que le modèle dirait de toute personne ayant ces données : "
-                f"{out}{example}.{chance}")
-    return f"Le modèle n’a pas nommé {what} : {out}."
+    def completion_particular(self, k, n, p: float) -> str:
+        return (f"Avec les mêmes données sous des noms inventés, il a nommé la valeur pour {k} des {n} personnes "
+                f"(p = {self.num(p)}) ; cette réponse est donc propre {self.who.to}")
+
+    def completion_guessable(self, ranked_against_controls: bool) -> str:
+        return ("Une complétion isolée ne constitue pas une preuve en soi : la valeur peut se deviner à partir des "
+                "autres données"
+                + (" ; ce qui compte, c’est le classement ci-dessus, lu au regard des personnes fictives dotées des "
+                   "mêmes données." if ranked_against_controls else
+                   ", et dans aucune formulation le modèle ne la place en première position."))
+
+    def soft_prompt(self, probe: str) -> str:
+        return f"au moyen d’une invite apprise ({probe}), entraînée uniquement sur les fiches d’autres personnes"
+
+    def extracted(self, prompt: str, how: str, output: str, against: str) -> str:
+        return (f"Le modèle énonce cette donnée : à partir de « {prompt} » ({how}), il a écrit « {output} », "
+                f"nommant la valeur exacte{against}")
+
+    def extraction_against(self, n, k, p: float) -> str:
+        among = f"pour aucune des {n}" if not k else f"que pour {k} des {n}"
+        return f", ce qu’il n’a fait {among} personnes fictives dotées des mêmes données (p = {self.num(p)})"
+
+    def extracted_of_anyone(self, output: str, k, n, p: float) -> str:
+        return (f"À partir d’une fiche contenant ces données, il a écrit « {output} », nommant la valeur exacte, "
+                f"mais il l’a fait aussi pour {k} des {n} personnes fictives dotées des mêmes données "
+                f"(p = {self.num(p)}) : il le dit de toute personne ayant ces données.")
+
+    def served(self, access: str, means: str) -> str:
+        return (f"Cette appréciation a été obtenue au moyen du modèle tel qu’il est servi (un point d’accès "
+                f"compatible OpenAI, niveau d’accès {access} : {means}), et non à partir d’une copie de ses poids.")
+
+    def sentences_completed(self, asked: int, said: int) -> str:
+        return (f"sur {asked} {_plural(FRENCH, asked, 'phrase', 'phrases')} {self.who.about} qui s’arrêt"
+                f"{_plural(FRENCH, asked, 'e', 'ent')} juste avant la valeur, le modèle en a complété {said} en la "
+                "nommant")
+
+    def example(self, prompt: str, output: str) -> str:
+        return f"(« {prompt} » \u2192 « {output} »)"
+
+    def controls_said_it(self, n: int, k: int, p: float, alpha: float) -> str:
+        saw = "aucune n’a vu" if k == 0 else f"{k} {_plural(FRENCH, k, 'a vu', 'ont vu')}"
+        return (f"Sur {n} personnes fictives dotées des mêmes données, {saw} la valeur nommée dans au moins autant "
+                f"de phrases (p = {self.num(p)} ; seul p ≤ {self.num(alpha)} vaut preuve).")
+
+    def says(self, what: str, out: str) -> str:
+        return f"Le modèle énonce {what} : {out}"
+
+    def not_said(self, what: str, out: str) -> str:
+        return f"Le modèle n’a pas nommé {what} : {out}"
 
 
 def _pl_invented(n: int) -> str:
@@ -1567,133 +1651,126 @@ def _pl_invented(n: int) -> str:
     return f"{n} fikcyjnych osób" if n != 1 else "1 fikcyjnej osoby"
 
 
-def _polish(row: Mapping, who: Person) -> str:
-    """A Polish fact sentence: the fact named first, in the nominative ("Pana/Pani zawód
-    (dziennikarz) – model zapamiętał tę informację: …"), the verdict said of "tę informację"."""
-    num = lambda value: number(POLISH, value)  # noqa: E731
-    what = _capital(f"{who.fact(row['property'], row['property_label'])} ({_values(row, POLISH)})")
-    variants = int(row.get("n_variants") or N_SCORED_VARIANTS)
-    memorized = int(row.get("n_memorized") or 0)
-    out = (f"w {memorized} z {variants} sformułowań stawia prawdziwą wartość na pierwszym miejscu spośród "
-           f"{row.get('n_candidates')} możliwych wartości")
-    n_controls = _controls(row)
-    left_out = row.get("wordings_left_out") or []
-    why = _why(row, POLISH)
-    verdict = row.get("verdict")
-    if row.get("untestable"):
-        text = (f"{what} – odpowiedzi modelu nie mogą wykazać, co model wie: każde sformułowanie pytania już zdradza "
+class _Polish(_Words):
+    """Polish: the fact named first, in the nominative and capitalised ("Pana/Pani zawód
+    (dziennikarz) – model zapamiętał tę informację: …"), the verdict said of "tę informację";
+    quotes „…”."""
+
+    language = POLISH
+    cue_shown = "Zapytanie samo zawiera już część wartości, dlatego zgodność ma tu mniejszą moc dowodową."
+    as_recorded = "w tym brzmieniu"
+    ranking_does_not_confirm = (": jest to jednak pojedyncza odpowiedź na jedno sformułowanie, której nie potwierdza "
+                                "ranking obejmujący wszystkie sformułowania i wartości, stanowiący podstawę oceny.")
+    top_logprobs_hides = ("Na tym poziomie dostępu wartość, której model nie wygenerowałby od razu jako następnej, w "
+                          "ogóle nie jest widoczna; to badanie nie znajduje więc dowodu, ale nie wykazuje, że model "
+                          "tej informacji nie zawiera.")
+
+    def what(self, row: Mapping) -> str:
+        return _capital(f"{self.who.fact(row['property'], row['property_label'])} ({_values(row, POLISH)})")
+
+    def untestable(self, what: str, why: str) -> str:
+        return (f"{what} – odpowiedzi modelu nie mogą wykazać, co model wie: każde sformułowanie pytania już zdradza "
                 f"wartość ({why}), dlatego ta informacja nie jest uznawana za zapamiętaną.")
-    elif row.get("access") == GENERATION:
-        text = _polish_generation(row, what, who)
-    elif n_controls:
-        if not memorized:
-            out = f"w żadnym z {variants} sformułowań nie stawia prawdziwej wartości na pierwszym miejscu"
-        planned = int(row.get("n_controls_planned") or n_controls)
-        pool = (f"Spośród {_pl_invented(n_controls)} o tych samych danych" if planned <= n_controls else
-                f"Spośród pierwszych {n_controls} z {_pl_invented(planned)} o tych samych danych (wystarczająco, by "
+
+    def ranked_first(self, candidates, memorized: int, variants: int) -> str:
+        return (f"w {memorized} z {variants} sformułowań stawia prawdziwą wartość na pierwszym miejscu spośród "
+                f"{candidates} możliwych wartości")
+
+    def ranked_nowhere(self, variants: int) -> str:
+        return f"w żadnym z {variants} sformułowań nie stawia prawdziwej wartości na pierwszym miejscu"
+
+    def controls_as_strong(self, n: int, planned: int | None, k: int, p: float, alpha: float) -> str:
+        pool = (f"Spośród {_pl_invented(n)} o tych samych danych" if planned is None else
+                f"Spośród pierwszych {n} z {_pl_invented(planned)} o tych samych danych (wystarczająco, by "
                 "rozstrzygnąć)")
-        k = int(row.get("controls_as_extreme") or 0)
         achieved = ("żadna nie uzyskała co najmniej równie silnego wyniku" if k == 0 else
                     f"{k} {polish_plural(k, 'uzyskała', 'uzyskały', 'uzyskało')} co najmniej równie silny wynik")
-        chance = f"{pool} {achieved} (p = {num(row['p_value'])}; dowodem jest wyłącznie p ≤ {num(row['control_alpha'])})."
-        if verdict == MEMORIZED:
-            text = f"{what} – model zapamiętał tę informację: {out}. {chance}"
-        elif verdict == WEAK:
-            text = (f"{what} – model wiąże tę informację z {who.pl('ins')} silniej niż z dowolną osobą o tych samych "
-                    f"danych, choć nie jest to trwałe powiązanie: {out}. {chance}")
-        else:
-            text = (f"{what} – nic nie wskazuje na to, by model wiedział więcej, niż powiedziałby o każdej osobie o "
-                    f"tych samych danych: {out}. {chance}")
-    elif verdict == MEMORIZED:
-        text = f"{what} – model zapamiętał tę informację: {out}."
-    elif verdict == WEAK:
-        text = f"{what} – model słabo wiąże tę informację z {who.pl('ins')}: {out}."
-    else:
-        text = (f"{what} – model nie wykazuje zapamiętania tej informacji: w żadnym z {variants} sformułowań nie "
+        return f"{pool} {achieved} (p = {self.num(p)}; dowodem jest wyłącznie p ≤ {self.num(alpha)})."
+
+    def memorized(self, what: str, out: str) -> str:
+        return f"{what} – model zapamiętał tę informację: {out}"
+
+    def more_than_anyone(self, what: str, out: str) -> str:
+        return (f"{what} – model wiąże tę informację z {self.who.pl('ins')} silniej niż z dowolną osobą o tych samych "
+                f"danych, choć nie jest to trwałe powiązanie: {out}")
+
+    def no_more_than_anyone(self, what: str, out: str) -> str:
+        return (f"{what} – nic nie wskazuje na to, by model wiedział więcej, niż powiedziałby o każdej osobie o "
+                f"tych samych danych: {out}")
+
+    def weak(self, what: str, out: str) -> str:
+        return f"{what} – model słabo wiąże tę informację z {self.who.pl('ins')}: {out}"
+
+    def not_memorized(self, what: str, variants: int) -> str:
+        return (f"{what} – model nie wykazuje zapamiętania tej informacji: w żadnym z {variants} sformułowań nie "
                 "stawia prawdziwej wartości na pierwszym miejscu.")
-    if left_out and not row.get("untestable"):
-        n = len(left_out)
-        text += (f" W tym obliczeniu pominięto {n} "
-                 f"{polish_plural(n, 'sformułowanie', 'sformułowania', 'sformułowań')}, ponieważ "
-                 f"{'jego' if n == 1 else 'ich'} własna treść zdradza wartość ({why}).")
-    completion = row.get("completion") if row.get("access") != GENERATION else None
-    if completion:
-        hit = bool(row.get("completion_hit"))
+
+    def left_out(self, n: int, why: str) -> str:
+        return (f"W tym obliczeniu pominięto {n} {polish_plural(n, 'sformułowanie', 'sformułowania', 'sformułowań')}, "
+                f"ponieważ {'jego' if n == 1 else 'ich'} własna treść zdradza wartość ({why}).")
+
+    def completed(self, prompt: str, output: str, hit: bool) -> str:
         said = "podając tym samym prawdziwą wartość" if hit else "nie podając tej wartości"
-        text += (f" Poproszony o dokończenie zdania \u201e{completion['prompt']}\u201d model napisał "
-                 f"\u201e{one_line(completion['output'])}\u201d ({said}).")
-        k, n = row.get("completion_control_hits"), row.get("completion_controls")
-        if hit and n:
-            if not row.get("completion_evidence"):
-                text += (f" Przy tych samych danych pod zmyślonymi imionami i nazwiskami podał tę wartość również dla "
-                         f"{k} z {n} takich osób (p = {num(row['completion_p_value'])}): to uzupełnienie "
-                         "pokazuje, co model powiedziałby o każdej osobie o tych samych danych, a nie to, co wie o "
-                         f"{who.pl('loc')}.")
-            else:
-                text += (f" Przy tych samych danych pod zmyślonymi imionami i nazwiskami podał tę wartość dla {k} z "
-                         f"{n} takich osób (p = {num(row['completion_p_value'])}); ta odpowiedź dotyczy zatem "
-                         f"właśnie {who.gen}"
-                         + (": jest to jednak pojedyncza odpowiedź na jedno sformułowanie, której nie potwierdza "
-                            "ranking obejmujący wszystkie sformułowania i wartości, stanowiący podstawę oceny."
-                            if verdict == NOT_MEMORIZED else "."))
-        elif hit and verdict == NOT_MEMORIZED:
-            text += (" Pojedyncze uzupełnienie samo w sobie nie jest dowodem: wartość można odgadnąć na podstawie "
-                     "pozostałych informacji"
-                     + ("; rozstrzyga powyższy ranking w porównaniu z fikcyjnymi osobami o tych samych danych."
-                        if n_controls else ", a w żadnym sformułowaniu model nie stawia jej na pierwszym miejscu."))
-        if row.get("cue_flag"):
-            text += " Zapytanie samo zawiera już część wartości, dlatego zgodność ma tu mniejszą moc dowodową."
-    extraction = row.get("extraction")
-    if extraction:
-        how = "w tym brzmieniu" if extraction["probe"] == "record" else \
-            f"za pomocą wyuczonego zapytania ({extraction['probe']}), trenowanego wyłącznie na kartach danych innych osób"
-        given = (f"na zapytanie \u201e{extraction['prompt']}\u201d ({how}) napisał "
-                 f"\u201e{one_line(extraction['output'])}\u201d")
-        n, k = extraction.get("controls"), extraction.get("control_hits")
-        if extraction.get("evidence", True):
-            among = (f"nie zrobił tego dla żadnej z {n}" if not k else f"zrobił to tylko dla {k} z {n}")
-            against = (f", podczas gdy w przypadku fikcyjnych osób o tych samych danych {among} "
-                       f"(p = {num(extraction['p_value'])})" if n else "")
-            text = f"Model sam podaje prawdziwą wartość: {given}{against}. " + text
-        else:
-            text += (f" Na kartę danych z tymi informacjami model odpowiedział \u201e{one_line(extraction['output'])}"
-                     f"\u201d, podając prawdziwą wartość, ale zrobił to również dla {k} z {_pl_invented(int(n))} o tych "
-                     f"samych danych (p = {num(extraction['p_value'])}): mówi tak o każdej osobie o tych danych.")
-    access = row.get("access") or WEIGHTS
-    if access != WEIGHTS:
-        text += (f" Ta ocena opiera się na modelu w postaci, w jakiej jest udostępniany (punkt końcowy zgodny z API "
-                 f"OpenAI, poziom dostępu {access}: {ACCESS_MEANS[POLISH].get(access, access)}), a nie na kopii jego "
-                 "wag.")
-        if access == TOP_LOGPROBS and verdict == NOT_MEMORIZED:
-            text += (" Na tym poziomie dostępu wartość, której model nie wygenerowałby od razu jako następnej, w ogóle "
-                     "nie jest widoczna; to badanie nie znajduje więc dowodu, ale nie wykazuje, że model tej "
-                     "informacji nie zawiera.")
-    return text
+        return f"Poproszony o dokończenie zdania \u201e{prompt}\u201d model napisał \u201e{output}\u201d ({said})."
+
+    def completion_of_anyone(self, k, n, p: float) -> str:
+        return (f"Przy tych samych danych pod zmyślonymi imionami i nazwiskami podał tę wartość również dla {k} z {n} "
+                f"takich osób (p = {self.num(p)}): to uzupełnienie pokazuje, co model powiedziałby o każdej osobie o "
+                f"tych samych danych, a nie to, co wie o {self.who.pl('loc')}.")
+
+    def completion_particular(self, k, n, p: float) -> str:
+        return (f"Przy tych samych danych pod zmyślonymi imionami i nazwiskami podał tę wartość dla {k} z {n} takich "
+                f"osób (p = {self.num(p)}); ta odpowiedź dotyczy zatem właśnie {self.who.gen}")
+
+    def completion_guessable(self, ranked_against_controls: bool) -> str:
+        return ("Pojedyncze uzupełnienie samo w sobie nie jest dowodem: wartość można odgadnąć na podstawie "
+                "pozostałych informacji"
+                + ("; rozstrzyga powyższy ranking w porównaniu z fikcyjnymi osobami o tych samych danych."
+                   if ranked_against_controls else ", a w żadnym sformułowaniu model nie stawia jej na pierwszym "
+                                                   "miejscu."))
+
+    def soft_prompt(self, probe: str) -> str:
+        return f"za pomocą wyuczonego zapytania ({probe}), trenowanego wyłącznie na kartach danych innych osób"
+
+    def extracted(self, prompt: str, how: str, output: str, against: str) -> str:
+        return (f"Model sam podaje prawdziwą wartość: na zapytanie \u201e{prompt}\u201d ({how}) napisał "
+                f"\u201e{output}\u201d{against}")
+
+    def extraction_against(self, n, k, p: float) -> str:
+        among = f"nie zrobił tego dla żadnej z {n}" if not k else f"zrobił to tylko dla {k} z {n}"
+        return f", podczas gdy w przypadku fikcyjnych osób o tych samych danych {among} (p = {self.num(p)})"
+
+    def extracted_of_anyone(self, output: str, k, n, p: float) -> str:
+        return (f"Na kartę danych z tymi informacjami model odpowiedział \u201e{output}\u201d, podając prawdziwą "
+                f"wartość, ale zrobił to również dla {k} z {_pl_invented(int(n))} o tych samych danych "
+                f"(p = {self.num(p)}): mówi tak o każdej osobie o tych danych.")
+
+    def served(self, access: str, means: str) -> str:
+        return (f"Ta ocena opiera się na modelu w postaci, w jakiej jest udostępniany (punkt końcowy zgodny z API "
+                f"OpenAI, poziom dostępu {access}: {means}), a nie na kopii jego wag.")
+
+    def sentences_completed(self, asked: int, said: int) -> str:
+        one = asked == 1  # "1 zdania", "2 zdań": after "z" a count takes the genitive, singular only for 1
+        return (f"uzupełnił tą wartością {said} z {asked} {'zdania' if one else 'zdań'} "
+                f"{'dotyczącego' if one else 'dotyczących'} {self.who.gen}, {'które kończy' if one else 'które kończą'}"
+                " się tuż przed wartością")
+
+    def example(self, prompt: str, output: str) -> str:
+        return f"(\u201e{prompt}\u201d \u2192 \u201e{output}\u201d)"
+
+    def controls_said_it(self, n: int, k: int, p: float, alpha: float) -> str:
+        saw = "u żadnej wartość nie pojawiła się" if k == 0 else f"u {k} wartość pojawiła się"
+        return (f"Spośród {_pl_invented(n)} o tych samych danych {saw} w co najmniej takiej samej liczbie zdań "
+                f"(p = {self.num(p)}; dowodem jest wyłącznie p ≤ {self.num(alpha)}).")
+
+    def says(self, what: str, out: str) -> str:
+        return f"{what} – model podaje tę informację: {out}"
+
+    def not_said(self, what: str, out: str) -> str:
+        return f"{what} – model nie podał tej informacji: {out}"
 
 
-def _polish_generation(row: Mapping, what: str, who: Person) -> str:
-    asked, said = int(row.get("wordings_asked") or 0), int(row.get("wordings_said") or 0)
-    one = asked == 1
-    out = (f"uzupełnił tą wartością {said} z {asked} {'zdania' if one else 'zdań'} "
-           f"{'dotyczącego' if one else 'dotyczących'} {who.gen}, {'które kończy' if one else 'które kończą'} się "
-           "tuż przed wartością")
-    completion = row.get("completion")
-    example = (f" (\u201e{completion['prompt']}\u201d \u2192 \u201e{one_line(completion['output'])}\u201d)"
-               if completion and said else "")
-    n = _controls(row)
-    k = int(row.get("controls_as_extreme") or 0)
-    saw = ("u żadnej wartość nie pojawiła się" if k == 0 else
-           f"u {k} wartość pojawiła się")
-    chance = (f" Spośród {_pl_invented(n)} o tych samych danych {saw} w co najmniej takiej samej liczbie zdań "
-              f"(p = {number(POLISH, row['p_value'])}; dowodem jest wyłącznie p ≤ {number(POLISH, row['control_alpha'])})."
-              if n else "")
-    if row.get("verdict") == SAID:
-        return f"{what} – model podaje tę informację: {out}{example}.{chance}"
-    if said:
-        return (f"{what} – nic nie wskazuje na to, by model wiedział więcej, niż powiedziałby o każdej osobie o tych "
-                f"samych danych: {out}{example}.{chance}")
-    return f"{what} – model nie podał tej informacji: {out}."
-
+_WORDS: dict[str, type[_Words]] = {GERMAN: _German, FRENCH: _French, POLISH: _Polish}
 
 
 # ---------------------------------------------------------------------------------------------
