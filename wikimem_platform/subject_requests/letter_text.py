@@ -47,7 +47,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from wikimem_platform.canaries.languages.packs import LETTER_LANGUAGES
+from wikimem_platform.canaries.languages.packs import LETTER_LANGUAGES, pack
 from wikimem_platform.lm.endpoint import GENERATION, TOP_LOGPROBS, WEIGHTS
 from wikimem_platform.subject_requests.answer import MEMORIZED, NOT_MEMORIZED, one_line, SAID, WEAK
 from wikimem_platform.subject_requests.phrasing import Addressee
@@ -163,8 +163,6 @@ def date(language: str, iso: str) -> str:
     if language == ENGLISH or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", day):
         return day
     if language == POLISH:
-        from wikimem_platform.canaries.languages import pack  # lazy, as in `written_date`
-
         return pack(POLISH).format_date(day, day)
     y, m, d = day.split("-")
     return f"{d}.{m}.{y}" if language == GERMAN else f"{d}/{m}/{y}"
@@ -176,8 +174,6 @@ def written_date(language: str, label: str | None) -> str | None:
     if label is None or language == ENGLISH:
         return label
     from datetime import datetime
-
-    from wikimem_platform.canaries.languages import pack  # lazy: the packs load only for a letter not in English
 
     for pattern, iso in (("%d %B %Y", "%Y-%m-%d"), ("%Y", "%Y")):
         try:

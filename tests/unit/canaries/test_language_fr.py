@@ -28,7 +28,8 @@ def test_pack_is_structurally_sound():
     assert pack_problems(FR) == []
     assert set(FR.templates) >= set(PERSON_PROPERTIES)
     assert all(len(FR.templates[p]) == 11 for p in PERSON_PROPERTIES)
-    assert FR.gendered_properties == frozenset({"P106", "P39", "P413"})
+    # the properties whose value agrees with a woman (value_form): occupation, position held ...
+    assert {p for p in PERSON_PROPERTIES if FR.value_form(p, "acteur", FEMALE) != "acteur"} == {"P106", "P39", "P413"}
 
 
 def test_place_of_birth_with_articles_contractions_and_elision():

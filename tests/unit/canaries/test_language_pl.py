@@ -35,7 +35,8 @@ def test_pack_is_structurally_sound():
     assert pack_problems(PL) == []
     assert set(PL.templates) == set(PERSON_PROPERTIES) == set(PL.context_forms)
     assert all(len(PL.templates[p]) == 11 for p in PERSON_PROPERTIES)
-    assert PL.gendered_properties == frozenset({"P106", "P39"})
+    # the properties whose value agrees with a woman (value_form): occupation, position held ...
+    assert {p for p in PERSON_PROPERTIES if PL.value_form(p, "aktor", FEMALE) != "aktor"} == {"P106", "P39"}
     # no wording names the subject in a case other than the nominative: nothing declines a name
     assert not any(re.search(r"⟦pl:[a-z]+⟧\{subject\}", t) for ts in PL.templates.values() for t in ts)
 

@@ -187,5 +187,5 @@ def test_forms_are_neither_wrong_answers_nor_negatives():
 
     scores = _scores([(USA, "United States of America", True, [10.0]), ("Q38", "Italy", False, [20.0]),
                       (form_value(USA, "USA"), "USA", False, [5.0])])
-    assert top_counterfactuals(scores, n=2) == {("Qp", "P27"): ["Italy"]}
+    assert top_counterfactuals(scores, n=2) == {("Qp", "P27", "en"): ["Italy"]}
     assert privleak_auroc(scores, [("Qp", "P27")]) == 1.0  # 0.5 if "USA" were a negative

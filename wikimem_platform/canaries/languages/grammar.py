@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from importlib import import_module
 
 from wikimem_platform.vocabulary import FEMALE
 
@@ -122,6 +123,14 @@ def register(pack: LanguagePack) -> LanguagePack:
 
 
 def registered(code: str) -> LanguagePack | None:
+    """The pack of `code`, its module imported on first use (a pack registers itself when its
+    module is imported: `de`, `fr`, `pl` beside this one); None when there is no such module."""
+    if code not in _PACKS and re.fullmatch(r"[a-z]{2,3}", code):
+        try:
+            import_module(f"{__package__}.{code}")
+        except ModuleNotFoundError as error:
+            if error.name != f"{__package__}.{code}":
+                raise
     return _PACKS.get(code)
 
 
@@ -131,12 +140,7 @@ def inflect_marked(literal: str, filler: str) -> tuple[str, str]:
     match = MARKER.search(literal)
     if match is None:
         return literal, filler
-    from wikimem_platform.canaries.languages.packs import pack  # loads the pack on first use (packs imports this module)
-
-    try:
-        language = pack(match.group(1))
-    except ValueError as error:
-        raise ValueError(f"template marker {match.group(0)!r}: {error}") from None
+    language = registered(match.group(1))
     if language is None:
-        raise ValueError(f"template marker {match.group(0)!r}: English templates carry no markers")
+        raise ValueError(f"template marker {match.group(0)!r}: no language pack {match.group(1)!r}")
     return literal[: match.start()], language.inflect(match.group(2), filler)

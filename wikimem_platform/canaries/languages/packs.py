@@ -4,7 +4,6 @@ its code, and the checks a request's languages and a pack's templates must pass.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from importlib import import_module
 
 from wikimem_platform.canaries.languages.grammar import AGREEMENT, ANY_MARKER, LanguagePack, registered
 
@@ -31,10 +30,7 @@ def pack(code: str) -> LanguagePack | None:
         return None
     if code not in PACKED_LANGUAGES:
         raise ValueError(f"language {code!r} has no canary templates; allowed: {', '.join(REQUEST_LANGUAGES)}")
-    found = registered(code)
-    if found is None:
-        import_module(f"wikimem_platform.canaries.languages.{code}")  # registers itself
-        found = registered(code)
+    found = registered(code)  # imports the pack's module on first use
     assert found is not None, code
     return found
 
