@@ -194,8 +194,9 @@ class ExportSets:
     """(subject_qid, language, property) -> the shapes of a fact found in another language."""
 
     def shapes(self, fact: Mapping) -> PropertyQuestions | None:
-        """The question shapes a fact is exported with: its person's wordings in the language it
-        was found in, else the property's English ones (None: neither is known)."""
+        """The question shapes a fact is exported with: the property's English ones for a fact
+        found in English, its person's own wordings for one found in another language (None when
+        those are not known: the fact is left out rather than asked in English)."""
         language = fact_language(fact)
         if language == ENGLISH:
             return self.questions.get(fact["property"])
