@@ -31,6 +31,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from benchmarks.bench_nll import build_workload  # noqa: E402
+from wikimem_platform.lm.fusion import FUSION_CHOICES, resolve_fusion  # noqa: E402
 from wikimem_platform.lm.loading import (  # noqa: E402
     SHIPPED_MODELS,
     LoadedModel,
@@ -108,7 +109,7 @@ def bench_shipped(args, device: torch.device) -> list[dict]:
         for dtype in ["float32", *[d for d in args.dtypes if d != "float32"]]:
             reset_peak(device)
             lm = load(model, dtype, args.device)
-            warm = sentences[:16]
+            warm = sentences[:512]  # several rows: a compiled engine compiles for them here
             score_sentences(lm, warm)
             score_sentences_naive(lm, warm)
             engine, engine_s = timed(device, score_sentences, lm, sentences)
@@ -137,7 +138,7 @@ def bench_shipped(args, device: torch.device) -> list[dict]:
 def random_model(shape: dict, dtype: torch.dtype, device: torch.device, load_in_4bit: bool) -> LoadedModel:
     """A randomly initialized Llama of the given shape, on the device, as a LoadedModel, with the
     batch budget `load_model(batch_size="auto")` would give it (64 sentences on CPU; on CUDA sized
-    by the free memory once the weights are in place)."""
+    by the free memory once the weights are in place) and its fusion setting ("auto")."""
     from transformers import AutoModelForCausalLM, LlamaConfig
 
     config = LlamaConfig(**shape)
@@ -149,7 +150,8 @@ def random_model(shape: dict, dtype: torch.dtype, device: torch.device, load_in_
     model.eval()
     return LoadedModel(model=model, tokenizer=None, name=f"random-llama-{shape['num_hidden_layers']}L",
                        source="random", fingerprint="random", device=device, dtype=dtype, start_token_ids=[],
-                       batch_size=resolve_batch_size("auto", device, shape["vocab_size"]))
+                       batch_size=resolve_batch_size("auto", device, shape["vocab_size"]),
+                       fusion=resolve_fusion("auto", device, load_in_4bit))
 
 
 def quantize_nf4(model, compute_dtype: torch.dtype):
@@ -226,6 +228,21 @@ def with_segments(sequences: int):
     return run
 
 
+def with_fusion(fusion: str):
+    """The engine with another fusion setting than the model's (lm/fusion.py; "none": eager) for
+    this run only, on the same weights."""
+
+    def run(lm: LoadedModel, ids: list[list[int]], batch_tokens: int) -> np.ndarray:
+        saved = lm.fusion
+        lm.fusion = resolve_fusion(fusion, lm.device, False)
+        try:
+            return score_token_ids(lm, ids, batch_tokens=batch_tokens)
+        finally:
+            lm.fusion = saved
+
+    return run
+
+
 def bench_paper_scale(args, device: torch.device) -> list[dict]:
     """Part 2: random models of the chosen shapes on a sample of the paper's workload, projected
     to all of it. With --baseline-engine, each pass of the baseline engine (at its default budget)
@@ -253,13 +270,17 @@ def bench_paper_scale(args, device: torch.device) -> list[dict]:
             flops = 2 * (parameters - shape["vocab_size"] * shape["hidden_size"]) * tokens
             default_budget = engine_batch_tokens(lm)
             runs = [("engine", score_token_ids, default_budget),
-                    *[(f"engine, segments of {n:,}", with_segments(n), default_budget) for n in args.segment_sequences]]
+                    *[(f"engine, segments of {n:,}", with_segments(n), default_budget) for n in args.segment_sequences],
+                    *[(f"engine, fusion {fusion}", with_fusion(fusion), default_budget) for fusion in args.fusion]]
             if baseline is not None:
                 old_budget = lm.batch_size * baseline.TOKENS_PER_SENTENCE
                 runs = [("baseline", baseline.score_token_ids, old_budget),
                         ("engine@baseline budget", score_token_ids, old_budget), *runs]
-            for _, function, budget in runs:
-                function(lm, ids[:64], batch_tokens=budget)
+            for label, function, budget in runs:
+                started = time.perf_counter()
+                function(lm, ids[:64], batch_tokens=budget)  # a compiled engine compiles here (one row)
+                function(lm, ids[:2048], batch_tokens=budget)  # and for several rows (dim 0 > 1)
+                print(f"{label}: warm-up {time.perf_counter() - started:.1f} s", flush=True)
             reference = None
             for repeat in range(args.passes):
                 for label, function, budget in runs:
@@ -278,7 +299,7 @@ def bench_paper_scale(args, device: torch.device) -> list[dict]:
                           f"{len(ids):,} sentences ({budget:,} tree tokens a forward); full audit ({total:,} sentences): {row['projected_hours']:.2f} h"
                           + (f"; {100 * row['flops_share']:.1f}% of {name}'s peak bf16 FLOP rate" if row["flops_share"] else "")
                           + (f"; peak {row['peak_gib']:.1f} GiB" if row["peak_gib"] is not None else "")
-                          + (f"; max|dNLL| vs the first run {row['max_delta_vs_first']:.2e}" if baseline is not None else ""),
+                          + (f"; max|dNLL| vs the first run {row['max_delta_vs_first']:.2e}" if len(runs) > 1 else ""),
                           flush=True)
             if baseline is not None:
                 best = {label: max(r["sentences_per_s"] for r in rows[-len(runs) * args.passes:] if r["engine"] == label)
@@ -298,7 +319,8 @@ def bench_paper_scale(args, device: torch.device) -> list[dict]:
 def main(argv: list[str] | None = None) -> tuple[list[dict], list[dict]]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", default="cuda", help="cuda | cuda:N | cpu")
-    parser.add_argument("--models", nargs="+", default=list(SHIPPED_MODELS))
+    parser.add_argument("--models", nargs="*", default=list(SHIPPED_MODELS),
+                        help="models of part 1 (none: part 2 only)")
     parser.add_argument("--dtypes", nargs="+", default=None,
                         help="float32 bfloat16 nf4 (default: all three on CUDA, float32 on CPU)")
     parser.add_argument("--subjects", type=int, default=4)
@@ -313,6 +335,8 @@ def main(argv: list[str] | None = None) -> tuple[list[dict], list[dict]]:
                         help="path of another version of wikimem_platform/lm/nll.py to time in the same run")
     parser.add_argument("--segment-sequences", nargs="*", type=int, default=[],
                         help="also time the engine with its sentences cut into segments of these sizes")
+    parser.add_argument("--fusion", nargs="*", default=[], choices=[c for c in FUSION_CHOICES if c != "auto"],
+                        help="also time the engine with these fusion settings (lm/fusion.py; none: eager)")
     parser.add_argument("--passes", type=int, default=1, help="timed passes over the paper-scale sample")
     parser.add_argument("--paper-people", type=int, default=2, help="people in the timed paper-scale sample")
     parser.add_argument("--paper-sample", type=int, default=None, help="at most this many of their sentences")

@@ -9,6 +9,7 @@ from dagster import ConfigurableResource, InitResourceContext
 from pydantic import PrivateAttr
 
 from wikimem_platform.lm.endpoint import DEFAULT_CONCURRENCY, EndpointConfig, EndpointModel
+from wikimem_platform.lm.fusion import FUSION_CHOICES
 from wikimem_platform.lm.loading import load_model, LoadedModel, ModelLoadError, resolve_device, resolve_dtype
 from wikimem_platform.registry import ModelEntry, Registry
 from wikimem_platform.storage import path_safe_key
@@ -26,7 +27,9 @@ class ScoringResource(ConfigurableResource):
     the NLL engine (batch_size x 32 tree tokens a forward), the generator (batch_size prompts a
     call when given), the MIA pass (batch_size x 32 tokens a batch, its gradient norms and
     SaMIA samples), soft-prompt training, and the float32 re-scoring model of a bfloat16 / NF4 run
-    (same device and batch size). Reference unlearning takes the same device and dtype names
+    (same device and batch size). On CUDA the engine compiles the model's decoder layers
+    (`fusion`, wikimem_platform.lm.fusion: 6-13 s once per process, then a sixth less time per
+    forward on an 8B model). Reference unlearning takes the same device and dtype names
     (`wikimem unlearn --device --dtype`, `unlearning.methods.unlearn(device=, dtype=)`).
     """
 
@@ -34,6 +37,7 @@ class ScoringResource(ConfigurableResource):
     dtype: str = "float32"  # float32 | bfloat16 | float16 (bf16: 1.7x faster on CPU, NLLs move)
     quantization: str = "none"  # none | nf4 (CUDA)
     batch_size: int | None = None  # sentences per forward; None = automatic
+    fusion: str = "auto"  # what the NLL engine compiles: auto (layers on CUDA) | layers | norms-mlp | none
     cache_dir: str | None = None  # dequantized GGUF cache (default $WIKIMEM_CACHE_DIR or ~/.cache/wikimem/models)
     shard_dir: str | None = None  # finished scoring shards (default <DAGSTER_HOME>/storage/score_shards)
     nll_cache_dir: str | None = None  # per-model sentence NLLs shared by audits and requests (default <storage>/nll_cache)
@@ -62,6 +66,8 @@ class ScoringResource(ConfigurableResource):
             raise ModelLoadError(f"quantization='nf4' needs device='cuda' (device is {self.device!r}, {device})")
         if self.batch_size is not None and self.batch_size < 1:
             raise ModelLoadError(f"batch_size must be >= 1 or None (automatic), got {self.batch_size}")
+        if self.fusion not in FUSION_CHOICES:
+            raise ModelLoadError(f"fusion must be one of {', '.join(FUSION_CHOICES)}, got {self.fusion!r}")
         if self.endpoint_concurrency < 0 or self.endpoint_prompts_per_request < 1 or self.endpoint_timeout_seconds <= 0:
             raise ModelLoadError("endpoint_concurrency must be >= 0 (0: from the server) and endpoint_prompts_per_request >= 1, "
                                  f"endpoint_timeout_seconds > 0 (got {self.endpoint_concurrency}, "
@@ -115,6 +121,7 @@ class ScoringResource(ConfigurableResource):
             dtype=self.dtype,
             load_in_4bit=self.quantization == "nf4" or nf4,
             batch_size=self.batch_size or "auto",
+            fusion=self.fusion,
             cache_dir=self.cache_dir,
             trust_remote_code=trust_remote_code,
             revision=revision,

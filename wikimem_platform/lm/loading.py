@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
+from wikimem_platform.lm.fusion import FusionError, resolve_fusion
+
 if TYPE_CHECKING:  # torch is imported where it is used: loading the code location (every Dagster
     import torch  # step process) must not pay ~1.5 s for it in steps that load no model
 
@@ -83,6 +85,7 @@ class LoadedModel:
     dtype: torch.dtype
     start_token_ids: list[int]  # prepended by encode(); empty when the tokenizer adds its own
     batch_size: int = DEFAULT_CPU_BATCH_SIZE  # sentences per forward in naive scoring
+    fusion: str | None = None  # what the engine compiles (lm.fusion.FUSION_SCOPES); None: eager
     load_seconds: float = 0.0
     details: dict[str, Any] = field(default_factory=dict)
     _float32_twin: LoadedModel | None = field(default=None, repr=False, compare=False)
@@ -107,6 +110,7 @@ class LoadedModel:
                 load_dir, device=str(self.device), dtype="float32",
                 batch_size=self.details.get("batch_size_requested", "auto"),
                 attn_implementation=self.details.get("attn_implementation", "sdpa"),
+                fusion=self.details.get("fusion_requested", "auto"),
             )
         return self._float32_twin
 
@@ -209,12 +213,15 @@ def load_model(
     trust_remote_code: bool = False,
     revision: str | None = None,
     attn_implementation: str = "sdpa",
+    fusion: str | None = "auto",
 ) -> LoadedModel:
     """Load a causal LM from a short name, a GGUF file, a local HF directory or a hub id.
 
     dtype defaults to float32 (4-bit: compute dtype bfloat16 on CUDA, float32 on CPU).
     4-bit is NF4 with double quantization (the paper's setting); on CPU it is refused unless
     allow_4bit_on_cpu=True (it works there but saves only memory, no speed).
+    fusion: what the NLL engine compiles (`wikimem_platform.lm.fusion`): "auto" (decoder layers
+    on CUDA unless 4-bit; eager on CPU), "layers", "norms-mlp" or "none".
     """
     import time
 
@@ -229,6 +236,10 @@ def load_model(
             "it saves memory but is no faster and changes NLLs); pass allow_4bit_on_cpu=True to "
             "do it anyway, or use device='cuda'"
         )
+    try:
+        fusion_scope = resolve_fusion(fusion, target_device, load_in_4bit)
+    except FusionError as error:
+        raise ModelLoadError(str(error)) from error
     cache_root = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
 
     source, name, load_dir, load_kwargs, fingerprint = _resolve_source(
@@ -277,11 +288,13 @@ def load_model(
         dtype=model.get_input_embeddings().weight.dtype,
         start_token_ids=start_token_ids_for(tokenizer),
         batch_size=resolve_batch_size(batch_size, model_device, vocab_size),
+        fusion=fusion_scope,
         load_seconds=time.perf_counter() - started,
         details={
             "load_dir": str(load_dir),
             "load_in_4bit": load_in_4bit,
             "attn_implementation": attn_implementation,
+            "fusion_requested": fusion,
             "vocab_size": vocab_size,
             # what the caller asked for ("auto" or sentences per forward): an explicit size is
             # honoured by every path (engine, generator, MIA pass), an automatic one is sized per path

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 
 from wikimem_platform.lm.batching import padded_batches
+from wikimem_platform.lm.fusion import fused
 from wikimem_platform.lm.loading import LoadedModel
 
 if TYPE_CHECKING:
@@ -358,7 +359,7 @@ def _score_segments(
     producer = threading.Thread(target=produce, name="nll-packer", daemon=True)
     producer.start()
     try:
-        with torch.inference_mode():
+        with torch.inference_mode(), fused(lm.model, lm.fusion):
             while (item := queue.get()) is not None:
                 if isinstance(item, BaseException):
                     raise item

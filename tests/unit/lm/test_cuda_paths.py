@@ -20,9 +20,11 @@ import numpy as np
 import pytest
 import torch
 
+from tests.support.random_models import audit_shaped_ids, tiny_gemma3, tiny_llama
 from wikimem_platform.lm.generation import greedy_generate
 from wikimem_platform.lm.loading import load_model
-from wikimem_platform.lm.nll import score_sentences, score_sentences_naive
+from wikimem_platform.lm.nll import score_sentences, score_sentences_naive, score_token_ids
+from wikimem_platform.lm.precision import NLL_ERROR_BOUND
 from wikimem_platform.mia.model_pass import gradient_norms, token_stats
 from wikimem_platform.unlearning.methods import check_fits, unlearn, UnlearnConfig, UnlearningDoesNotFit
 
@@ -68,7 +70,9 @@ def cuda_lm(model_dir):
 
 
 def test_engine_on_cuda_equals_cpu_in_float32(cpu_lm, cuda_lm, sentences):
+    """The CUDA engine runs compiled decoder layers (fusion "auto"), the CPU one eager layers."""
     assert cuda_lm.device.type == "cuda" and cuda_lm.dtype == torch.float32 and cuda_lm.batch_size == 32
+    assert cuda_lm.fusion == "layers" and cpu_lm.fusion is None
     on_cpu = score_sentences(cpu_lm, sentences)
     on_cuda = score_sentences(cuda_lm, sentences)
     naive_cuda = score_sentences_naive(cuda_lm, sentences)
@@ -76,6 +80,30 @@ def test_engine_on_cuda_equals_cpu_in_float32(cpu_lm, cuda_lm, sentences):
           f"|cuda engine - cuda naive| max {np.abs(on_cuda - naive_cuda).max():.2e} nats")
     np.testing.assert_allclose(on_cuda, on_cpu, rtol=0, atol=ENGINE_TOLERANCE)
     np.testing.assert_allclose(on_cuda, naive_cuda, rtol=0, atol=ENGINE_TOLERANCE)
+
+
+@pytest.mark.parametrize("architecture", ["llama", "gemma3"])
+@pytest.mark.parametrize("scope", ["layers", "norms-mlp"])
+def test_the_compiled_engine_on_cuda_gives_the_eager_engines_nlls(architecture, scope):
+    """float32: compiled (Triton) and eager within ENGINE_TOLERANCE. bfloat16: compiled within the
+    per-sentence error bound that re-scoring near-ties in float32 relies on (precision.NLL_ERROR_BOUND)."""
+    scored = {}
+    for dtype in (torch.float32, torch.bfloat16):
+        lm = {"llama": tiny_llama, "gemma3": tiny_gemma3}[architecture]("cuda", dtype)
+        ids = audit_shaped_ids(lm.model.config.vocab_size)
+        scored[dtype, None] = score_token_ids(lm, ids)
+        lm.fusion = scope
+        scored[dtype, scope] = score_token_ids(lm, ids)
+    reference = scored[torch.float32, None]
+    compiled_gap = float(np.abs(scored[torch.float32, scope] - reference).max())
+    bf16_eager, bf16_compiled = (np.abs(scored[torch.bfloat16, s] - reference) for s in (None, scope))
+    absolute, relative = NLL_ERROR_BOUND["bfloat16"]
+    bound = np.maximum(absolute, relative * reference)
+    print(f"\nMEASURED {architecture} {scope}: float32 |compiled - eager| max {compiled_gap:.2e}; bfloat16 vs "
+          f"float32 eager: eager {bf16_eager.max():.2e}, compiled {bf16_compiled.max():.2e} nats, "
+          f"{(bf16_compiled / bound).max():.1%} of the bound at most")
+    assert compiled_gap <= ENGINE_TOLERANCE
+    assert (bf16_compiled <= bound).all()
 
 
 def test_greedy_generation_on_cuda_equals_cpu(cpu_lm, cuda_lm, sentences):

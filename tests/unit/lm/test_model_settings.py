@@ -119,7 +119,17 @@ def test_the_resource_refuses_what_cannot_run_before_loading():
         ScoringResource(dtype="float8").validate()
     with pytest.raises(ModelLoadError, match="batch_size must be >= 1"):
         ScoringResource(batch_size=0).validate()
+    with pytest.raises(ModelLoadError, match="fusion must be one of auto, none, layers, norms-mlp, got 'fast'"):
+        ScoringResource(fusion="fast").validate()
     ScoringResource(dtype="bf16", batch_size=1).validate()
+
+
+def test_the_fusion_setting_reaches_the_engine_and_the_float32_model(planted_model):
+    """On CPU "auto" leaves the engine eager; a scope set in the resource is what the engine compiles,
+    for the float32 re-scoring model of a reduced run too (tests/unit/lm/test_fusion.py: same NLLs)."""
+    assert ScoringResource().load_reference(str(planted_model)).fusion is None
+    lm = ScoringResource(dtype="bfloat16", fusion="layers").load_reference(str(planted_model))
+    assert lm.fusion == "layers" and lm.float32_twin().fusion == "layers"
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the refusal on a machine without CUDA")
