@@ -6,6 +6,7 @@ runs the compiled engine on CUDA where a GPU is lent."""
 
 from __future__ import annotations
 
+import copy
 import shutil
 
 import numpy as np
@@ -49,6 +50,46 @@ def test_the_compiled_engine_gives_the_eager_engines_nlls(request, model, scope)
     assert sum(torch._dynamo.utils.counters["frames"].values()) > frames_before  # compiled code ran
     assert np.abs(compiled - eager).max() < COMPILED_TOLERANCE
     assert all("forward" not in vars(module) for module in modules)  # eager again after the engine
+
+
+@needs_compiler
+@pytest.mark.slow
+def test_a_copy_of_a_compiled_model_scores_its_own_weights():
+    """Unlearning copies the model as its reference and trains one of the two: each must be scored
+    with its own weights, compiled or not."""
+    lm = tiny_llama()
+    ids = audit_shaped_ids(lm.model.config.vocab_size)
+    lm.fusion = "layers"
+    original = score_token_ids(lm, ids, batch_tokens=256)
+    changed = copy.deepcopy(lm)
+    with torch.no_grad():
+        changed.model.base_model.layers[0].mlp.down_proj.weight.mul_(3.0)
+    compiled = score_token_ids(changed, ids, batch_tokens=256)
+    changed.fusion = None
+    eager = score_token_ids(changed, ids, batch_tokens=256)
+    assert np.abs(compiled - eager).max() < COMPILED_TOLERANCE
+    assert np.abs(compiled - original).max() > 100 * COMPILED_TOLERANCE
+
+
+@pytest.mark.slow
+def test_a_model_that_cannot_be_compiled_is_scored_eager(monkeypatch):
+    """No C++ compiler for Inductor's CPU kernels (a fault caused for real: the compiler named does
+    not exist): the engine warns and gives the eager NLLs rather than failing the audit."""
+    import torch._dynamo
+    import torch._inductor.config
+
+    lm = tiny_gemma3()
+    ids = audit_shaped_ids(lm.model.config.vocab_size, seed=1)
+    eager = score_token_ids(lm, ids, batch_tokens=256)
+    torch._dynamo.reset()  # nothing compiled earlier in this process may serve this run
+    monkeypatch.setattr(torch._inductor.config.cpp, "cxx", ("/nonexistent/c++",))
+    monkeypatch.setattr(torch._inductor.config, "fx_graph_cache", False)
+    lm.fusion = "layers"
+    try:
+        compiled = score_token_ids(lm, ids, batch_tokens=256)
+    finally:
+        torch._dynamo.reset()  # later tests compile with the real compiler
+    np.testing.assert_array_equal(compiled, eager)
 
 
 def test_scopes_find_the_layers_norms_and_mlps_of_each_architecture(planted_lm):
