@@ -35,19 +35,14 @@ class FusionError(ValueError):
     """An unknown fusion setting."""
 
 
-def check_fusion(fusion: str | None) -> None:
-    """A clear error for an unknown setting, before any model is loaded."""
-    if fusion is not None and fusion not in FUSION_CHOICES:
-        raise FusionError(f"fusion {fusion!r}: allowed values are {', '.join(FUSION_CHOICES)}")
-
-
 def resolve_fusion(fusion: str | None, device: torch.device, load_in_4bit: bool) -> str | None:
     """The scope the engine compiles, or None for eager.
 
     "auto": "layers" on CUDA where Triton is there to compile for it and the weights are not
     4-bit (bitsandbytes' layers are not measured compiled); eager on CPU, where a compilation
     costs more than the engine's short runs there gain."""
-    check_fusion(fusion)
+    if fusion is not None and fusion not in FUSION_CHOICES:
+        raise FusionError(f"fusion {fusion!r}: allowed values are {', '.join(FUSION_CHOICES)}")
     if fusion is None or fusion == "none":
         return None
     if fusion != "auto":
