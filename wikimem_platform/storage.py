@@ -105,14 +105,27 @@ class StoredResults:
 
 
 def json_scalar(value):
-    """JSON-safe scalars: NaN -> None, numpy -> Python."""
-    if value is None:
+    """JSON-safe scalars: NaN and pandas' NA -> None, numpy -> Python."""
+    if value is None or value is pd.NA or value is pd.NaT:
         return None
     if hasattr(value, "item"):
         value = value.item()
     if isinstance(value, float) and math.isnan(value):
         return None
     return value
+
+
+def json_clean(obj):
+    """`obj` with every scalar made JSON-safe (`json_scalar`), through dicts, lists, tuples and
+    arrays: a document built from DataFrame rows, where a column that mixes numbers and None
+    holds NaN for the None, has no NaN left anywhere."""
+    if isinstance(obj, dict):
+        return {key: json_clean(value) for key, value in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_clean(value) for value in obj]
+    if hasattr(obj, "tolist") and getattr(obj, "ndim", 0):  # an array (Parquet lists come back as arrays)
+        return [json_clean(value) for value in obj.tolist()]
+    return json_scalar(obj)
 
 
 def to_json(obj) -> str:

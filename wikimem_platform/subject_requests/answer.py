@@ -35,7 +35,7 @@ from wikimem_platform.subject_requests.audit import (
     wordings_said,
 )
 from wikimem_platform.subject_requests.inquiry import fact_cues
-from wikimem_platform.storage import json_scalar
+from wikimem_platform.storage import json_clean, json_scalar
 from wikimem_platform.subject_requests.intake import RequestKind, SubjectRequest
 from wikimem_platform.subject_requests.phrasing import Addressee, addressee
 from wikimem_platform.unlearning.verify import privleak_auroc, retain_utility, unlearning_manifest
@@ -73,6 +73,10 @@ ANSWER_COLUMNS = [
     "wordings_asked", "wordings_said", "controls_said_share",
 ]
 CONTROL_FIELDS = ANSWER_COLUMNS[ANSWER_COLUMNS.index("n_controls"):]
+# A fact's counts and what each counts out of: both given or both absent (None), never NaN.
+COUNTS = {"n_memorized": "n_variants", "completion_control_hits": "completion_controls",
+          "controls_as_extreme": "n_controls", "wordings_said": "wordings_asked"}
+INTEGER_FIELDS = (*COUNTS, *COUNTS.values(), "truth_rank", "n_candidates", "n_controls_planned")
 # What each endpoint access level let us read, in the letter's words.
 ACCESS_MEANS = {"prompt-logprobs": "the server's probabilities of our sentences and its completions",
                 "top-logprobs": "the server's most likely next words with their probabilities (its top k), read word "
@@ -244,6 +248,22 @@ def model_verdicts(
             "controls_M_max": None if vs is None else float(vs["controls_M_max"]),
         })
     return pd.DataFrame(rows, columns=ANSWER_COLUMNS), pairs.assign(subject=plan.subject["label"].iloc[0])
+
+
+def fact_record(row: Mapping) -> dict:
+    """One fact of the answer document from its table row (`model_verdicts`): JSON values only
+    (a column that mixes counts and None holds NaN for the None, and NaN is truthy), counts as
+    integers, each with its denominator (`COUNTS`). Raises ValueError naming the field where a
+    count comes without what it counts out of."""
+    fact = json_clean(dict(row))
+    for name in INTEGER_FIELDS:
+        if fact.get(name) is not None:
+            fact[name] = int(fact[name])
+    for count, total in COUNTS.items():
+        if (fact.get(count) is None) != (fact.get(total) is None):
+            raise ValueError(f"answer: fact {fact.get('property')}: {count} is {fact.get(count)!r} but {total} is "
+                             f"{fact.get(total)!r}; a count and what it counts out of are given together or not at all")
+    return fact
 
 
 def forget_controls(table: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
@@ -576,9 +596,9 @@ def compose_answer(
                                                           m_threshold, cue_tau, value_aliases)
         table["model"] = outcome.key
         tables.append(table)
-        facts = [{**row, **{k: json_scalar(row[k]) for k in CONTROL_FIELDS}, "z_star": json_scalar(row["z_star"]),
-                  "phrase": who.fact(row["property"], row["property_label"]),
-                  "sentence": _asked_in(row, several) + plain_sentence(row, who)} for row in table.to_dict("records")]
+        facts = [fact_record(row) for row in table.to_dict("records")]
+        facts = [{**fact, "phrase": who.fact(fact["property"], fact["property_label"]),
+                  "sentence": _asked_in(fact, several) + plain_sentence(fact, who)} for fact in facts]
         facts.sort(key=lambda fact: not fact["emitted"])  # what the model says comes first (stable)
         models.append({**item, **{k: json_scalar(v) for k, v in outcome.scoring.items()},
                        "audited": True, "error": None, "fingerprint": outcome.audit.fingerprint,
@@ -596,7 +616,7 @@ def compose_answer(
                                    controls=forget_controls(own_table, own_pairs)), code, several)
                 for code, (own_table, own_pairs) in by_language.items() if len(own_pairs)], ignore_index=True)
         if entries is not None:
-            forget += [{k: (None if v is pd.NA else json_scalar(v)) for k, v in r.items()} for r in entries.to_dict("records")]
+            forget += [json_clean(r) for r in entries.to_dict("records")]
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=ANSWER_COLUMNS)
     verification = verify_revisions(
         models, request.subject_key, {o.key: o.audit.scores for o in outcomes if o.audit is not None},
@@ -633,7 +653,7 @@ def compose_answer(
         "verification": verification,
         "lineage": dict(lineage),
     }
-    return document, table
+    return json_clean(document), table
 
 
 FORGOTTEN, STILL, NEWLY, NEVER = "forgotten", "still memorized", "newly memorized", "not memorized"

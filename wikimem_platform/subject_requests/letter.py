@@ -234,16 +234,16 @@ def _evidence_table(model: Mapping, letter: _Letter) -> str:
             f"<th>{t('th_completion')}</th><th>{t('th_cue')}</th><th>{t('th_record')}</th></tr>"]
     for f in model["facts"]:
         completion = one_line(f["completion"]["output"]) if f["completion"] else t("no_completion")
-        if f.get("completion_controls"):  # it named the value: for how many invented people too
+        if f.get("completion_controls") is not None:  # it named the value: for how many invented people too
             completion += t("completion_controls", k=int(f["completion_control_hits"]), n=int(f["completion_controls"]))
         cue = "" if f["cue"] is None else num(f["cue"]) + (t("cued") if f["cue_flag"] else "")
         z = "" if f["z_star"] is None else num(f["z_star"])
         extraction = f.get("extraction")
         said = f"{extraction['prompt']} \u2192 {one_line(extraction['output'])} ({extraction['probe']})" if extraction else ""
-        if extraction and extraction.get("controls"):
+        if extraction and extraction.get("controls") is not None:
             said += t("record_controls", k=int(extraction["control_hits"]), n=int(extraction["controls"]))
         chance = (t("chance", k=int(f["controls_as_extreme"]), n=int(f["n_controls"]), p=num(f["p_value"]))
-                  if f.get("n_controls") else t("not_compared"))
+                  if f.get("n_controls") is not None else t("not_compared"))
         rank = "" if f["truth_rank"] is None else t("rank", rank=int(f["truth_rank"]), n=f["n_candidates"])
         asked = (f"<td>{_esc(letter_text.language_name(letter.language, letter_text.fact_language(f)))}</td>"
                  if letter.several_languages else "")
@@ -534,7 +534,9 @@ def write_answer(document: Mapping, out_dir: str | os.PathLike, pdf: bool = Fals
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     files = AnswerFiles(out / DOCUMENT, out / LETTER, out / ANNEX, None)
-    texts = (json.dumps(document, ensure_ascii=False, indent=2, default=str), answer_html(document), annex_html(document))
+    # allow_nan=False: a NaN is not JSON (and was once truthy in the letter); compose_answer leaves none
+    texts = (json.dumps(document, ensure_ascii=False, indent=2, default=str, allow_nan=False), answer_html(document),
+             annex_html(document))
     for path, text in zip((files.json, files.html, files.annex), texts):
         write_atomically(path, lambda tmp, text=text: tmp.write_text(text, encoding="utf-8"))
     if pdf:
