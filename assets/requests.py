@@ -58,6 +58,10 @@ class RequestPlanConfig(Config):
     control_alpha: float = Field(default=controls.DEFAULT_ALPHA, gt=0, lt=1, description=(
         "Level of the comparison with the invented people: a fact is memorized or weakly associated only at p <= "
         "control_alpha. Scoring stops a fact's controls once enough of them match the person to put p above it."))
+    max_controls: int = Field(default=controls.MAX_CONTROLS, ge=0, description=(
+        "A fact that beats all n_controls invented people without a control's margin (p would exceed control_alpha "
+        "had one more matched it) gets more, doubling (39, 79, ...) up to this many, before it is called memorized "
+        "or weakly associated: p can then reach 0.01. At most n_controls: no more."))
     truth_forms: int = Field(default=DEFAULT_MAX_FORMS, ge=0, description=(
         "Other forms of each true value scored as the same truth, at most this many per value: the value's aliases "
         "('United States', 'USA' for 'United States of America') from the extract and the shipped short forms, "
@@ -131,7 +135,8 @@ def request_canaries(
         request_subject, request_facts, languages, terms=entity_terms, property_table=property_table,
         templates=canary_templates, counterfactuals=counterfactuals, claims=claims, humans=humans,
         metadata=property_metadata(), properties=config.properties, on_demand=config.on_demand,
-        n_controls=config.n_controls, control_alpha=config.control_alpha, value_aliases=aliases_by_value(value_aliases),
+        n_controls=config.n_controls, control_alpha=config.control_alpha, max_controls=config.max_controls,
+        value_aliases=aliases_by_value(value_aliases),
         truth_forms=config.truth_forms,
     )
     counts = plan.coverage["coverage"].value_counts().to_dict()
@@ -140,8 +145,9 @@ def request_canaries(
     yield Output(plan.canaries, "request_canaries", metadata={"rows": len(plan.canaries)})
     yield Output(plan.candidates, "request_candidates", metadata={"rows": len(plan.candidates)})
     yield Output(plan.coverage, "request_coverage", metadata={"rows": len(plan.coverage), "coverage": MetadataValue.json(counts)})
-    control_canaries = plan.control_canaries if plan.n_controls else plan.canaries.iloc[:0]
-    control_candidates = plan.control_candidates if plan.n_controls else plan.candidates.iloc[:0]
+    stored_canaries, stored_candidates = plan.stored_controls()  # the controls and the person's kin names
+    control_canaries = stored_canaries if plan.n_controls else plan.canaries.iloc[:0]
+    control_candidates = stored_candidates if plan.n_controls else plan.candidates.iloc[:0]
     yield Output(control_canaries, "request_control_canaries", metadata={"rows": len(control_canaries), "controls": plan.n_controls})
     yield Output(control_candidates, "request_control_candidates", metadata={"rows": len(control_candidates)})
 

@@ -22,12 +22,12 @@ def planted_world(planted_model, planted_reference):
     return SimpleNamespace(ref=planted_reference, people=people, lm=load_model(str(planted_model), device="cpu"))
 
 
-def audit(world, subject, facts, tmp_path, **options):
+def audit(world, subject, facts, tmp_path, plan_options=None, **options):
     ref, lm = world.ref, world.lm
     table = ref.table
     plan = plan_person_audit(subject, facts, property_table=table, templates=ref.templates, counterfactuals=ref.pool,
                              claims=ref.extract.claims, humans=ref.extract.humans, metadata=ref.metadata,
-                             n_controls=controls.DEFAULT_N_CONTROLS)
+                             n_controls=controls.DEFAULT_N_CONTROLS, **(plan_options or {}))
     result = audit_person_on_model(lm, plan, ShardStore(tmp_path / "shards"), SentenceNllCache(tmp_path / "cache.sqlite"),
                                    {"dtype": "float32"}, log=lambda m: None, **options)
     labels = dict(zip(table["property"], table["label"]))
@@ -48,16 +48,25 @@ def test_member_read_16_times_beats_every_control(planted_world, tmp_path):
     assert result.scores["subject_qid"].eq(qid).all() and not result.control_scores["subject_qid"].eq(qid).any()
     assert set(result.completions["subject_qid"]) == {qid}
     assert (verdicts["verdict"] == MEMORIZED).all(), verdicts[["property", "M", "p_value"]]
-    assert list(verdicts["p_value"]) == pytest.approx([1 / 20] * len(verdicts)) and (verdicts["n_controls"] == 19).all()
+    # all 19 beaten leaves p at its floor (0.05) without a control's margin: 20 more, none as strong
+    assert list(verdicts["p_value"]) == pytest.approx([1 / 40] * len(verdicts)) and (verdicts["n_controls"] == 39).all()
+    assert (verdicts["n_controls_planned"] == 19).all()
+    assert list(verdicts["p_ci_high"]) == pytest.approx([1 - 0.025 ** (1 / 39)] * len(verdicts))
     sentence = plain_sentence(verdicts.iloc[0].to_dict(), "x")
-    assert "Of 19 invented people given the same facts, 0 got a result at least as strong (p = 0.05" in sentence
+    assert "Of 39 invented people given the same facts, 0 got a result at least as strong (p = 0.03, 95 % interval " \
+           "0.00–0.09" in sentence
+    # the controls were chosen to share what the name tells the model: the name prior among them, no flag
+    assert verdicts["name_prior"].notna().all() and not verdicts["name_suggests"].astype(bool).any()
     # a completion that names the value is read against the same wording completed for the 19
     # controls (kept apart from the person's completions)
     hits = verdicts[verdicts["completion_hit"].astype(bool)]
     assert len(hits), verdicts[["property", "completion"]]
-    assert set(result.control_completions["subject_qid"]) == set(plan.control_ids)
-    for row in hits.to_dict("records"):
-        theirs = result.control_completions[result.control_completions["property"] == row["property"]]
+    for row in hits.to_dict("records"):  # each fact's 19 planned controls (the matched ones)
+        theirs = result.control_completions[(result.control_completions["property"] == row["property"])
+                                            & (result.control_completions["probe"] == "invented: canary")]
+        assert theirs["subject_qid"].nunique() == 19
+        assert set(theirs["subject_qid"]) <= set(result.control_scores.loc[
+            result.control_scores["property"] == row["property"], "subject_qid"])
         k = int(theirs["hit"].sum())
         assert (row["completion_controls"], row["completion_control_hits"]) == (19, k)
         assert row["completion_p_value"] == pytest.approx((1 + k) / 20)
@@ -125,11 +134,12 @@ def test_controls_through_the_request_assets(planted_model, tmp_path):
     answer = read_answer(loop.storage, request.id)
     assert answer["method"]["n_controls"] == 19 and answer["method"]["control_alpha"] == 0.05
     facts = answer["models"][0]["facts"]
-    assert facts and all(f["n_controls"] == 19 and f["verdict"] == MEMORIZED and f["p_value"] == 0.05 for f in facts), facts
-    # the invented people stored with the answer: 19 names, none the person's
-    assert all(len(set(f["control_names"])) == 19 and answer["subject"]["label"] not in f["control_names"] for f in facts)
+    # all 19 beaten: 20 more before the fact is called (p with a control's margin), none as strong
+    assert facts and all(f["n_controls"] == 39 and f["verdict"] == MEMORIZED and f["p_value"] == 0.025 for f in facts), facts
+    # the invented people stored with the answer: 39 names, none the person's
+    assert all(len(set(f["control_names"])) == 39 and answer["subject"]["label"] not in f["control_names"] for f in facts)
     letter = answer_dir(loop.storage, request.id) / "answer.html"
-    assert "invented people" in letter.read_text() and "0 of 19 (p = 0.05)" in letter.read_text()
+    assert "invented people" in letter.read_text() and "0 of 39 (p = 0.03)" in letter.read_text()
     from wikimem_platform.reports import compliance as reports
 
     if reports.find_chromium() is not None:  # the layout with the extra column, in a real browser
@@ -153,9 +163,10 @@ def test_rounds_and_shortlist_change_no_verdict(planted_world, tmp_path):
     checked = 0
     for who, (subject, person_facts) in {"member read 4 times": person(planted_world, member),
                                          "invented person": (invented, facts)}.items():
-        # a shortlist of 3 wrong values (of ~10 here; 10 of ~100 by default)
+        # a shortlist of 3 wrong values (of ~10 here; 10 of ~100 by default); the controls as drawn (no
+        # kin names to match them to), so that every control on every value is the same 19
         plan, result, verdicts = audit(planted_world, subject, person_facts, tmp_path / who.replace(" ", "_"),
-                                       shortlist_size=3)
+                                       plan_options={"kin_per_token": 0, "max_controls": 19}, shortlist_size=3)
         compared = list(result.compared)
         assert compared, f"{who}: no fact ranked first anywhere; pick another person"
         wanted = plan.control_canaries["property"].isin(compared)

@@ -164,9 +164,13 @@ def test_private_person_erasure_end_to_end(world, capsys):
 
 @pytest.mark.slow
 def test_h0_sentences_are_scored_once_across_requests(world):
-    first = world.add(person(world, {"name": "Karl Weissbach", "facts": {"P106": ["journalist"], "P27": ["Germany"]}}))
+    # English only: "Germany" is the extract's Q183, whose citizens' requests are also asked in German;
+    # two men: the controls come from the German lists of the person's gender
+    first = world.add(person(world, {"name": "Karl Weissbach", "facts": {"P106": ["journalist"], "P27": ["Germany"]},
+                                     "languages": ["en"]}))
     world.run_request(first.id)
-    second = world.add(person(world, {"name": "Jana Oltmanns", "facts": {"P106": ["journalist"], "P27": ["Germany"]}}))
+    second = world.add(person(world, {"name": "Jonas Oltmanns", "facts": {"P106": ["journalist"], "P27": ["Germany"]},
+                                      "languages": ["en"]}))
     world.run_request(second.id)
     rows = expand_canaries(world.table("request_canaries", second.id), world.table("request_candidates", second.id))
     own = {*rows["sentence_h"], *(s for group in rows["sentences_similar"] for s in group)}

@@ -345,15 +345,19 @@ def _ensembles(lm: LoadedModel, examples: pd.DataFrame, config: EmeConfig) -> pd
 
 def person_extractions(lm: LoadedModel, facts: pd.DataFrame, store: SoftPromptStore | None = None,
                        n_identifiers: int = DEFAULT_N_IDENTIFIERS, property_order: Sequence[str] | None = None,
-                       max_new_tokens: int = MAX_NEW_TOKENS, log: Log | None = None) -> pd.DataFrame:
+                       max_new_tokens: int = MAX_NEW_TOKENS, log: Log | None = None,
+                       targets: set[str] | None = None) -> pd.DataFrame:
     """One person's record prompts (fact table `facts` of that person) asked as written and
     through every soft prompt already stored for this model that was trained on real records of
     *other* people (the release's `eme_probe` trains them; a request never trains one, so it
-    costs seconds). Columns as `eme_audit`'s examples."""
+    costs seconds). targets: ask only the prompts of these properties (the record still names the
+    other facts). Columns as `eme_audit`'s examples."""
     log = log or (lambda message: None)
     if facts["subject_qid"].nunique() > 1:
         raise ValueError("person_extractions takes the facts of one person")
     examples, _ = entity_examples(facts, n_identifiers, property_order, "record")
+    if targets is not None and len(examples):
+        examples = examples[examples["property"].isin(targets)].reset_index(drop=True)
     if examples.empty:
         return examples.assign(**{c: [] for c in ARM_COLUMNS}, output=[], entity=[], hit=[])
     qid = examples["subject_qid"].iloc[0]

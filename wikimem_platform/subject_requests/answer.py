@@ -68,11 +68,16 @@ ANSWER_COLUMNS = [
     # controls asked for, or M = 0); n_controls < n_controls_planned: stopped once settled
     "n_controls", "n_controls_planned", "controls_as_extreme", "p_value", "control_alpha", "controls_M_mean",
     "controls_M_max",
+    # how uncertain p is: a Clopper-Pearson 95 % interval of the chance an invented person does as well
+    "p_ci_low", "p_ci_high",
+    # what the name alone tells the model (`controls.name_priors`): the person's name prior (mean lift of
+    # names sharing their first name or surname), the share of controls below it, its p among them, and
+    # whether the name alone explains the result (then never memorized or weakly associated)
+    "name_prior", "n_kin", "name_prior_share_below", "name_prior_p", "name_suggests",
     # generation access (no M): wordings asked, and in how many the completion named the value;
     # the controls' mean share of wordings naming it (their M columns stay empty)
     "wordings_asked", "wordings_said", "controls_said_share",
 ]
-CONTROL_FIELDS = ANSWER_COLUMNS[ANSWER_COLUMNS.index("n_controls"):]
 # A fact's counts and what each counts out of: both given or both absent (None), never NaN.
 COUNTS = {"n_memorized": "n_variants", "completion_control_hits": "completion_controls",
           "controls_as_extreme": "n_controls", "wordings_said": "wordings_asked"}
@@ -130,13 +135,23 @@ def release_outcomes(
         said = mine(completions)
         of_control = said["probe"].astype(str).str.startswith(CONTROL_PROBE_PREFIX) if "probe" in said \
             else pd.Series(False, index=said.index)
+        theirs, kin, candidates = _controls_and_kin(mine(control_scores) if len(control_scores) else None)
         audit = ModelAudit(row["model"], mine(scores), said[~of_control].reset_index(drop=True), None, row["fingerprint"],
-                           control_scores=mine(control_scores) if len(control_scores) else None,
-                           control_completions=said[of_control].reset_index(drop=True),
-                           access=_access(row.get("access")))
+                           control_scores=theirs, control_completions=said[of_control].reset_index(drop=True),
+                           access=_access(row.get("access")), kin_scores=kin, candidate_scores=candidates)
         scoring_facts = {name: row.get(name) for name in SCORING_FIELDS}
         outcomes.append(ModelOutcome(row["model"], fields, audit=audit, scoring=scoring_facts))
     return outcomes
+
+
+def _controls_and_kin(stored: pd.DataFrame | None) -> tuple[pd.DataFrame | None, pd.DataFrame | None, pd.DataFrame | None]:
+    """A release's stored control scores split by `control_role`: (the controls', the kin names',
+    the candidate controls' screen scores); stored before the name prior: all controls."""
+    if stored is None or controls.CONTROL_ROLE not in stored:
+        return stored, None, None
+    role = stored[controls.CONTROL_ROLE]
+    frame = stored.drop(columns=controls.CONTROL_ROLE)
+    return tuple(frame[role == r].reset_index(drop=True) for r in (controls.CONTROL, controls.KIN, controls.CANDIDATE))
 
 
 def _access(value) -> str:
@@ -186,12 +201,15 @@ def model_verdicts(
     result = evaluate_wikimem(scores, alpha=alpha, embed=embed, value_aliases=value_aliases,
                               m_threshold=m_threshold)
     pairs = result.pairs
-    against = pd.DataFrame()
+    against, priors = pd.DataFrame(), pd.DataFrame(columns=controls.NAME_PRIOR_COLUMNS).set_index("property")
     if audit.control_scores is not None and len(audit.control_scores):
         person = controls.with_compared(pairs, controls.compared(scores, embed, value_aliases).pairs)
         against = controls.compare_with_controls(
             person, controls.compared(giveaways.drop(audit.control_scores), embed, value_aliases).pairs,
             alpha=control_alpha, m_threshold=m_threshold).set_index("property")
+        scored = audit.control_scores.groupby("property")["subject_qid"].agg(lambda q: list(dict.fromkeys(q))).to_dict()
+        priors = controls.name_priors(scores, audit.kin_scores, audit.candidate_scores, scored,
+                                      alpha=control_alpha).set_index("property")
     # possible values: a true value's other forms ("USA") are that value, not more values
     n_candidates = without_forms(audit.scores).groupby("property")["value"].nunique()
     truths = plan.candidates[plan.candidates["is_true"]].groupby("property")["value_label"].agg(list)
@@ -212,12 +230,18 @@ def model_verdicts(
         said = completions.loc[prop] if prop in completions.index else None
         cue = float(said["cue"]) if said is not None else None
         vs = against.loc[prop] if prop in against.index and against.loc[prop, "n_controls"] else None
+        prior = priors.loc[prop] if vs is not None and prop in priors.index else None
+        name_suggests = prior is not None and bool(prior["name_suggests"])
         if prop in giveaways.untestable:
             level = NOT_MEMORIZED  # the prompt itself shows the value: beating the controls proves nothing
         elif vs is None:
             level = verdict(pair["M"], m_threshold)
+        elif name_suggests:
+            level = NOT_MEMORIZED  # the name alone puts the value where few controls' names do: no evidence
         else:
             level = {controls.MEMORIZED: MEMORIZED, controls.WEAK: WEAK}.get(vs["verdict"], NOT_MEMORIZED)
+        low, high = controls.p_interval(int(vs["controls_as_extreme"]), int(vs["n_controls"])) if vs is not None \
+            else (None, None)
         hit = said is not None and bool(said["hit"])
         # a completion naming the value is evidence only if invented people's completions do not
         # name it as readily (at the plan's level; without controls, as before)
@@ -246,6 +270,12 @@ def model_verdicts(
             "control_alpha": None if vs is None else float(control_alpha),
             "controls_M_mean": None if vs is None else float(vs["controls_M_mean"]),
             "controls_M_max": None if vs is None else float(vs["controls_M_max"]),
+            "p_ci_low": low, "p_ci_high": high,
+            "name_prior": None if prior is None else float(prior["name_prior"]),
+            "n_kin": None if prior is None else int(prior["n_kin"]),
+            "name_prior_share_below": None if prior is None else float(prior["name_prior_share_below"]),
+            "name_prior_p": None if prior is None else float(prior["name_prior_p"]),
+            "name_suggests": None if prior is None else name_suggests,
         })
     return pd.DataFrame(rows, columns=ANSWER_COLUMNS), pairs.assign(subject=plan.subject["label"].iloc[0])
 
@@ -391,6 +421,7 @@ def generation_verdicts(audit: ModelAudit, plan: PersonPlan, property_labels: Ma
             "n_controls": n or None, "n_controls_planned": plan.n_controls if n else None,
             "controls_as_extreme": k if n else None, "p_value": p, "control_alpha": float(plan.control_alpha) if n else None,
             "controls_M_mean": None, "controls_M_max": None,
+            "p_ci_low": controls.p_interval(k, n)[0] if n else None, "p_ci_high": controls.p_interval(k, n)[1] if n else None,
             "wordings_asked": asked, "wordings_said": said,
             "controls_said_share": float((vs["said"] / vs["wordings"]).mean()) if n else None,
         })
@@ -441,8 +472,14 @@ def plain_sentence(row: Mapping, who: Addressee | str) -> str:
         pool = (f"Of {n_controls} invented people given the same facts" if planned <= n_controls else
                 f"Of the first {n_controls} of {planned} invented people given the same facts (enough to settle it)")
         chance = (f"{pool}, {int(row['controls_as_extreme'])} got a result at "
-                  f"least as strong (p = {row['p_value']:.2f}; only p ≤ {row['control_alpha']:.2f} counts as evidence).")
-        if row["verdict"] == MEMORIZED:
+                  f"least as strong (p = {row['p_value']:.2f}{_p_range(row)}; only p ≤ {row['control_alpha']:.2f} "
+                  "counts as evidence).")
+        if row.get("name_suggests"):
+            text = (f"For {what} the name alone suggests the value: names that share {who.possessive} first name or "
+                    f"surname lead the model to it more than the names of {_share(row['name_prior_share_below'])} of "
+                    f"the invented people do, so comparing with them cannot tell what the model knows of {who.who} from "
+                    f"what the name suggests, and this is not counted as memorized: {out}. {chance}")
+        elif row["verdict"] == MEMORIZED:
             text = f"The model has memorized {what}: {out}. {chance}"
         elif row["verdict"] == WEAK:
             text = f"The model associates {what} with {who.who} more than with anyone given the same facts, though not firmly: {out}. {chance}"
@@ -504,6 +541,17 @@ def plain_sentence(row: Mapping, who: Addressee | str) -> str:
     return text
 
 
+def _share(value) -> str:
+    """A share as a reader reads it: "95%"."""
+    return f"{float(value):.0%}"
+
+
+def _p_range(row: Mapping) -> str:
+    """", 95 % interval 0.00–0.18": how uncertain p is, where its interval is known."""
+    low, high = row.get("p_ci_low"), row.get("p_ci_high")
+    return "" if low is None or high is None else f", 95 % interval {low:.2f}–{high:.2f}"
+
+
 def _generation_sentence(row: Mapping, what: str, who: Addressee) -> str:
     """A generation-access fact: what the model said when asked to complete sentences about the
     person, against what it said of invented people with the same facts (no probabilities)."""
@@ -516,7 +564,7 @@ def _generation_sentence(row: Mapping, what: str, who: Addressee) -> str:
     n = row.get("n_controls")
     n = int(n) if isinstance(n, (int, float)) and n == n else 0
     chance = (f" Of {n} invented people given the same facts, {int(row['controls_as_extreme'])} had it named in at "
-              f"least as many (p = {row['p_value']:.2f}; only p ≤ {row['control_alpha']:.2f} counts as evidence)."
+              f"least as many (p = {row['p_value']:.2f}{_p_range(row)}; only p ≤ {row['control_alpha']:.2f} counts as evidence)."
               if n else "")
     if row["verdict"] == SAID:
         return f"The model says {what} of {who.who}: {out}{example}.{chance}"

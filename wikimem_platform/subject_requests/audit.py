@@ -50,9 +50,11 @@ from wikimem_platform.lm.generation import greedy_generate, MAX_NEW_TOKENS, subs
 from wikimem_platform.lm.loading import LoadedModel
 from wikimem_platform.progress import throttled
 from wikimem_platform.reference.counterfactuals import build_candidates, draw_counterfactuals
-from wikimem_platform.reference.value_forms import DEFAULT_MAX_FORMS, form_sources, with_form_aliases, with_truth_forms
+from wikimem_platform.reference.value_forms import (
+    DEFAULT_MAX_FORMS, form_sources, is_form, with_form_aliases, with_truth_forms)
 from wikimem_platform.subject_requests.intake import SubjectRequest
-from wikimem_platform.vocabulary import LANGUAGE, N_SCORED_VARIANTS
+from wikimem_platform.subject_requests.values import resolve_item_labels
+from wikimem_platform.vocabulary import CONTEXTUALIZED_KINDS, LANGUAGE, N_SCORED_VARIANTS
 from wikimem_platform.wikidata.extract import ALLOWED_DATATYPES
 from wikimem_platform.wikimem import control_scoring, controls
 from wikimem_platform.wikimem.memorization import aliases_by_value
@@ -88,7 +90,9 @@ def person_subject(request: SubjectRequest, humans: pd.DataFrame, claims: pd.Dat
                    metadata: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(subject row: qid, label, aliases, description, in_wikidata; facts as claims rows).
 
-    The subject's id is its QID, or the request's subject key for a person not in Wikidata.
+    The subject's id is its QID, or the request's subject key for a person not in Wikidata, whose
+    item values given in words take the QID the extract knows them by (`values.resolve_item_labels`):
+    the same candidates, forms and controls' origin as a Wikidata person with those facts.
     """
     person = request.person()
     if person is None:
@@ -101,7 +105,7 @@ def person_subject(request: SubjectRequest, humans: pd.DataFrame, claims: pd.Dat
     datatypes = dict(zip(metadata["property"], metadata["datatype"]))
     subject = pd.DataFrame([{"qid": request.subject_key, "label": person.name, "aliases": list(person.aliases),
                              "description": None, "in_wikidata": False}])
-    return subject, person.claims(request.subject_key, datatypes)
+    return subject, resolve_item_labels(person.claims(request.subject_key, datatypes), claims)
 
 
 @dataclass
@@ -110,7 +114,11 @@ class PersonPlan:
 
     control_canaries / control_candidates: the same canaries and candidates for invented people
     who carry the person's facts (`controls`), kept apart so that nothing meant for the person
-    (completions, forget sets) ever reads a control's row; empty when no controls were asked for."""
+    (completions, forget sets) ever reads a control's row; empty when no controls were asked for.
+    They hold the planned controls (`n_controls`) and the further ones a fact that beats them all
+    without margin gets (up to `max_controls`). kin_canaries / kin_candidates: the same for the
+    person's kin names (`controls.kin_names`), which measure the person's name prior. Stored
+    together (`stored_controls`, a `control_role` column) and split again here."""
 
     subject: pd.DataFrame
     facts: pd.DataFrame
@@ -119,14 +127,54 @@ class PersonPlan:
     coverage: pd.DataFrame  # COVERAGE_COLUMNS, one row per property of the person's facts
     control_canaries: pd.DataFrame | None = None
     control_candidates: pd.DataFrame | None = None
+    kin_canaries: pd.DataFrame | None = None
+    kin_candidates: pd.DataFrame | None = None
+
+    def __post_init__(self):
+        for name in ("canaries", "candidates"):
+            frame = getattr(self, f"control_{name}")
+            if frame is not None and controls.CONTROL_ROLE in frame:
+                kin = frame[controls.CONTROL_ROLE] == controls.KIN
+                if kin.any() or getattr(self, f"kin_{name}") is None:
+                    setattr(self, f"kin_{name}", frame[kin].drop(columns=controls.CONTROL_ROLE).reset_index(drop=True))
+                setattr(self, f"control_{name}", frame[~kin].drop(columns=controls.CONTROL_ROLE).reset_index(drop=True))
+
+    def stored_controls(self) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+        """(canaries, candidates) of the controls and the kin names together, each row naming its
+        `control_role`: what the request's control assets store."""
+        def joined(controls_frame, kin_frame):
+            if controls_frame is None:
+                return None
+            parts = [controls_frame.assign(**{controls.CONTROL_ROLE: controls.CONTROL})]
+            if kin_frame is not None and len(kin_frame):
+                parts.append(kin_frame.assign(**{controls.CONTROL_ROLE: controls.KIN}))
+            return pd.concat(parts, ignore_index=True)
+
+        return (joined(self.control_canaries, self.kin_canaries),
+                joined(self.control_candidates, self.kin_candidates))
 
     @property
     def n_controls(self) -> int:
-        """Invented people per language (each language draws its own: a German or French sentence
-        agrees with the person's gender, and so must their names)."""
+        """Invented people planned per language (each language draws its own: a German or French
+        sentence agrees with the person's gender, and so must their names); a fact that beats them
+        all without margin gets more, up to `max_controls`."""
         frame = self.control_canaries
         if frame is None or frame.empty:
             return 0
+        if "controls_planned" in frame:
+            return int(frame["controls_planned"].max())
+        return self.max_controls
+
+    @property
+    def max_controls(self) -> int:
+        """The invented people a fact may be compared with per language: the planned ones and those
+        held for facts that need more (`controls.has_room`); more are drawn, as candidates, where
+        the controls are matched to the name prior (`controls.matched_controls`)."""
+        frame = self.control_canaries
+        if frame is None or frame.empty:
+            return 0
+        if "controls_max" in frame:
+            return int(frame["controls_max"].max())
         if LANGUAGE in frame:
             return int(frame.groupby(LANGUAGE)["subject_qid"].nunique().max())
         return int(frame["subject_qid"].nunique())
@@ -160,7 +208,8 @@ class PersonPlan:
             return frame[frame[LANGUAGE] == code].reset_index(drop=True)
 
         return PersonPlan(self.subject, self.facts, pick(self.canaries), pick(self.candidates), pick(self.coverage),
-                          pick(self.control_canaries), pick(self.control_candidates))
+                          pick(self.control_canaries), pick(self.control_candidates),
+                          pick(self.kin_canaries), pick(self.kin_candidates))
 
     @property
     def control_alpha(self) -> float:
@@ -191,6 +240,8 @@ def plan_person_audit(
     build_on_demand_templates: Callable[[pd.DataFrame], pd.DataFrame] = build_templates,
     n_controls: int = 0,
     control_alpha: float = controls.DEFAULT_ALPHA,
+    max_controls: int = controls.MAX_CONTROLS,
+    kin_per_token: int = controls.KIN_PER_TOKEN,
     value_aliases: Mapping[str, Sequence[str]] | None = None,
     truth_forms: int = DEFAULT_MAX_FORMS,
     shipped_forms: bool = True,
@@ -202,7 +253,10 @@ def plan_person_audit(
     properties: audit only these (ids; [] = every property of the person's facts).
     on_demand: build templates and counterfactual pools for properties the reference data lacks.
     n_controls: invented people with the person's facts, on the same templates and candidates
-    (without look-alike names: see `controls`), compared at level control_alpha.
+    (without look-alike names: see `controls`), compared at level control_alpha; max_controls: up to
+    this many for a fact that beats all n without a control's margin (`controls.has_room`);
+    kin_per_token: names keeping the person's first name, and as many keeping the surname, whose
+    scores measure what the name alone tells the model (`controls.name_priors`; 0: none).
     truth_forms: up to this many other forms of each true value ("United States", "USA" for
     "United States of America": `value_forms`, from `value_aliases` — value id -> aliases, the
     extract's — and the shipped short forms) are scored as the same truth, for the person and,
@@ -279,9 +333,21 @@ def plan_person_audit(
     plan = PersonPlan(subject, facts, canaries, candidates, coverage_frame)
     if n_controls and len(canaries):
         # the person's canaries and candidates under each invented name (controls.control_rows)
-        names = controls.control_names(subject, facts, humans, claims, n_controls, seed, gender=gender)
-        control_canaries, plan.control_candidates = controls.control_rows(canaries, candidates, {subject["qid"].iloc[0]: names})
-        plan.control_canaries = control_canaries.assign(control_alpha=control_alpha)
+        most = max(n_controls, max_controls)
+        # candidates for the controls: kin_per_token > 0 keeps those sharing the name's prior (`controls.matched_controls`)
+        pool = controls.POOL_FACTOR * n_controls + (most - n_controls) if kin_per_token else most
+        names = controls.control_names(subject, facts, humans, claims, pool, seed, gender=gender)
+        person = subject["qid"].iloc[0]
+        control_canaries, plan.control_candidates = controls.control_rows(canaries, candidates, {person: names})
+        plan.control_canaries = control_canaries.assign(control_alpha=control_alpha, controls_planned=n_controls,
+                                                        controls_max=most)
+        first, last = controls.person_kin(subject, facts, humans, claims, kin_per_token, seed, gender=gender) \
+            if kin_per_token else ([], [])
+        neutral = controls.screen(canaries[~canaries["kind"].isin(CONTEXTUALIZED_KINDS)])
+        sides = [controls.control_rows(neutral, candidates, {person: names}, prefix=prefix)
+                 for names, prefix in ((first, controls.KIN_FIRST_PREFIX), (last, controls.KIN_LAST_PREFIX))]
+        plan.kin_canaries = pd.concat([c for c, _ in sides], ignore_index=True)
+        plan.kin_candidates = pd.concat([c for _, c in sides], ignore_index=True)
     return plan
 
 
@@ -317,6 +383,10 @@ class ModelAudit:
     compared: tuple[str, ...] = ()  # properties whose controls were scored (the person's M > 0)
     control_completions: pd.DataFrame | None = None  # the controls' completions where the person's named the value
     access: str = WEIGHTS  # what produced these results: "weights" (loaded here) or the endpoint's access level
+    # the name-prior screen (`controls.name_priors`): the person's kin names' scores and the candidate
+    # controls' (the controls were chosen among them), compared facts only
+    kin_scores: pd.DataFrame | None = None
+    candidate_scores: pd.DataFrame | None = None
 
     @property
     def control_sentences_computed(self) -> int:
@@ -332,7 +402,8 @@ class ModelAudit:
 
         return dataclasses.replace(self, scores=pick(self.scores), completions=pick(self.completions),
                                    control_scores=pick(self.control_scores),
-                                   control_completions=pick(self.control_completions))
+                                   control_completions=pick(self.control_completions), kin_scores=pick(self.kin_scores),
+                                   candidate_scores=pick(self.candidate_scores))
 
 
 def in_languages(audits: Mapping[str, ModelAudit]) -> ModelAudit:
@@ -360,7 +431,8 @@ def in_languages(audits: Mapping[str, ModelAudit]) -> ModelAudit:
     return dataclasses.replace(first, scores=joined("scores"), completions=joined("completions"),
                                report=summed("report"), control_scores=joined("control_scores"),
                                control_report=summed("control_report"), compared=compared,
-                               control_completions=joined("control_completions"))
+                               control_completions=joined("control_completions"), kin_scores=joined("kin_scores"),
+                               candidate_scores=joined("candidate_scores"))
 
 
 def _completed(lm: LoadedModel | EndpointModel, examples: pd.DataFrame, probe: str,
@@ -388,7 +460,7 @@ def complete_baselines(lm: LoadedModel | EndpointModel, canaries: pd.DataFrame, 
 
 
 def entity_extractions(lm: LoadedModel | EndpointModel, plan: PersonPlan, soft_prompts: SoftPromptStore | None,
-                       max_new_tokens: int = MAX_NEW_TOKENS) -> pd.DataFrame:
+                       max_new_tokens: int = MAX_NEW_TOKENS, targets: set[str] | None = None) -> pd.DataFrame:
     """What the model says when asked with the person's record ("name: ...; occupation: ...;
     employer:"), as written and through the release's stored soft prompts (trained on other
     people), in COMPLETION_COLUMNS with `probe` naming the prompt."""
@@ -396,7 +468,7 @@ def entity_extractions(lm: LoadedModel | EndpointModel, plan: PersonPlan, soft_p
     facts = eme.facts_from_claims(plan.facts, plan.subject[["qid", "label"]], labels)
     if facts.empty:
         return pd.DataFrame(columns=COMPLETION_COLUMNS)
-    found = eme.person_extractions(lm, facts, soft_prompts, max_new_tokens=max_new_tokens)
+    found = eme.person_extractions(lm, facts, soft_prompts, max_new_tokens=max_new_tokens, targets=targets)
     if found.empty:
         return pd.DataFrame(columns=COMPLETION_COLUMNS)
     found["probe"] = [eme.arm_label(r) for r in found.to_dict("records")]
@@ -442,17 +514,22 @@ def audit_person_on_model(
         soft_prompts = None
     scores, report = score_canaries(lm, plan.canaries, plan.candidates, store, settings, log=log,
                                     progress=progress, sentence_cache=sentence_cache)
-    control_scores, control_report, compared = None, None, ()
+    control_scores, control_report, compared, kin_scores, candidate_scores = None, None, (), None, None
     if plan.n_controls and len(scores):
+        screen = ScoringReport()
+        plan, kin_scores, candidate_scores, shortlist = _match_controls(
+            lm, plan, scores, store, settings, sentence_cache, log, progress, embed, value_aliases, shortlist_size, screen)
         control_scores, control_report, compared = _score_controls(
-            lm, plan, scores, store, settings, sentence_cache, log, progress, embed, value_aliases, shortlist_size)
+            lm, plan, scores, store, settings, sentence_cache, log, progress, embed, value_aliases, shortlist_size,
+            shortlist)
+        control_report.add(screen)
     said = complete_baselines(lm, plan.canaries, max_new_tokens)
     extracted = entity_extractions(lm, plan, soft_prompts, max_new_tokens) if extract else \
         pd.DataFrame(columns=COMPLETION_COLUMNS)
     return ModelAudit(lm.name, scores, pd.concat([said, extracted], ignore_index=True), report, lm.fingerprint,
                       control_scores=control_scores, control_report=control_report, compared=compared,
                       control_completions=complete_controls(lm, plan, said, extracted, soft_prompts, max_new_tokens),
-                      access=access_of(lm))
+                      access=access_of(lm), kin_scores=kin_scores, candidate_scores=candidate_scores)
 
 
 def wording_completions(lm: LoadedModel | EndpointModel, canaries: pd.DataFrame, keep: Callable[[pd.DataFrame], pd.DataFrame],
@@ -499,7 +576,8 @@ def audit_person_by_generation(lm: LoadedModel | EndpointModel, plan: PersonPlan
     log(f"generation access: {len(mine)} wordings completed; {len(to_compare)} of {len(person)} facts named in some "
         f"wording are compared with up to {plan.n_controls} invented people")
     theirs, open_facts, done = [], set(to_compare), 0
-    for upto in controls.rounds(plan.n_controls) if plan.n_controls and to_compare else []:
+    schedule = controls.rounds(plan.n_controls) + controls.extension_rounds(plan.n_controls, plan.max_controls)
+    for upto in schedule if plan.n_controls and to_compare else []:
         if not open_facts:
             break
         frame = plan.control_canaries
@@ -508,7 +586,7 @@ def audit_person_by_generation(lm: LoadedModel | EndpointModel, plan: PersonPlan
         counts = wordings_said(pd.concat(theirs, ignore_index=True))
         for prop in list(open_facts):
             as_extreme = int((counts.loc[counts["property"] == prop, "said"] >= person.loc[prop, "said"]).sum())
-            if controls.settled(as_extreme, plan.n_controls, plan.control_alpha):
+            if control_scoring.decided(as_extreme, upto, plan.n_controls, plan.control_alpha):
                 open_facts.discard(prop)
         done = upto
     extracted = entity_extractions(lm, plan, None, max_new_tokens) if extract else pd.DataFrame(columns=COMPLETION_COLUMNS)
@@ -525,33 +603,37 @@ def complete_controls(lm: LoadedModel | EndpointModel, plan: PersonPlan, said: p
     """The invented people's completions of every prompt whose completion named a true value for
     the person (the canary wording, the record prompt as written or through a soft prompt): such a
     completion is evidence only if the model does not name the value as readily for anyone with
-    these facts (a German-sounding employer makes "Germany" likely). COMPLETION_COLUMNS with the
+    these facts (a German-sounding employer makes "Germany" likely). The planned controls only
+    (`n_controls`; the further ones serve ranked facts without margin). COMPLETION_COLUMNS with the
     person's probe behind CONTROL_PROBE_PREFIX; empty without controls or without a hit."""
     if not plan.n_controls:
         return pd.DataFrame(columns=COMPLETION_COLUMNS)
     parts = []
+    # each fact's planned controls (matched to the name prior where compared), not the further ones
+    frame = plan.control_canaries[plan.control_canaries["control_rank"] < plan.n_controls]
     hits = said[said["hit"].astype(bool)] if len(said) else said
     if len(hits):
-        frame = plan.control_canaries
         wanted = set(zip(hits["property"], hits["variant_id"].astype(int)))
         examples = canary_examples(frame[[(p, int(v)) in wanted for p, v in zip(frame["property"], frame["variant_id"])]])
         if len(examples):
             parts.append(_completed(lm, examples, CONTROL_PROBE_PREFIX + CANARY_PROBE, max_new_tokens))
     hits = extracted[extracted["hit"].astype(bool)] if len(extracted) else extracted
     if len(hits):
-        names = dict(zip(plan.control_canaries["subject_qid"], plan.control_canaries["subject"]))
+        names = dict(zip(frame["subject_qid"], frame["subject"]))
         wanted = set(zip(hits["property"], hits["probe"]))
-        for qid in plan.control_ids:
+        asked = frame[frame["property"].isin(hits["property"])]
+        for qid, props in asked.groupby("subject_qid", sort=False)["property"]:  # each fact's own planned controls
             invented = PersonPlan(plan.subject.assign(qid=qid, label=names[qid]), plan.facts.assign(qid=qid),
                                   plan.canaries, plan.candidates, plan.coverage)
-            theirs = entity_extractions(lm, invented, soft_prompts, max_new_tokens)
+            theirs = entity_extractions(lm, invented, soft_prompts, max_new_tokens, targets=set(props))
             theirs = theirs[[k in wanted for k in zip(theirs["property"], theirs["probe"])]]
             parts.append(theirs.assign(probe=CONTROL_PROBE_PREFIX + theirs["probe"].astype(str)))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COMPLETION_COLUMNS)
 
 
 def _score_controls(lm, plan: PersonPlan, scores: pd.DataFrame, store: ShardStore, settings, sentence_cache, log,
-                    progress, embed, value_aliases, shortlist_size: int) -> tuple[pd.DataFrame, ScoringReport, tuple[str, ...]]:
+                    progress, embed, value_aliases, shortlist_size: int, shortlist=None,
+                    ) -> tuple[pd.DataFrame, ScoringReport, tuple[str, ...]]:
     """The controls of the facts the person's scores leave something to test (M > 0), in rounds
     and on shortlists (`control_scoring.score_controls`, exact); the giveaway wordings are left
     out as the answer leaves them out. Returns the scores, their cost and the properties compared."""
@@ -560,8 +642,82 @@ def _score_controls(lm, plan: PersonPlan, scores: pd.DataFrame, store: ShardStor
     done = control_scoring.score_controls(
         lm, scores, plan.control_canaries, plan.control_candidates, store, settings, sentence_cache,
         giveaways={person: giveaways}, n_controls=plan.n_controls, alpha=plan.control_alpha, embed=embed,
-        value_aliases=value_aliases, shortlist_size=shortlist_size, log=log, progress=progress)
+        value_aliases=value_aliases, shortlist_size=shortlist_size, log=log, progress=progress,
+        max_controls=plan.max_controls, shortlist=shortlist)
     return done.scores, done.report, tuple(p for _, p in done.compared)
+
+
+def _match_controls(lm, plan: PersonPlan, scores: pd.DataFrame, store: ShardStore, settings, sentence_cache, log,
+                    progress, embed, value_aliases, shortlist_size: int, report: ScoringReport,
+                    ) -> tuple[PersonPlan, pd.DataFrame | None, pd.DataFrame | None, dict | None]:
+    """The controls of each fact the person's scores leave something to test, chosen among the
+    plan's candidate names to share what the person's name tells the model (`controls.matched_controls`).
+
+    The kin names (`controls.kin_names`) and every candidate are read on the name-prior screen
+    (`controls.screen`: the first wordings, on the truth with its forms and the SCREEN_VALUES wrong
+    values likeliest for the generic subject "this person" — the same for everyone, so shared in the
+    sentence cache across requests): the kin give the person's name prior (`controls.name_prior`),
+    each candidate its own. Returns the plan with each compared fact's controls ranked in the matched
+    order (the other candidates left out of it), the kin's and the candidates' screen scores (what the
+    answer reads the name prior from, `controls.name_priors`), and the shortlist the controls are then
+    scored on first (the truth and the `shortlist_size` likeliest values for the generic subject).
+    Without kin names or a fact to compare: the plan as drawn and Nones."""
+    kin = plan.kin_canaries
+    person = plan.subject["qid"].iloc[0]
+    giveaways = find_giveaways(plan.canaries, with_form_aliases(value_aliases, plan.candidates))
+    levels = control_scoring.compared_people(scores, {person: giveaways}, embed, value_aliases)
+    compared = controls.facts_to_compare(levels[~levels["property"].isin(giveaways.untestable)])
+    if kin is None or not len(kin) or not compared:
+        return plan, None, None, None
+    mine = scores[scores["property"].isin(compared)]
+    shortlist, screened = _generic_shortlist(mine, shortlist_size), _generic_shortlist(mine, controls.SCREEN_VALUES)
+
+    def wordings(canaries: pd.DataFrame) -> pd.DataFrame:
+        return controls.screen(canaries[canaries["property"].isin(compared)])
+
+    def values(candidates: pd.DataFrame) -> pd.DataFrame:
+        return candidates[[v in screened.get(p, ()) for p, v in zip(candidates["property"], candidates["value"])]]
+
+    log(f"name prior: {kin['subject_qid'].nunique()} names sharing the person's first name or surname, and "
+        f"{plan.control_canaries['subject_qid'].nunique()} candidate controls, on {len(compared)} compared facts")
+    read = {}
+    for role, canaries, candidates in (("kin", kin, plan.kin_candidates),
+                                       ("candidates", plan.control_canaries, plan.control_candidates)):
+        read[role], cost = score_canaries(lm, wordings(canaries), values(candidates), store, settings, log=log,
+                                          progress=progress, sentence_cache=sentence_cache)
+        report.add(cost)
+    kin_lifts, pool_lifts = controls.name_lifts(read["kin"], screened), controls.name_lifts(read["candidates"], screened)
+    ranks: dict[tuple[str, str], int] = {}
+    for prop in compared:
+        theirs = pool_lifts[pool_lifts["property"] == prop].set_index("subject_qid")["lift"]
+        prior = controls.name_prior(kin_lifts[kin_lifts["property"] == prop], float(theirs.median()))
+        order = controls.matched_controls(theirs.to_dict(), prior, plan.max_controls, plan.n_controls)
+        ranks.update({(qid, prop): rank for rank, qid in enumerate(order)})
+        log(f"name prior, {prop}: {prior:.2f} nats; the {len(theirs)} candidates' median {theirs.median():.2f}, the "
+            f"{plan.n_controls} planned controls' {theirs.loc[order[:plan.n_controls]].median():.2f}")
+    frame, candidates = plan.control_canaries, plan.control_candidates
+    keys = list(zip(frame["subject_qid"], frame["property"]))
+    keep = [p not in compared or k in ranks for k, p in zip(keys, frame["property"])]
+    ranked = [ranks.get(k, r) for k, r, kept in zip(keys, frame["control_rank"], keep) if kept]
+    candidate_keys = list(zip(candidates["subject_qid"], candidates["property"]))
+    plan = dataclasses.replace(
+        plan, control_canaries=frame[keep].assign(control_rank=ranked).reset_index(drop=True),
+        control_candidates=candidates[[p not in compared or k in ranks for k, p in zip(candidate_keys, candidates["property"])]
+                                      ].reset_index(drop=True))
+    return plan, read["kin"], read["candidates"], {(person, prop): set(shortlist[prop]) for prop in compared}
+
+
+def _generic_shortlist(scores: pd.DataFrame, k: int) -> dict[str, set]:
+    """Per property of `scores` (the person's): the true values with their forms and the k wrong
+    values likeliest for the generic subject (summed NLL(h0, v) over the neutral wordings, lowest
+    first) — the same for every name with these facts."""
+    neutral = scores[~scores["kind"].isin(CONTEXTUALIZED_KINDS)]
+    out = {}
+    for prop, block in neutral.groupby("property"):
+        truth = block["is_true"].to_numpy(dtype=bool) | is_form(block["value"])
+        generic = block[~truth].groupby("value")["nll_h0"].sum().sort_values(kind="stable")
+        out[prop] = set(block.loc[truth, "value"]) | set(generic.index[:k])
+    return out
 
 
 # --------------------------------------------------------------------------- every release
@@ -649,7 +805,10 @@ def audit_person_on_releases(
                            if audit.control_completions is not None and len(audit.control_completions)
                            else audit.completions.assign(model=key))
         if audit.control_scores is not None and len(audit.control_scores):
-            control_scores.append(audit.control_scores.assign(model=key))
+            roles = [(audit.control_scores, controls.CONTROL), (audit.kin_scores, controls.KIN),
+                     (audit.candidate_scores, controls.CANDIDATE)]
+            control_scores.append(pd.concat([frame.assign(**{controls.CONTROL_ROLE: role}) for frame, role in roles
+                                             if frame is not None], ignore_index=True).assign(model=key))
         audits.append(_audited(key, audit, time.monotonic() - started))
         log(f"{label} on {key}: {audit.report.sentences_computed:,} sentences through the model "
             f"({audit.report.shards_reused} shards reused); {len(audit.compared)} facts compared with controls, "

@@ -159,7 +159,8 @@ def _joined(plans: list[tuple[str, PersonPlan]]) -> PersonPlan:
     coverage = tagged("coverage")
     return PersonPlan(first.subject, first.facts, tagged("canaries"), tagged("candidates"),
                       coverage if coverage is not None else pd.DataFrame(columns=[*COVERAGE_COLUMNS, LANGUAGE]),
-                      tagged("control_canaries"), tagged("control_candidates"))
+                      tagged("control_canaries"), tagged("control_candidates"), tagged("kin_canaries"),
+                      tagged("kin_candidates"))
 
 
 def _without(options: dict, *names: str) -> dict:

@@ -1332,12 +1332,17 @@ def _sentence(row: Mapping, words: _Words) -> str:
         out = words.ranked_first(row.get("n_candidates"), memorized, variants) if memorized else \
             words.ranked_nowhere(variants)
         planned = int(row.get("n_controls_planned") or n_controls)  # more planned: the first n decided
+        interval = (row["p_ci_low"], row["p_ci_high"]) if row.get("p_ci_low") is not None \
+            and row.get("p_ci_high") is not None else None
         chance = words.controls_as_strong(n_controls, planned if planned > n_controls else None,
                                           int(row.get("controls_as_extreme") or 0), row["p_value"],
-                                          row["control_alpha"])
-        verdict_said = (words.memorized if verdict == MEMORIZED else
-                        words.more_than_anyone if verdict == WEAK else words.no_more_than_anyone)
-        text = f"{verdict_said(what, out)}. {chance}"
+                                          row["control_alpha"], interval)
+        if row.get("name_suggests"):
+            text = f"{words.name_suggests(what, out, percent(words.language, row['name_prior_share_below']))}. {chance}"
+        else:
+            verdict_said = (words.memorized if verdict == MEMORIZED else
+                            words.more_than_anyone if verdict == WEAK else words.no_more_than_anyone)
+            text = f"{verdict_said(what, out)}. {chance}"
     elif verdict in (MEMORIZED, WEAK):
         out = words.ranked_first(row.get("n_candidates"), memorized, variants)
         text = f"{(words.memorized if verdict == MEMORIZED else words.weak)(what, out)}."
@@ -1436,13 +1441,23 @@ class _German(_Words):
     def ranked_nowhere(self, variants: int) -> str:
         return f"Es setzt den zutreffenden Wert in keiner der {variants} Formulierungen an die erste Stelle"
 
-    def controls_as_strong(self, n: int, planned: int | None, k: int, p: float, alpha: float) -> str:
+    def controls_as_strong(self, n: int, planned: int | None, k: int, p: float, alpha: float,
+                           interval: tuple[float, float] | None = None) -> str:
         pool = (f"Von {n} erfundenen Personen mit denselben Angaben" if planned is None else
                 f"Von den ersten {n} von {planned} erfundenen Personen mit denselben Angaben (genug für eine "
                 "Entscheidung)")
         achieved = "erzielte keine" if k == 0 else f"{_plural(GERMAN, k, 'erzielte', 'erzielten')} {k}"
         return (f"{pool} {achieved} ein mindestens ebenso starkes Ergebnis "
-                f"(p = {self.num(p)}; nur p ≤ {self.num(alpha)} gilt als Nachweis).")
+                f"(p = {self.num(p)}{self.interval(interval)}; nur p ≤ {self.num(alpha)} gilt als Nachweis).")
+
+    def interval(self, interval: tuple[float, float] | None) -> str:
+        return "" if interval is None else f", 95-%-Intervall {self.num(interval[0])}–{self.num(interval[1])}"
+
+    def name_suggests(self, what: str, out: str, share: str) -> str:
+        return (f"Für {what} legt schon der Name den Wert nahe: Namen mit demselben Vor- oder Nachnamen führen das "
+                f"Modell stärker zu ihm als die Namen von {share} der erfundenen Personen; der Vergleich mit ihnen "
+                f"kann daher nicht trennen, was das Modell über {self.who.acc} weiß und was der Name nahelegt, und "
+                f"die Angabe gilt nicht als memorisiert: {out}")
 
     def memorized(self, what: str, out: str) -> str:
         return f"Das Modell hat {what} memorisiert: {out}"
@@ -1554,12 +1569,22 @@ class _French(_Words):
     def ranked_nowhere(self, variants: int) -> str:
         return f"il ne place la valeur exacte en première position dans aucune des {variants} formulations"
 
-    def controls_as_strong(self, n: int, planned: int | None, k: int, p: float, alpha: float) -> str:
+    def controls_as_strong(self, n: int, planned: int | None, k: int, p: float, alpha: float,
+                           interval: tuple[float, float] | None = None) -> str:
         pool = (f"Sur {n} personnes fictives dotées des mêmes données" if planned is None else
                 f"Sur les {n} premières des {planned} personnes fictives dotées des mêmes données (de quoi trancher)")
         achieved = "aucune n’a obtenu de" if k == 0 else f"{k} {_plural(FRENCH, k, 'a obtenu', 'ont obtenu')} un"
         return (f"{pool}, {achieved} résultat au moins aussi fort "
-                f"(p = {self.num(p)} ; seul p ≤ {self.num(alpha)} vaut preuve).")
+                f"(p = {self.num(p)}{self.interval(interval)} ; seul p ≤ {self.num(alpha)} vaut preuve).")
+
+    def interval(self, interval: tuple[float, float] | None) -> str:
+        return "" if interval is None else f", intervalle à 95 % {self.num(interval[0])}–{self.num(interval[1])}"
+
+    def name_suggests(self, what: str, out: str, share: str) -> str:
+        return (f"Pour {what}, le nom suggère à lui seul la valeur : des noms qui partagent le même prénom ou le même "
+                f"nom de famille y mènent le modèle davantage que les noms de {share} des personnes fictives ; la "
+                f"comparaison avec elles ne peut donc pas distinguer ce que le modèle sait {self.who.of} de ce que "
+                f"le nom suggère, et ce fait n’est pas compté comme mémorisé : {out}")
 
     def memorized(self, what: str, out: str) -> str:
         return f"Le modèle a mémorisé {what} : {out}"
@@ -1675,13 +1700,24 @@ class _Polish(_Words):
     def ranked_nowhere(self, variants: int) -> str:
         return f"w żadnym z {variants} sformułowań nie stawia prawdziwej wartości na pierwszym miejscu"
 
-    def controls_as_strong(self, n: int, planned: int | None, k: int, p: float, alpha: float) -> str:
+    def controls_as_strong(self, n: int, planned: int | None, k: int, p: float, alpha: float,
+                           interval: tuple[float, float] | None = None) -> str:
         pool = (f"Spośród {_pl_invented(n)} o tych samych danych" if planned is None else
                 f"Spośród pierwszych {n} z {_pl_invented(planned)} o tych samych danych (wystarczająco, by "
                 "rozstrzygnąć)")
         achieved = ("żadna nie uzyskała co najmniej równie silnego wyniku" if k == 0 else
                     f"{k} {polish_plural(k, 'uzyskała', 'uzyskały', 'uzyskało')} co najmniej równie silny wynik")
-        return f"{pool} {achieved} (p = {self.num(p)}; dowodem jest wyłącznie p ≤ {self.num(alpha)})."
+        return (f"{pool} {achieved} (p = {self.num(p)}{self.interval(interval)}; dowodem jest wyłącznie "
+                f"p ≤ {self.num(alpha)}).")
+
+    def interval(self, interval: tuple[float, float] | None) -> str:
+        return "" if interval is None else f", przedział 95% {self.num(interval[0])}–{self.num(interval[1])}"
+
+    def name_suggests(self, what: str, out: str, share: str) -> str:
+        return (f"{what} – już samo imię i nazwisko podsuwa tę wartość: imiona i nazwiska z tym samym imieniem lub "
+                f"tym samym nazwiskiem prowadzą model do niej silniej niż personalia {share} fikcyjnych osób, więc "
+                f"porównanie z nimi nie pozwala odróżnić tego, co model wie o {self.who.pl('loc')}, od tego, co "
+                f"podsuwa samo imię i nazwisko; informacji nie uznano za zapamiętaną: {out}")
 
     def memorized(self, what: str, out: str) -> str:
         return f"{what} – model zapamiętał tę informację: {out}"

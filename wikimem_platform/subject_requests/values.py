@@ -13,9 +13,15 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, date, datetime
 
+import numpy as np
+import pandas as pd
+
+from wikimem_platform.labels import fold
+from wikimem_platform.reference.value_forms import shipped_short_forms
 from wikimem_platform.registry import RegistryError
 from wikimem_platform.wikidata.entities import format_time, normalize_amount
 from wikimem_platform.wikidata.extract import QID_PATTERN
+from wikimem_platform.wikimem.typical_names import COUNTRY_LABELS
 
 ITEM, TIME, QUANTITY = "wikibase-item", "time", "quantity"
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -120,3 +126,62 @@ def typed_value(item: object, datatype: str | None, where: str) -> tuple[str, st
             raise IntakeError(f"{where}.qid", f"must look like Q123, got {qid!r}")
         return label.strip(), qid, None
     raise IntakeError(where, f"must be a string label or {{label: ..., qid: Q...}}, got {type(item).__name__} {item!r}")
+
+
+# --------------------------------------------------------------------------- item values named in words
+
+CITIZENSHIP = "P27"
+
+
+def resolve_item_labels(facts: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
+    """A requester's item values given in words ("country of citizenship: Poland") with the QID
+    the extract knows them by (Q36) where exactly one item fits: a value of the same property in
+    the extract labelled so, or one of its shipped short forms ("USA"), or — for a citizenship —
+    a country of the invented controls' name lists (`typical_names.COUNTRY_LABELS`, so that a
+    country the extract has no one of still tells the controls' origin). The label stays as
+    written. Why: a value in words has none of its QID's aliases and forms, does not clash with
+    the same value in the counterfactual pool ("United States" against "United States of
+    America"), and gives the controls no origin — their names were then drawn from everywhere.
+    A label that fits no item, or several, stays as given."""
+    if not len(facts):
+        return facts
+    words = [datatype == ITEM and not QID_PATTERN.match(str(value))
+             for datatype, value in zip(facts["datatype"], facts["value"])]
+    if not any(words):
+        return facts
+    out = facts.copy()
+    lookups: dict[str, dict[str, set[str]]] = {}
+    for i in np.flatnonzero(words):
+        prop = out.iloc[i]["property"]
+        if prop not in lookups:
+            lookups[prop] = _item_lookup(claims, prop)
+        found = lookups[prop].get(_key(out.iloc[i]["value_label"]), set())
+        if len(found) == 1:
+            out.iloc[i, out.columns.get_loc("value")] = next(iter(found))
+    return out
+
+
+def _key(label: str) -> str:
+    """A label's matching key: folded, without a leading article ("the Netherlands")."""
+    key = fold(label)
+    return key[4:] if key.startswith("the ") else key
+
+
+def _item_lookup(claims: pd.DataFrame, prop: str) -> dict[str, set[str]]:
+    """Matching key -> the items of `prop` it names: the extract's labels of the property's values,
+    their shipped short forms, and for a citizenship the name lists' countries."""
+    lookup: dict[str, set[str]] = {}
+    own = claims[claims["property"] == prop].drop_duplicates("value") if claims is not None and len(claims) else None
+    known = dict(zip(own["value"], own["value_label"])) if own is not None else {}
+    forms = shipped_short_forms()
+    for qid, label in known.items():
+        for name in [label, *forms.get(qid, ())]:
+            if isinstance(name, str):
+                lookup.setdefault(_key(name), set()).add(qid)
+    if prop == CITIZENSHIP:
+        for qid, names in COUNTRY_LABELS.items():
+            for name in names:
+                key = _key(name)
+                if not lookup.get(key):  # the extract's own items first
+                    lookup[key] = {qid}
+    return lookup

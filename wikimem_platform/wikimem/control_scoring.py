@@ -70,9 +70,15 @@ def score_controls(lm, person_scores: pd.DataFrame, control_canaries: pd.DataFra
                    store: ShardStore, settings: dict | None = None, sentence_cache: SentenceNllCache | None = None, *,
                    giveaways: Mapping[str, Giveaways], n_controls: int, alpha: float = controls.DEFAULT_ALPHA,
                    embed=None, value_aliases=None, shortlist_size: int = controls.SHORTLIST,
-                   log: Callable[[str], None] = print, progress=None) -> ControlScores:
+                   log: Callable[[str], None] = print, progress=None, max_controls: int | None = None,
+                   shortlist: Mapping[tuple[str, str], set] | None = None) -> ControlScores:
     """The controls (`controls.control_rows`: rows with `control_of` and `control_rank`) of the
     facts the people's scores leave something to test, in rounds, on shortlists where they settle.
+    A fact that beats the n_controls without a control's margin (`controls.has_room`) gets more in
+    further rounds (`controls.extension_rounds`) up to max_controls (None: n_controls, no more) —
+    as many as the control rows hold. shortlist: per (person, property), the values every control
+    is scored on first (None: the truth and the values the first control, scored on every value,
+    puts highest: `controls.shortlist`).
 
     person_scores: the people's scores (any number of people); giveaways: per person, the wordings
     that give the answer away (left out of every comparison; a fact with none left is untestable)."""
@@ -93,7 +99,7 @@ def score_controls(lm, person_scores: pd.DataFrame, control_canaries: pd.DataFra
     candidate_keys = list(zip(candidates["subject_qid"], candidates["property"]))
     canary_keys = list(zip(canaries["subject_qid"], canaries["property"]))
     n_values = candidates.groupby(["subject_qid", "control_of", "property"]).size().groupby(["control_of", "property"]).max().to_dict()
-    total, frames, pairs, short = ScoringReport(), [], [], {}
+    total, frames, pairs, short = ScoringReport(), [], [], dict(shortlist or {})
 
     def score(rows: pd.Series, values: pd.Series) -> pd.DataFrame:
         keys = set(zip(canaries.loc[rows, "subject_qid"], canaries.loc[rows, "property"]))
@@ -107,7 +113,9 @@ def score_controls(lm, person_scores: pd.DataFrame, control_canaries: pd.DataFra
         return controls.compared(drop_giveaways(frame, giveaways, of), embed, value_aliases)
 
     open_facts, done, rank = set(to_compare), 0, canaries["control_rank"].to_numpy()
-    for upto in controls.rounds(n_controls) if to_compare else []:
+    held = int(rank.max()) + 1 if len(rank) else 0
+    schedule = controls.rounds(n_controls) + controls.extension_rounds(n_controls, min(max_controls or n_controls, held))
+    for upto in schedule if to_compare else []:
         if not open_facts:
             break
         rows = pd.Series((rank >= done) & (rank < upto) & np.array([k in open_facts for k in canary_fact], dtype=bool),
@@ -133,13 +141,22 @@ def score_controls(lm, person_scores: pd.DataFrame, control_canaries: pd.DataFra
         so_far = pd.concat(pairs, ignore_index=True)
         hits = so_far[controls.as_extreme(person, so_far, of)]
         counts = hits.groupby([hits["subject_qid"].map(of), hits["property"]]).size()
-        open_facts -= {k for k in open_facts if controls.settled(int(counts.get(k, 0)), n_controls, alpha)}
+        open_facts -= {k for k in open_facts if decided(int(counts.get(k, 0)), upto, n_controls, alpha)}
         done = upto
     control_scores = (pd.concat(frames, ignore_index=True) if frames
                       else pd.DataFrame(columns=[*person_scores.columns, "shortlisted"]))
     control_pairs = (pd.concat(pairs, ignore_index=True) if pairs
                      else pd.DataFrame(columns=["subject_qid", "property", "M", "summed_truth_rank"]))
     return ControlScores(control_scores, levels, control_pairs, total, tuple(sorted(to_compare)))
+
+
+def decided(as_extreme: int, scored: int, n_controls: int, alpha: float) -> bool:
+    """Whether a fact needs no more controls: before all n_controls are scored, once settled
+    (p above alpha whatever the rest do); after, once p is above alpha or below it with a control's
+    margin (`controls.has_room`)."""
+    if scored < n_controls:
+        return controls.settled(as_extreme, n_controls, alpha)
+    return controls.p_value(as_extreme, scored) > alpha or controls.has_room(as_extreme, scored, alpha)
 
 
 # --------------------------------------------------------------------------- a cohort

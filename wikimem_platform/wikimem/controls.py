@@ -53,12 +53,19 @@ import pandas as pd
 
 from wikimem_platform.labels import fold
 from wikimem_platform.reference import bundled
+from wikimem_platform.reference.value_forms import is_form
+from wikimem_platform.vocabulary import CONTEXTUALIZED_KINDS
 from wikimem_platform.wikidata.extract import read_dump
 from wikimem_platform.wikimem import typical_names
 from wikimem_platform.wikimem.memorization import evaluate_wikimem, WikiMemResult
 
 # The fewest controls at which a p-value with the +1 correction can reach 0.05: 1 / (19 + 1).
 DEFAULT_N_CONTROLS = 19
+# A fact that beats the planned controls without a control's margin (`has_room`) gets more, doubling,
+# up to this many (a request's default; a cohort audit keeps its n): p can then reach 0.01.
+MAX_CONTROLS = 99
+# Names that keep one token of the person's (`kin_names`), per token kept: the person's name prior.
+KIN_PER_TOKEN = 4
 # Held-out invented people that measure each verdict's false-positive rate (see compare_with_controls).
 DEFAULT_N_PROBES = 19
 DEFAULT_ALPHA = 0.05
@@ -77,6 +84,11 @@ GENDER = "P21"
 # gives too few tokens to invent 19 names from).
 MIN_ORIGIN_LABELS = 20
 CONTROL_ID_PREFIX = "control-"
+KIN_ID_PREFIX = "kin-"
+KIN_FIRST_PREFIX, KIN_LAST_PREFIX = KIN_ID_PREFIX + "f-", KIN_ID_PREFIX + "l-"  # the first name kept / the surname
+# Stored beside the controls' rows (a request's control canaries, candidates and scores), which of
+# them are controls and which the person's kin names (`kin_names`, read only for the name prior).
+CONTROL_ROLE, CONTROL, KIN, CANDIDATE = "control_role", "control", "name kin", "candidate control"
 # A name token a control may reuse: letters, joined by hyphens or apostrophes ("Jean-Paul",
 # "O'Neill"); not "Jr.", "Buckley," or "II".
 _WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
@@ -165,30 +177,96 @@ def invented_names(name: str, n: int, parts: pd.DataFrame, taken: set[str], *, o
     memo = {} if memo is None else memo
     banned = {fold(t) for own in [name, *avoid] for t in name_tokens(own)}
     own = {fold(own) for own in [name, *avoid]}
+    for pools, key, source in _pool_choices(tokens, parts, origin, gender, typical, memo):
+        if source == TYPICAL_SOURCE:
+            try:
+                return _draw(pools, n, (taken, own), banned, _rng(*key, seed), k, source)
+            except ValueError:
+                continue  # lists too short for n names of this shape: the extract's names, as elsewhere
+        if any(not pool for pool in pools):
+            raise ValueError(f"name: no real names of {k} token(s) in the extract to invent controls from")
+        return _draw(pools, n, (taken, own), banned, _rng(*key, seed), k, source)
+    raise AssertionError("the extract's pools are always a choice")  # pragma: no cover
+
+
+TYPICAL_SOURCE, EXTRACT_SOURCE = "the country's name lists", "the extract"
+
+
+def _pool_choices(tokens: Sequence[str], parts: pd.DataFrame, origin: str | None, gender: str | None,
+                  typical: bool | None, memo: dict) -> list[tuple[Sequence[Sequence[str]], tuple, str]]:
+    """The name pools a control of this shape may come from, in the order tried — the country's
+    lists where they are used (`follows_origin`), then the extract's tokens — each with the key of
+    its seeded draw and its source (`invented_names`, `kin_names`)."""
+    k = max(len(tokens), 1)
     if typical is None:
         typical = follows_origin(parts, origin, memo)
     gender = gender or (typical_names.gender_of(tokens[0], origin) if typical else None)
+    choices = []
     pools = _typical_pools(origin, k, gender) if typical else None
     if pools is not None:
-        try:
-            return _draw(pools, n, (taken, own), banned, _rng("controls-typical", k, origin, gender, seed), k,
-                         "the country's name lists")
-        except ValueError:
-            pass  # lists too short for n names of this shape: the extract's names, as elsewhere
+        choices.append((pools, ("controls-typical", k, origin, gender), TYPICAL_SOURCE))
     key = ("extract pools", k, origin)
     if key not in memo:
         memo[key] = _extract_pools(parts, k, origin)
     pools, used_origin = memo[key]
-    if any(not pool for pool in pools):
-        raise ValueError(f"name: no real names of {k} token(s) in the extract to invent controls from")
-    return _draw(pools, n, (taken, own), banned, _rng("controls", k, used_origin, seed), k, "the extract")
+    choices.append((pools, ("controls", k, used_origin), EXTRACT_SOURCE))
+    return choices
+
+
+def kin_names(name: str, n_each: int, parts: pd.DataFrame, taken: set[str], *, origin: str | None = None,
+              avoid: Iterable[str] = (), seed: int = 0, gender: str | None = None, typical: bool | None = None,
+              memo: dict | None = None) -> tuple[list[str], list[str]]:
+    """Names that keep one token of the person's name and draw the others from the pools the
+    controls come from (`_pool_choices`): (`n_each` with the person's first name, `n_each` with
+    their surname) — "Marek Nowak", "Tomasz Zieliński" for "Marek Zieliński". What the model makes
+    of them is what the person's *name* tells it — its origin, its gender — without the person:
+    the name prior the controls must share (`name_prior`). None for a one-word name; none is a
+    real person's name or the person's own. Seeded by the name, so a re-run draws the same."""
+    tokens = name_tokens(name)
+    if len(tokens) < 2 or n_each <= 0:
+        return [], []
+    memo = {} if memo is None else memo
+    own = {fold(own) for own in [name, *avoid]}
+    usable = [(pools, key) for pools, key, _ in _pool_choices(tokens, parts, origin, gender, typical, memo)
+              if all(pools)]
+    if not usable:
+        return [], []
+    pools, key = usable[0]
+    rng = _rng("kin", *key, fold(name), seed)
+    out: list[str] = []
+    sides = []
+    for kept in (0, len(tokens) - 1):  # the first name kept, then the surname
+        drawn: list[str] = []
+        for _ in range(200 * n_each):
+            if len(drawn) == n_each:
+                break
+            picks = [tokens[i] if i == kept else pool[int(rng.integers(len(pool)))] for i, pool in enumerate(pools)]
+            candidate = " ".join(picks)
+            folded = fold(candidate)
+            if folded in taken or folded in own or candidate in drawn or candidate in out \
+                    or any(fold(picks[i]) == fold(tokens[i]) for i in range(len(tokens)) if i != kept):
+                continue
+            drawn.append(candidate)
+        out += drawn
+        sides.append(drawn)
+    return sides[0], sides[1]
 
 
 def follows_origin(parts: pd.DataFrame, origin: str | None, memo: dict) -> bool:
-    """`typical_names.names_follow_origin`, once per origin and memo (`invented_names`)."""
+    """Whether to draw the controls from the country's name lists, once per origin and memo
+    (`invented_names`): where its people bear them (`typical_names.names_follow_origin`), and where
+    the extract has too few of them (under MIN_ORIGIN_LABELS) to draw names of that origin from
+    its own labels and the world's names tell origin (`typical_names.world_follows_origin`) —
+    rather than names from everywhere, which a name typical of the country beats on it."""
     key = ("follows origin", origin)
     if key not in memo:
-        memo[key] = typical_names.names_follow_origin(parts, origin)
+        follows = typical_names.names_follow_origin(parts, origin)
+        if not follows and typical_names.country_names(origin) is not None \
+                and int((parts["origin"] == origin).sum()) < MIN_ORIGIN_LABELS:
+            if "world follows origin" not in memo:
+                memo["world follows origin"] = typical_names.world_follows_origin(parts)
+            follows = memo["world follows origin"]
+        memo[key] = follows
     return memo[key]
 
 
@@ -250,6 +328,41 @@ def control_names(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFra
     gender: the gender the person's sentences agree with (a German or French canary); the controls
     are then of that gender: drawn from the country's lists of it where they are used, and
     otherwise no name whose first name is known to be of the other gender (`typical_names.gender_anywhere`)."""
+    label, kwargs, parts, taken, memo = _name_context(subject, facts, humans, claims, seed, parts, taken, memo, gender)
+    # with a gender to agree with, more names are drawn and those of the other gender left out
+    wanted = n if gender is None else 4 * n
+    try:
+        names = invented_names(label, wanted, parts, taken, memo=memo, **kwargs)
+    except ValueError:
+        parts, sample_taken = _sample_name_parts()
+        if "bundled sample taken" not in memo:  # the union once per cohort, not once per person
+            memo["bundled sample taken"] = taken | sample_taken
+        names = invented_names(label, wanted, parts, memo["bundled sample taken"],
+                               memo=memo.setdefault("bundled sample", {}), **kwargs)
+    fitting = _of_gender(names, gender)
+    if len(fitting) < n:
+        raise ValueError(f"gender: only {len(fitting)} of {wanted} invented names fit the person's gender; {n} are needed")
+    return fitting[:n]
+
+
+def person_kin(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFrame, claims: pd.DataFrame,
+               n_each: int = KIN_PER_TOKEN, seed: int = 0, *, gender: str | None = None) -> tuple[list[str], list[str]]:
+    """`kin_names` of the person (first name kept, surname kept), from the pools `control_names`
+    draws their controls from (the bundled sample's where the extract's cannot give the controls),
+    of the person's gender where the sentences agree with one; ([], []) for a one-word name."""
+    label, kwargs, parts, taken, memo = _name_context(subject, facts, humans, claims, seed, None, None, None, gender)
+    try:
+        invented_names(label, 1, parts, taken, memo=memo, **kwargs)  # the extract can give names of this shape
+    except ValueError:
+        parts, sample_taken = _sample_name_parts()
+        taken, memo = taken | sample_taken, {}
+    first, last = kin_names(label, 4 * n_each if gender else n_each, parts, taken, memo=memo, **kwargs)
+    return first[:n_each], _of_gender(last, gender)[:n_each]  # the first name kept is the person's: their gender
+
+
+def _name_context(subject, facts, humans, claims, seed, parts, taken, memo, gender):
+    """What every draw of names for a person needs: (label, invented_names' keyword arguments,
+    name parts, taken names, memo) — the origin from the citizenship, the gender from the facts."""
     person = subject.iloc[0]
     origin = facts.loc[facts["property"] == CITIZENSHIP, "value"]
     stated = facts.loc[facts["property"] == GENDER, "value"]
@@ -263,23 +376,15 @@ def control_names(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFra
     # bundled sample lends the name parts
     kwargs = dict(origin=origin, avoid=aliases, seed=seed,
                   gender=gender or (stated.iloc[0] if len(stated) else None), typical=follows_origin(parts, origin, memo))
-    # with a gender to agree with, more names are drawn and those of the other gender left out
-    wanted = n if gender is None else 4 * n
-    try:
-        names = invented_names(str(person["label"]), wanted, parts, taken, memo=memo, **kwargs)
-    except ValueError:
-        parts, sample_taken = _sample_name_parts()
-        if "bundled sample taken" not in memo:  # the union once per cohort, not once per person
-            memo["bundled sample taken"] = taken | sample_taken
-        names = invented_names(str(person["label"]), wanted, parts, memo["bundled sample taken"],
-                               memo=memo.setdefault("bundled sample", {}), **kwargs)
+    return str(person["label"]), kwargs, parts, taken, memo
+
+
+def _of_gender(names: list[str], gender: str | None) -> list[str]:
+    """The names whose first name is not known to be of the other gender (all of them without one)."""
     if gender is None:
         return names
     other = typical_names.FEMALE if gender == typical_names.MALE else typical_names.MALE
-    fitting = [name for name in names if typical_names.gender_anywhere(name_tokens(name)[0]) != other]
-    if len(fitting) < n:
-        raise ValueError(f"gender: only {len(fitting)} of {wanted} invented names fit the person's gender; {n} are needed")
-    return fitting[:n]
+    return [name for name in names if typical_names.gender_anywhere(name_tokens(name)[0]) != other]
 
 
 @functools.lru_cache(maxsize=1)
@@ -291,11 +396,11 @@ def _sample_name_parts() -> tuple[pd.DataFrame, frozenset[str]]:
     return name_parts(sample.humans, sample.claims), frozenset(taken_names(sample.humans))
 
 
-def control_id(name: str, of: str | None = None) -> str:
+def control_id(name: str, of: str | None = None, prefix: str = CONTROL_ID_PREFIX) -> str:
     """The same invented name has the same id in every request (its shards are shared); in a
     cohort, where people of one name shape and origin draw the same names, `of` (the person's
-    qid) keeps each person's controls apart."""
-    base = CONTROL_ID_PREFIX + hashlib.sha256(name.encode()).hexdigest()[:12]
+    qid) keeps each person's controls apart. Kin names (`kin_names`) have KIN_ID_PREFIX."""
+    base = prefix + hashlib.sha256(name.encode()).hexdigest()[:12]
     return f"{base}-of-{of}" if of else base
 
 
@@ -315,7 +420,7 @@ def control_people(subject: pd.DataFrame, facts: pd.DataFrame, names: Sequence[s
 
 
 def control_rows(canaries: pd.DataFrame, candidates: pd.DataFrame, names: Mapping[str, Sequence[str]],
-                 *, per_person_ids: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+                 *, per_person_ids: bool = False, prefix: str = CONTROL_ID_PREFIX) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(canaries, candidates) of the controls: each person's own rows with the person's name
     replaced by each invented name — the same wordings (the contextualized one states the copied
     facts), the same true values and counterfactuals — without aliases or look-alike names (the
@@ -330,7 +435,7 @@ def control_rows(canaries: pd.DataFrame, candidates: pd.DataFrame, names: Mappin
         own_canaries = canaries[canaries["subject_qid"] == person]
         own_candidates = candidates[candidates["subject_qid"] == person]
         for rank, name in enumerate(chosen):
-            qid = control_id(name, person if per_person_ids else None)
+            qid = control_id(name, person if per_person_ids else None, prefix)
             canary_frames.append(own_canaries.assign(
                 subject_qid=qid, subject=name, subject_aliases=[[] for _ in range(len(own_canaries))],
                 subject_similar=[[] for _ in range(len(own_canaries))], control_of=person, control_rank=rank))
@@ -427,6 +532,40 @@ def rounds(n: int) -> list[int]:
     return out
 
 
+def extension_rounds(n: int, max_controls: int) -> list[int]:
+    """After the n planned controls, how many are scored after each further round, doubling
+    (2n + 1: 39, 79, ...) up to max_controls: for facts that beat the planned controls without room
+    (`has_room`). [] where max_controls <= n."""
+    out, size = [], n
+    while size < max_controls:
+        size = min(max_controls, 2 * size + 1)
+        out.append(size)
+    return out
+
+
+def has_room(as_extreme: int, n_controls: int, alpha: float = DEFAULT_ALPHA) -> bool:
+    """p <= alpha with more than one control's margin: still p <= alpha had one more control been
+    as extreme, (k + 2) / (n + 1) <= alpha. With 19 controls and alpha = 0.05 a fact that beats
+    all of them is at the floor (p = 0.05) and has none: one control fewer beaten and it is not
+    evidence. Such a fact gets more controls (`extension_rounds`, up to MAX_CONTROLS) before it
+    is called: with 39 that beat none, p = 0.025 and the margin holds."""
+    return p_value(as_extreme + 1, n_controls) <= alpha
+
+
+def p_interval(as_extreme: int, n_controls: int, level: float = 0.95) -> tuple[float, float]:
+    """Clopper-Pearson interval of the chance that an invented person with these facts does at least
+    as well as the person, from k of n controls: how uncertain the p-value (k + 1) / (n + 1) is
+    (with 19 controls and k = 0: 0 to 0.18)."""
+    from scipy.stats import beta
+
+    if n_controls <= 0:
+        return float("nan"), float("nan")
+    tail = (1 - level) / 2
+    low = 0.0 if as_extreme == 0 else float(beta.ppf(tail, as_extreme, n_controls - as_extreme + 1))
+    high = 1.0 if as_extreme == n_controls else float(beta.ppf(1 - tail, as_extreme + 1, n_controls - as_extreme))
+    return low, high
+
+
 def settled(as_extreme: int, n_controls: int, alpha: float = DEFAULT_ALPHA) -> bool:
     """True once `as_extreme` controls already put p above alpha with all `n_controls` scored:
     (1 + k) / (1 + n) > alpha. The remaining controls cannot change the verdict; the p-value
@@ -516,3 +655,182 @@ def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFram
             fpr_weak=float(np.mean([v == WEAK for v in probe_verdicts])) if probe_verdicts else float("nan"),
         ))
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+
+
+# --------------------------------------------------------------------------- what the name alone tells the model
+
+# Candidate names drawn per planned control: a fact's planned controls are chosen among them to share
+# the person's name prior (`matched_controls`); the further controls (up to MAX_CONTROLS) from as many more.
+POOL_FACTOR = 5
+# The name prior is read on these wordings (baseline and the first paraphrases: variant ids below this)
+# and on the truth and this many values likeliest for "this person": what reading every candidate costs.
+SCREEN_WORDINGS = 3
+SCREEN_VALUES = 5
+# One row per compared fact (`name_priors`): the person's name prior and where it falls among the controls.
+NAME_PRIOR_COLUMNS = ["property", "name_prior", "n_kin", "own_lift", "candidates_lift_median", "controls_lift_median",
+                      "name_prior_share_below", "name_prior_p", "name_suggests", "n_controls"]
+
+
+def name_lifts(scores: pd.DataFrame, values: Mapping[str, set] | None = None) -> pd.DataFrame:
+    """Per (subject_qid, property): how much the name raises the true value over the generic
+    subject, in nats — the mean over the neutral wordings (baseline and paraphrases: the name and
+    the value, no other fact) of log P(G | h, C) - log P(G | h0, C), with C the candidates
+    (`values[property]`; every scored value where None) and G the true values with their forms.
+    The name's own NLL cancels within a wording, so lifts of different names compare. Columns
+    subject_qid, property, lift, wordings."""
+    from scipy.special import logsumexp
+
+    frame = scores[~scores["kind"].isin(CONTEXTUALIZED_KINDS)] if len(scores) else scores
+    if values is not None and len(frame):
+        frame = frame[[v in values.get(p, ()) for p, v in zip(frame["property"], frame["value"])]]
+    if not len(frame):
+        return pd.DataFrame(columns=["subject_qid", "property", "lift", "wordings"])
+    truth = frame["is_true"].to_numpy(dtype=bool) | is_form(frame["value"])
+    a, b = -frame["nll_h"].to_numpy(dtype=float), -frame["nll_h0"].to_numpy(dtype=float)
+    variants = frame["variant_id"].to_numpy()
+    rows = []
+    for (subject, prop), block in frame.groupby(["subject_qid", "property"], sort=True).indices.items():
+        lifts = []
+        for variant in np.unique(variants[block]):
+            at = block[variants[block] == variant]
+            g = at[truth[at]]
+            if not len(g) or len(g) == len(at):
+                continue  # no truth, or nothing to rank it against
+            lifts.append((logsumexp(a[g]) - logsumexp(a[at])) - (logsumexp(b[g]) - logsumexp(b[at])))
+        if lifts:
+            rows.append({"subject_qid": subject, "property": prop, "lift": float(np.mean(lifts)), "wordings": len(lifts)})
+    return pd.DataFrame(rows, columns=["subject_qid", "property", "lift", "wordings"])
+
+
+def screen(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of canaries or scores on the wordings the name prior is read on (`SCREEN_WORDINGS`)."""
+    return frame[frame["variant_id"].astype(int) < SCREEN_WORDINGS] if len(frame) else frame
+
+
+def name_prior(kin_lifts: pd.DataFrame, candidates_median: float) -> float:
+    """The person's name prior from the kin names' lifts (`kin_names`: ids KIN_FIRST_PREFIX for the
+    first name kept, KIN_LAST_PREFIX for the surname), additively: what the first name adds to an
+    ordinary name plus what the surname adds, mean(first kept) + mean(surname kept) - the candidates'
+    median. The plain mean of the kin is pulled halfway to the candidates (each kin keeps one of the
+    two tokens): on Gemma 3 270M, "Giulia Santarossa" has lift 1.81 on Italy, her kin 0.53 and 0.96,
+    the additive estimate 1.67. Where one side has no kin: the other's mean."""
+    ids = kin_lifts["subject_qid"].astype(str)
+    first = kin_lifts.loc[ids.str.startswith(KIN_FIRST_PREFIX), "lift"].to_numpy(dtype=float)
+    last = kin_lifts.loc[ids.str.startswith(KIN_LAST_PREFIX), "lift"].to_numpy(dtype=float)
+    if len(first) and len(last):
+        return float(first.mean() + last.mean() - candidates_median)
+    both = kin_lifts["lift"].to_numpy(dtype=float)
+    return float(both.mean()) if len(both) else float("nan")
+
+
+def name_priors(person_scores: pd.DataFrame, kin_scores: pd.DataFrame | None, candidate_scores: pd.DataFrame | None,
+                controls_of_fact: Mapping[str, Sequence[str]], alpha: float = DEFAULT_ALPHA) -> pd.DataFrame:
+    """Per fact compared with controls (NAME_PRIOR_COLUMNS): what the person's *name* tells the
+    model of the value, measured, and where it falls among the fact's controls.
+
+    All on the name-prior screen (`screen`; the values every candidate was read on): the person's
+    name prior (`name_prior`, from the kin names, who share the person's first name or surname but
+    are not the person, so that a famous person's memory does not count as prior), the candidates'
+    lifts (invented people's names: nothing else), and those of the controls the fact was compared
+    with (`controls_of_fact`). name_prior_p = (1 + controls whose lift is at least the prior) / (1 +
+    controls): at most alpha, the name alone puts the value where only alpha of the controls' names
+    do — they do not share what the name tells the model (`matched_controls` found no such names
+    among the candidates), and beating them is no evidence that the model knows the person
+    (`name_suggests`)."""
+    if kin_scores is None or not len(kin_scores) or candidate_scores is None or not len(candidate_scores):
+        return pd.DataFrame(columns=NAME_PRIOR_COLUMNS)
+    values = shared_values(screen(kin_scores), screen(candidate_scores))
+    kin, pool = name_lifts(screen(kin_scores), values), name_lifts(screen(candidate_scores), values)
+    own = name_lifts(screen(person_scores), values).set_index("property")["lift"] if len(person_scores) \
+        else pd.Series(dtype=float)
+    rows = []
+    for prop, block in kin.groupby("property", sort=True):
+        theirs = pool[pool["property"] == prop].set_index("subject_qid")["lift"]
+        compared = [q for q in controls_of_fact.get(prop, ()) if q in theirs.index]
+        if not len(theirs) or not compared:
+            continue
+        prior = name_prior(block, float(theirs.median()))
+        lifts = theirs.loc[compared].to_numpy(dtype=float)
+        k = int((lifts >= prior - 1e-12).sum())
+        p = p_value(k, len(lifts))
+        rows.append({"property": prop, "name_prior": prior, "n_kin": len(block),
+                     "own_lift": float(own[prop]) if prop in own.index else float("nan"),
+                     "candidates_lift_median": float(theirs.median()), "controls_lift_median": float(np.median(lifts)),
+                     "name_prior_share_below": float((lifts < prior - 1e-12).mean()), "name_prior_p": p,
+                     "name_suggests": bool(p <= alpha), "n_controls": len(lifts)})
+    return pd.DataFrame(rows, columns=NAME_PRIOR_COLUMNS)
+
+
+def shared_values(*frames: pd.DataFrame) -> dict[str, set]:
+    """Per property: the values every subject of `frames` was scored on: what lifts are compared over."""
+    out: dict[str, set] = {}
+    for frame in frames:
+        if frame is None or not len(frame):
+            continue
+        for (_, prop), values in frame.groupby(["subject_qid", "property"])["value"]:
+            out[prop] = out[prop] & set(values) if prop in out else set(values)
+    return out
+
+
+def matched_controls(candidate_lifts: Mapping[str, float], prior: float, keep: int, first: int,
+                     seed: int = 0) -> list[str]:
+    """`keep` of the candidate controls (id -> lift on the screen, `name_lifts`) whose lifts spread as
+    the candidates' do but centred on the person's name prior (`name_prior`).
+
+    Why: an invented person whose name is as typical of their country as real people's are is more
+    "Italian" to a model than names recombined from the country's lists (Gemma 3 270M: the
+    hand-written "Giulia Santarossa" above all 19 such controls on Italy, "Darnell Whitacre" above
+    all 19 on the United States); beating those is the name, not a memory. Location from the kin
+    names, spread from the candidates (whose names, like a person's, vary in every token). The
+    planned controls (`first`) are matched first, from every candidate, in a seeded random order (the
+    rounds stop early on them); the further ones (up to `keep`) from those left, in an order whose
+    every prefix spreads over their quantiles. Where the candidates hold no names as likely to lead
+    to the value, the nearest are taken: `name_priors` then says the name suggests it."""
+    left = dict(candidate_lifts)
+    head = _matched(left, prior, min(first, keep))
+    rng = _rng("matched controls", seed, tuple(sorted(candidate_lifts)))
+    head = [head[i] for i in rng.permutation(len(head))]
+    for q in head:
+        left.pop(q)
+    return head + _matched(left, prior, keep - len(head))
+
+
+def _matched(candidate_lifts: Mapping[str, float], prior: float, keep: int) -> list[str]:
+    """`matched_controls`' draw: for each of `keep` evenly spaced quantiles of the candidates' lifts,
+    shifted by prior - median(candidates), the nearest candidate not yet taken; spread order."""
+    ids = sorted(candidate_lifts, key=lambda q: (candidate_lifts[q], q))
+    keep = max(0, min(keep, len(ids)))
+    if not keep or not np.isfinite(prior):
+        return ids[:keep]
+    lifts = np.array([candidate_lifts[q] for q in ids], dtype=float)
+    shift = prior - float(np.median(lifts))
+    free = np.ones(len(ids), dtype=bool)
+    chosen = []
+    for target in np.quantile(lifts, (np.arange(keep) + 0.5) / keep) + shift:
+        at = int(np.argmin(np.where(free, np.abs(lifts - target), np.inf)))
+        free[at] = False
+        chosen.append(at)
+    chosen.sort(key=lambda i: lifts[i])  # by lift: the matched distribution, low to high
+    return [ids[chosen[i]] for i in _spread_order(keep)]
+
+
+def _spread_order(n: int) -> list[int]:
+    """0..n-1 in an order whose every prefix is spread evenly over them (0, n/2, n/4, 3n/4, ...)."""
+    order, seen, j = [], set(), 0
+    while len(order) < n and j < 4 * n + 4:
+        at = min(n - 1, int(_van_der_corput(j) * n))
+        if at not in seen:
+            seen.add(at)
+            order.append(at)
+        j += 1
+    return order + [i for i in range(n) if i not in seen]
+
+
+def _van_der_corput(i: int, base: int = 2) -> float:
+    """The i-th point of the van der Corput sequence in [0, 1): every prefix evenly spread."""
+    out, denominator = 0.0, 1.0
+    while i:
+        i, digit = divmod(i, base)
+        denominator *= base
+        out += digit / denominator
+    return out

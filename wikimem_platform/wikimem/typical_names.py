@@ -20,6 +20,7 @@ world's own names, as before.
 from __future__ import annotations
 
 import functools
+import math
 from importlib import import_module
 
 import pandas as pd
@@ -32,13 +33,30 @@ from wikimem_platform.vocabulary import FEMALE, MALE
 # those locales' names are not). Countries missing here keep the extract's recombined names.
 NAME_LOCALES: dict[str, tuple[str, ...]] = {
     "Q183": ("de_DE",), "Q40": ("de_AT",), "Q39": ("de_CH", "fr_CH"), "Q142": ("fr_FR",), "Q31": ("nl_BE", "fr_BE"),
-    "Q55": ("nl_NL",), "Q38": ("it_IT",), "Q29": ("es_ES",), "Q45": ("pt_PT",), "Q155": ("pt_BR",), "Q36": ("pl_PL",),
+    "Q55": ("nl_NL",), "Q29999": ("nl_NL",), "Q38": ("it_IT",), "Q29": ("es_ES",), "Q45": ("pt_PT",), "Q155": ("pt_BR",), "Q36": ("pl_PL",),
     "Q213": ("cs_CZ",), "Q214": ("sk_SK",), "Q28": ("hu_HU",), "Q218": ("ro_RO",), "Q224": ("hr_HR",), "Q215": ("sl_SI",),
     "Q35": ("da_DK",), "Q34": ("sv_SE",), "Q20": ("no_NO",), "Q33": ("fi_FI",), "Q191": ("et_EE",), "Q211": ("lv_LV",),
     "Q37": ("lt_LT",), "Q27": ("en_IE", "ga_IE"), "Q145": ("en_GB",), "Q30": ("en_US",), "Q664": ("en_NZ",),
     "Q43": ("tr_TR",), "Q96": ("es_MX",), "Q414": ("es_AR",), "Q298": ("es_CL",), "Q739": ("es_CO",), "Q881": ("vi_VN",),
     "Q252": ("id_ID",), "Q1033": ("en_NG", "yo_NG", "ig_NG", "ha_NG"), "Q189": ("is_IS",), "Q114": ("en_KE", "sw"),
     "Q843": ("en_PK",), "Q227": ("az_AZ",), "Q668": ("en_IN",),
+}
+# The English names a requester writes for these countries in a facts file ("country of
+# citizenship: Poland"), so that a country given in words has the name lists a QID has: Wikidata's
+# English label first, then the usual short forms (`subject_requests.values.resolve_item_labels`).
+COUNTRY_LABELS: dict[str, tuple[str, ...]] = {
+    "Q183": ("Germany", "Federal Republic of Germany"), "Q40": ("Austria",), "Q39": ("Switzerland",),
+    "Q142": ("France",), "Q31": ("Belgium",), "Q55": ("Netherlands", "the Netherlands", "Holland"),
+    "Q29999": ("Kingdom of the Netherlands",),
+    "Q38": ("Italy",), "Q29": ("Spain",), "Q45": ("Portugal",), "Q155": ("Brazil",), "Q36": ("Poland",),
+    "Q213": ("Czech Republic", "Czechia"), "Q214": ("Slovakia",), "Q28": ("Hungary",), "Q218": ("Romania",),
+    "Q224": ("Croatia",), "Q215": ("Slovenia",), "Q35": ("Denmark",), "Q34": ("Sweden",), "Q20": ("Norway",),
+    "Q33": ("Finland",), "Q191": ("Estonia",), "Q211": ("Latvia",), "Q37": ("Lithuania",),
+    "Q27": ("Ireland", "Republic of Ireland"), "Q145": ("United Kingdom", "UK", "Great Britain", "Britain"),
+    "Q30": ("United States of America", "United States", "USA", "US", "America"), "Q664": ("New Zealand",),
+    "Q43": ("Turkey", "Türkiye"), "Q96": ("Mexico",), "Q414": ("Argentina",), "Q298": ("Chile",),
+    "Q739": ("Colombia",), "Q881": ("Vietnam", "Viet Nam"), "Q252": ("Indonesia",), "Q1033": ("Nigeria",),
+    "Q189": ("Iceland",), "Q114": ("Kenya",), "Q843": ("Pakistan",), "Q227": ("Azerbaijan",), "Q668": ("India",),
 }
 # The lists' names in Faker's locales, and whose names each holds (pl_PL keeps its surnames in
 # `unisex_last_names` and `male_last_names`).
@@ -95,19 +113,44 @@ def names_follow_origin(parts: pd.DataFrame, origin: str | None) -> bool:
     MAX_CHANCE), or are too few to tell (MIN_PEOPLE_TO_JUDGE). False where the country has no
     lists. In a world whose names were drawn across countries, its people hit the lists no more
     often than others: the planted world's Britons 2 of 11 against 16 % of everyone else."""
+    if country_names(origin) is None:
+        return False
+    chance = origin_chance(parts, origin)
+    return chance is None or chance <= MAX_CHANCE
+
+
+def world_follows_origin(parts: pd.DataFrame) -> bool:
+    """Whether the extract's names tell origin at all, over every country with lists and at least
+    MIN_PEOPLE_TO_JUDGE people: Fisher's combination of their one-sided tests (`origin_chance`)
+    at MAX_CHANCE. For a country with too few people to draw its names from the extract, whose own
+    test has little power (the bundled sample's 11 Argentines), the world decides: the bundled
+    sample's names tell origin, the planted world's (names drawn across countries) do not."""
+    from scipy.stats import chi2
+
+    chances = [c for origin in parts["origin"].dropna().unique() if (c := origin_chance(parts, origin)) is not None]
+    if not chances:
+        return False
+    statistic = -2.0 * sum(math.log(max(c, 1e-300)) for c in chances)
+    return float(chi2.sf(statistic, 2 * len(chances))) <= MAX_CHANCE
+
+
+def origin_chance(parts: pd.DataFrame, origin: str | None) -> float | None:
+    """The one-sided binomial tail of `names_follow_origin` (the chance that the country's people
+    bear its listed names as often as they do if names did not follow origin); None where the
+    country has no lists or fewer than MIN_PEOPLE_TO_JUDGE people."""
     from scipy.stats import binom
 
     if country_names(origin) is None:
-        return False
+        return None
     first, last = _folded(origin)
     hits = (parts["first_key"].isin(first) | parts["last_key"].isin(last)).to_numpy()
     mine = (parts["origin"] == origin).to_numpy()
     others = parts["origin"].notna().to_numpy() & ~mine
     n = int(mine.sum())
     if n < MIN_PEOPLE_TO_JUDGE:
-        return True
+        return None
     base = float(hits[others].mean()) if others.any() else 0.0
-    return float(binom.sf(int(hits[mine].sum()) - 1, n, base)) <= MAX_CHANCE
+    return float(binom.sf(int(hits[mine].sum()) - 1, n, base))
 
 
 @functools.lru_cache(maxsize=None)

@@ -85,12 +85,13 @@ def answer(world, tmp_path, document, kind, letter_language="en"):
                              claims=extract.claims, humans=extract.humans, metadata=metadata, n_controls=19,
                              properties=PROPERTIES)
     me = subject["qid"].iloc[0]
-    controls = plan.control_ids
+    planned = plan.control_ids[:plan.n_controls]  # the 19 planned controls of the candidates drawn
+    canaries = plan.control_canaries[plan.control_canaries["subject_qid"].isin(planned)]
     said = completions(plan.canaries, {(me, NAMED): True}, CANARY_PROBE)
-    theirs = completions(plan.control_canaries[plan.control_canaries["property"] == NAMED],
-                         {(q, NAMED): i < CONTROL_HITS for i, q in enumerate(controls)}, CONTROL_PROBE_PREFIX + CANARY_PROBE)
+    theirs = completions(canaries[canaries["property"] == NAMED],
+                         {(q, NAMED): i < CONTROL_HITS for i, q in enumerate(planned)}, CONTROL_PROBE_PREFIX + CANARY_PROBE)
     audit = ModelAudit("scripted@1", scripted_scores(plan.canaries, plan.candidates, me), said, None, "f00",
-                       control_scores=scripted_scores(plan.control_canaries, plan.control_candidates, None),
+                       control_scores=scripted_scores(canaries, plan.control_candidates, None),
                        control_completions=theirs)
     labels = dict(zip(table["property"], table["label"]))
     document, _ = compose_answer(request, plan, [ModelOutcome("scripted@1", {}, audit=audit)], labels, {},

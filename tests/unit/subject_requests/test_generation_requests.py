@@ -29,6 +29,9 @@ from wikimem_platform.subject_requests import intake
 
 KEY = "planted-said@1"
 N_CONTROLS = 19  # the fewest with which p can reach 0.05
+# A fact that all 19 leave behind is at the floor (p = 0.05, no control's margin): it gets 20 more
+# before it is called (`controls.has_room`), and none of the 39 names it as often: p = 1/40.
+EXTENDED = 39
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +72,9 @@ def test_a_member_says_its_facts_more_readily_than_invented_people_and_a_non_mem
                  "p_value"]].to_string())
     assert len(member) == len(other) == 2
     assert list(member["verdict"]) == [SAID, SAID]
-    assert (member["n_controls"] == N_CONTROLS).all() and (member["controls_as_extreme"] == 0).all()
-    assert member["p_value"].tolist() == pytest.approx([1 / (N_CONTROLS + 1)] * 2)
+    assert (member["n_controls"] == EXTENDED).all() and (member["controls_as_extreme"] == 0).all()
+    assert (member["n_controls_planned"] == N_CONTROLS).all()
+    assert member["p_value"].tolist() == pytest.approx([1 / (EXTENDED + 1)] * 2)
     assert (member["wordings_said"] > 0.5 * member["wordings_asked"]).all()
     assert (member["controls_said_share"] < 0.5).all()
     assert (other["verdict"] == NOT_MEMORIZED).all()
@@ -91,7 +95,7 @@ def test_every_completion_comes_from_the_server_greedily_as_the_local_model_comp
     mine = completions[completions["probe"] == WORDING_PROBE]
     assert mine["completion"].tolist() == greedy_generate(said["lm"], mine["prompt"].tolist())
     theirs = completions[completions["probe"] == CONTROL_PROBE_PREFIX + WORDING_PROBE]
-    assert theirs["subject_qid"].nunique() == N_CONTROLS and set(theirs["variant_id"]) <= set(mine["variant_id"])
+    assert theirs["subject_qid"].nunique() == EXTENDED and set(theirs["variant_id"]) <= set(mine["variant_id"])
 
 
 def test_the_letter_says_what_the_model_said_and_how_it_was_asked(said, planted_reference, tmp_path):
@@ -99,7 +103,8 @@ def test_the_letter_says_what_the_model_said_and_how_it_was_asked(said, planted_
     for row in member["table"].to_dict("records"):
         sentence = plain_sentence(row, "you")
         assert sentence.startswith("The model says ") and f"named it in {row['wordings_said']}" in sentence
-        assert f"Of {N_CONTROLS} invented people given the same facts, 0 had it named in at least as many (p = 0.05" in sentence
+        assert f"Of {EXTENDED} invented people given the same facts, 0 had it named in at least as many (p = 0.03, " \
+               "95 % interval 0.00–0.09" in sentence
         assert "generation access: the server's completions only" in sentence and "M =" not in sentence
     for row in said["non-member"]["table"].to_dict("records"):
         assert not plain_sentence(row, "you").startswith("The model says ")
@@ -123,7 +128,7 @@ def test_the_letter_says_what_the_model_said_and_how_it_was_asked(said, planted_
 def test_an_erasure_request_forgets_what_the_served_model_said(said, planted_reference, tmp_path):
     """Nothing is ranked at generation access, so the forget set holds the facts the completions
     named (in at least one wording), each with the controls' verdict: the member's two facts beat
-    the invented people (p = 1/20); the letter lists them without an M."""
+    the invented people (p = 1/40, 39 of them: all 19 beaten, so 20 more); the letter lists them without an M."""
     store = intake.RequestStore(f"sqlite:///{tmp_path / 'requests.db'}")
     forgets, documents = {}, {}
     for who in ("member", "non-member"):
@@ -138,8 +143,8 @@ def test_an_erasure_request_forgets_what_the_served_model_said(said, planted_ref
         assert sorted(f["property"] for f in forgets[who]) == sorted(named["property"])
     member = forgets["member"]
     assert len(member) == 2 and all(f["model"] == KEY and f["M"] is None for f in member)
-    assert all(f["controls_verdict"] == SAID and f["beats_controls"] is True and f["n_controls"] == N_CONTROLS
-               and f["p_controls"] == pytest.approx(1 / (N_CONTROLS + 1)) for f in member)
+    assert all(f["controls_verdict"] == SAID and f["beats_controls"] is True and f["n_controls"] == EXTENDED
+               and f["p_controls"] == pytest.approx(1 / (EXTENDED + 1)) for f in member)
     truths = said["member"]["plan"].candidates
     assert {f["value_label"] for f in member} <= set(truths[truths["is_true"]]["value_label"])
     shown = {row["property"]: row["completion"]["output"] for row in said["member"]["table"].to_dict("records")}
@@ -148,7 +153,7 @@ def test_an_erasure_request_forgets_what_the_served_model_said(said, planted_ref
     letter = write_answer(documents["member"], tmp_path / "erasure").html.read_text()
     for fact in member:
         assert fact["property_label"] in letter
-    assert letter.count("beats invented people (p = 0.05, 19 controls)") == 2
+    assert letter.count("beats invented people (p = 0.03, 39 controls)") == 2
 
 
 def test_an_erasure_is_not_verified_while_a_new_revision_still_says_the_facts(said, planted_reference, tmp_path):

@@ -365,3 +365,30 @@ def test_a_request_store_made_before_languages_keeps_its_requests(tmp_path):
                    "NULL, NULL, '2026-01-01 00:00:00', '2026-02-01 00:00:00', 'received', NULL, NULL)")
     [old] = RequestStore(f"sqlite:///{path}").list()
     assert old.id == "dsr-20260101-abcdef" and old.language_codes() is None and old.letter_language is None
+
+
+def test_item_values_in_words_take_the_qid_the_extract_knows_them_by(reference):
+    """A facts file names values in words ("Poland"): the audit reads them as the extract's items
+    (the same candidates, short forms and controls' origin as a Wikidata person's), by its own
+    labels, their short forms, or — for a citizenship — the controls' country lists; a label no
+    item or several items fit stays as written."""
+    from wikimem_platform.subject_requests.audit import person_subject
+
+    person = intake.parse_person_facts({"name": "Halina Wierzbowska", "facts": {
+        "occupation": ["journalist", "dog whisperer"], "country of citizenship": ["Poland", "USA", "the Netherlands",
+                                                                                   "Norway", "Atlantis"],
+        "place of birth": "Kraków"}}, reference.metadata, reference.covered)
+    request = intake.SubjectRequest(id="dsr-1", kind="access", subject_key=person.subject_key(),
+                                    subject_label=person.name, received_at=datetime.now(UTC),
+                                    due_at=datetime.now(UTC), person_json=person.to_json())
+    _, facts = person_subject(request, reference.humans, reference.claims, reference.metadata)
+    values = dict(zip(facts["value_label"], facts["value"]))
+    assert values["Poland"] == "Q36" and values["USA"] == "Q30" and values["the Netherlands"] == "Q29999"
+    # the extract's item (the Kingdom of the Netherlands, by its short form) before the lists' country;
+    # Norway, nobody's citizenship in the sample, from the name lists' countries
+    claims = reference.claims
+    assert values["Norway"] == "Q20" and not ((claims["property"] == "P27") & (claims["value"] == "Q20")).any()
+    assert values["journalist"] == "Q1930187"
+    assert values["Atlantis"] == "Atlantis" and values["dog whisperer"] == "dog whisperer"
+    assert set(facts["value_label"]) == {"Poland", "USA", "the Netherlands", "Norway", "Atlantis", "journalist",
+                                         "dog whisperer", "Kraków"}  # labels as written

@@ -20,6 +20,7 @@ from wikimem_platform.vocabulary import LANGUAGE
 from wikimem_platform.subject_requests.languages import default_languages, person_gender, plan_request
 from wikimem_platform.wikidata.extract import read_dump
 from wikimem_platform.wikimem.scoring import SentenceNllCache
+from wikimem_platform.wikimem import controls as control_rules
 from wikimem_platform.wikimem.typical_names import gender_anywhere
 
 SETTINGS = {"dtype": "float32"}
@@ -112,9 +113,13 @@ def test_the_english_half_is_the_english_request_and_the_german_half_is_german(t
     rendered = [render(t, h, "Rom") for t, h in zip(de.canaries["template"], de.canaries["subject"])]
     assert all("⟦" not in s and "{" not in s for s in rendered)
     other = MALE if gender == FEMALE else FEMALE
-    controls = de.control_canaries
-    assert controls["subject_qid"].nunique() == 3
+    controls = de.control_canaries  # 3 planned, more for a fact without margin, drawn from 5 candidates each
+    assert de.n_controls == 3 and de.max_controls == control_rules.MAX_CONTROLS
+    assert controls["subject_qid"].nunique() == control_rules.POOL_FACTOR * 3 + control_rules.MAX_CONTROLS - 3
     assert not any(gender_anywhere(n.split()[0]) == other for n in controls["subject"].unique())
+    # the kin names that measure the name prior agree with the person's gender too
+    kin = de.kin_canaries["subject"].unique()
+    assert len(kin) == 2 * control_rules.KIN_PER_TOKEN and not any(gender_anywhere(n.split()[0]) == other for n in kin)
 
 
 @pytest.mark.slow

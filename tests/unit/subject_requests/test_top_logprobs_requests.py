@@ -108,7 +108,9 @@ def test_rank_one_read_from_the_top_20_agrees_with_the_full_nlls(study):
 @pytest.fixture(scope="module")
 def request_audit(lm, planted_model, planted_reference, tmp_path_factory):
     qid = next(p["qid"] for p in load_manifest(planted_model)["people"] if p["member"] and p["repetitions"] == 16)
-    plan = planted_reference.plan(qid, n_properties=2, n_controls=3, control_alpha=0.5)
+    # 3 controls at alpha 0.5: the access's mechanics, not the name prior, whose check would be read at
+    # that alpha too (kin_per_token=0: the controls as drawn)
+    plan = planted_reference.plan(qid, n_properties=2, n_controls=3, control_alpha=0.5, kin_per_token=0)
     tmp = tmp_path_factory.mktemp("top_logprobs_request")
     with ScriptedServer(model=lm) as server:
         served = top_k_model(server, lm, planted_model)

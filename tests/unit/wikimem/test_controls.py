@@ -3,6 +3,8 @@ against them (p-values, verdicts and false-positive rates computed by hand)."""
 
 import math
 
+import numpy as np
+
 import pandas as pd
 import pytest
 
@@ -225,3 +227,99 @@ def test_control_rows_copy_the_persons_rows_under_each_name():
     assert set(values.loc[values["control_of"] == "Q1", "value"]) == {"Q145", "Q30"}
     shared, _ = controls.control_rows(canaries, candidates, {"Q1": ["Bo Kim"]})
     assert set(shared["subject_qid"]) == {controls.control_id("Bo Kim")}  # a request: the same id in every request
+
+
+def test_more_controls_for_a_fact_at_the_floor_by_hand():
+    """19 controls all beaten: p = 1/20 = 0.05, at alpha with no room (one more as strong and
+    p = 0.10); 39 beaten: p = 1/40, and 2/40 = 0.05 still holds. The extension doubles (2n + 1)
+    up to the maximum."""
+    assert controls.p_value(0, 19) == pytest.approx(0.05) and not controls.has_room(0, 19, 0.05)
+    assert controls.has_room(0, 39, 0.05) and not controls.has_room(1, 39, 0.05) and controls.has_room(1, 79, 0.05)
+    assert controls.extension_rounds(19, 99) == [39, 79, 99]
+    assert controls.extension_rounds(19, 19) == [] and controls.extension_rounds(19, 10) == []
+
+
+def test_the_p_values_interval_by_hand():
+    """Clopper-Pearson: with k = 0 of n the upper end solves (1 - x)^n = 0.025; with k = n the lower
+    end solves x^n = 0.025; k of n in between from the beta quantiles."""
+    low, high = controls.p_interval(0, 19)
+    assert low == 0.0 and high == pytest.approx(1 - 0.025 ** (1 / 19), abs=1e-9)
+    low, high = controls.p_interval(19, 19)
+    assert high == 1.0 and low == pytest.approx(0.025 ** (1 / 19), abs=1e-9)
+    from scipy.stats import binom
+    low, high = controls.p_interval(3, 39)
+    assert binom.sf(2, 39, low) == pytest.approx(0.025, abs=1e-6)  # P(X >= 3 | low) = 2.5 %
+    assert binom.cdf(3, 39, high) == pytest.approx(0.025, abs=1e-6)  # P(X <= 3 | high) = 2.5 %
+    assert all(math.isnan(x) for x in controls.p_interval(0, 0))
+
+
+def _lift_scores(subject: str, rows: list[tuple[int, str, bool, float, float]]) -> pd.DataFrame:
+    """Score rows of one subject's fact P27: (wording, value, is_true, nll_h, nll_h0)."""
+    return pd.DataFrame([{"subject_qid": subject, "property": "P27", "variant_id": w, "kind": "baseline" if w == 0 else
+                          "paraphrase", "value": v, "is_true": t, "nll_h": h, "nll_h0": h0} for w, v, t, h, h0 in rows])
+
+
+def test_a_names_lift_by_hand():
+    """log P(G | h, C) - log P(G | h0, C) per wording, averaged: two values with NLLs (1, 2) under
+    the name and (2, 1) under "this person" give ln(e^-1 / (e^-1 + e^-2)) - ln(e^-2 / (e^-1 + e^-2))
+    = 1 nat in the first wording; equal NLLs everywhere in the second give 0; the mean is 0.5. A
+    contextualized wording and values outside C do not count; a truth's form is the truth."""
+    rows = [(0, "Q36", True, 1.0, 2.0), (0, "Q30", False, 2.0, 1.0),
+            (1, "Q36", True, 5.0, 5.0), (1, "Q30", False, 5.0, 5.0),
+            (1, "Q99", False, 0.0, 9.0)]  # outside C
+    scores = _lift_scores("p", rows)
+    context = _lift_scores("p", [(11, "Q36", True, 0.0, 9.0), (11, "Q30", False, 9.0, 0.0)]).assign(kind="contextualized")
+    lifts = controls.name_lifts(pd.concat([scores, context]), {"P27": {"Q36", "Q30"}})
+    assert lifts["lift"].iloc[0] == pytest.approx(0.5) and lifts["wordings"].iloc[0] == 2
+    form = _lift_scores("p", [(0, "Q36", True, 3.0, 2.0), (0, "Q36#form:PL", False, 3.0, 2.0), (0, "Q30", False, 2.0, 1.0)])
+    # G = {Q36, its form}: ln(2e^-3 / (2e^-3 + e^-2)) - ln(2e^-2 / (2e^-2 + e^-1))
+    expected = (math.log(2 * math.exp(-3) / (2 * math.exp(-3) + math.exp(-2)))
+                - math.log(2 * math.exp(-2) / (2 * math.exp(-2) + math.exp(-1))))
+    assert controls.name_lifts(form)["lift"].iloc[0] == pytest.approx(expected)
+
+
+def test_the_name_prior_among_the_controls_by_hand():
+    """One wording, the truth and one other value, equal NLLs under the name and NLL(h0) = x for the
+    truth: lift = ln(1/2) - ln(e^-x / (e^-x + 1)) = x + ln((1 + e^-x) / 2). With x chosen so that the
+    kin keeping the first name lift 2 and 4 (mean 3), those keeping the surname 1 and 3 (mean 2), and
+    the candidates 0, 1, 2, 3.5, 5 (median 2), the name prior is 3 + 2 - 2 = 3: of the controls
+    lifting 0, 1, 2, 3.5 one is at least as high, p = 2/5, 3 of 4 below; of controls lifting 0, 1, 2,
+    none, p = 1/4 — at alpha 0.25 the name alone explains the fact."""
+    from scipy.optimize import brentq
+
+    def x_for(lift):  # invert lift(x) = x + ln((1 + e^-x) / 2), increasing in x
+        return brentq(lambda x: x + math.log((1 + math.exp(-x)) / 2) - lift, -50.0, 50.0)
+
+    def one(subject, lift):
+        return _lift_scores(subject, [(0, "Q36", True, 0.0, x_for(lift)), (0, "Q30", False, 0.0, 0.0)])
+
+    kin = pd.concat([one(f"{controls.KIN_FIRST_PREFIX}a", 2), one(f"{controls.KIN_FIRST_PREFIX}b", 4),
+                     one(f"{controls.KIN_LAST_PREFIX}a", 1), one(f"{controls.KIN_LAST_PREFIX}b", 3)])
+    lifts = {"c0": 0, "c1": 1, "c2": 2, "c3": 3.5, "c4": 5}
+    candidates = pd.concat([one(q, lift) for q, lift in lifts.items()])
+    assert controls.name_lifts(candidates)["lift"].tolist() == pytest.approx(list(lifts.values()))
+    person = one("p", 4.5)
+    prior = controls.name_priors(person, kin, candidates, {"P27": ["c0", "c1", "c2", "c3"]}, alpha=0.05).iloc[0]
+    assert prior["name_prior"] == pytest.approx(3.0) and prior["n_kin"] == 4 and prior["candidates_lift_median"] == pytest.approx(2)
+    assert prior["name_prior_p"] == pytest.approx(0.4) and prior["name_prior_share_below"] == pytest.approx(0.75)
+    assert not prior["name_suggests"] and prior["own_lift"] == pytest.approx(4.5) and prior["n_controls"] == 4
+    prior = controls.name_priors(person, kin, candidates, {"P27": ["c0", "c1", "c2"]}, alpha=0.25).iloc[0]
+    assert prior["name_prior_p"] == pytest.approx(0.25) and prior["name_suggests"]
+    assert controls.name_priors(person, kin.iloc[:0], candidates, {"P27": ["c0"]}).empty  # no kin names: nothing measured
+    # kin of one side only: their mean
+    only_first = controls.name_lifts(kin[kin["subject_qid"].str.startswith(controls.KIN_FIRST_PREFIX)])
+    assert controls.name_prior(only_first, 2.0) == pytest.approx(3.0)
+
+
+def test_controls_matched_to_the_name_prior():
+    """From candidates lifting 0..9 (median 4.5), 3 controls for a prior of 6.5: the candidates'
+    quantiles 1.5, 4.5, 7.5 shifted by +2 are 3.5, 6.5, 9.5: the nearest untaken are 3 (or 4), 6 (or 7)
+    and 9; then 2 more from those left, matched likewise. Seeded: the same order each time."""
+    candidates = {f"c{i}": float(i) for i in range(10)}
+    order = controls.matched_controls(candidates, 6.5, keep=5, first=3)
+    assert len(order) == len(set(order)) == 5
+    head = sorted(candidates[q] for q in order[:3])
+    assert head[0] in (3.0, 4.0) and head[1] in (6.0, 7.0) and head[2] == 9.0
+    assert order == controls.matched_controls(candidates, 6.5, keep=5, first=3)
+    assert np.median([candidates[q] for q in controls.matched_controls(candidates, 4.5, 9, 9)]) == pytest.approx(4.0)
+    assert controls._spread_order(8) == [0, 4, 2, 6, 1, 5, 3, 7]

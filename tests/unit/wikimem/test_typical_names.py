@@ -113,3 +113,37 @@ def test_lists_too_short_for_the_names_asked_fall_back_to_the_extract(sample, mo
     monkeypatch.setattr(typical_names, "pools", lambda origin, k, gender: [["Hans"], ["Müller"]])
     names = controls.invented_names("Tobias Wenzlaff", 19, parts, taken, origin=GERMANY, gender=MALE)
     assert len(set(names)) == 19 and "Hans Müller" not in names
+
+
+def real_world() -> list[tuple[str, str]]:
+    """People who bear their country's names, a few of each (too few for one country's own test)."""
+    return [("Angela Merkel", GERMANY), ("Helmut Kohl", GERMANY), ("Olaf Scholz", GERMANY), ("Hans Schmidt", GERMANY),
+            ("Pedro Sánchez", "Q29"), ("Felipe González", "Q29"), ("Mariano Rajoy", "Q29"), ("Begoña Gómez", "Q29"),
+            ("Tomasz Marciniak", POLAND), ("Grażyna Kowalska", POLAND), ("Marek Nowak", POLAND),
+            ("Yoshida Shigeru", "Q17"), ("Abe Shinzo", "Q17"), ("Keiko Tanaka", "Q17")]
+
+
+def test_the_world_tells_origin_where_its_people_bear_their_countries_names():
+    """Fisher's combination of the per-country tests: a world of people named as their country
+    names them tells origin; the same tokens shuffled across countries do not."""
+    assert typical_names.world_follows_origin(parts_of(real_world()))
+    assert not typical_names.world_follows_origin(parts_of(shuffled_world()))
+    assert typical_names.origin_chance(parts_of(real_world()), "Q917") is None  # no lists: no test
+
+
+def test_a_country_the_extract_has_few_people_of_gets_its_lists_where_the_world_tells_origin():
+    """Three Argentines who bear none of the Argentine lists' names fail their own test; with fewer
+    than MIN_ORIGIN_LABELS of them the extract cannot give Argentine names either, and names from
+    everywhere are what a typical Argentine name beats on Argentina: the lists, since the world's
+    names tell origin. In a shuffled world, never."""
+    argentina = "Q414"
+    odd = [("Wolfgang Amadeus", argentina), ("Keiko Schmidt", argentina), ("Shinzo Merkel", argentina)]
+    real = parts_of([*real_world(), *odd])
+    assert not typical_names.names_follow_origin(real, argentina)
+    assert controls.follows_origin(real, argentina, {})
+    assert controls.follows_origin(real, GERMANY, {})
+    shuffled = parts_of([*shuffled_world(), *odd])
+    assert not controls.follows_origin(shuffled, argentina, {}) and not controls.follows_origin(shuffled, GERMANY, {})
+    # a country with as many people as MIN_ORIGIN_LABELS keeps its own verdict: its own names are drawn
+    many = parts_of([*real_world(), *odd * (controls.MIN_ORIGIN_LABELS // 3 + 1)])
+    assert not controls.follows_origin(many, argentina, {})

@@ -150,7 +150,8 @@ def test_controls_get_the_persons_forms(truth_forms):
                              counterfactuals=draw_counterfactuals(extract.claims, extract.humans, ["P27"], per_property=30,
                                                                   exclude_humans={"Q76"}),
                              claims=extract.claims, humans=extract.humans, metadata=metadata, on_demand=False,
-                             n_controls=3, value_aliases=aliases_by_value(extract.value_aliases), truth_forms=truth_forms)
+                             n_controls=3, value_aliases=aliases_by_value(extract.value_aliases), truth_forms=truth_forms,
+                             max_controls=3, kin_per_token=0)  # the 3 controls only: no candidates to match, no more
     person = plan.candidates[is_form(plan.candidates["value"])]
     assert person["value_label"].tolist() == (["United States", "USA", "America"] if truth_forms else [])
     theirs = plan.control_candidates
