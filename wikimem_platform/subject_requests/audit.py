@@ -335,7 +335,7 @@ def plan_person_audit(
         # the person's canaries and candidates under each invented name (controls.control_rows)
         most = max(n_controls, max_controls)
         # candidates for the controls: kin_per_token > 0 keeps those sharing the name's prior (`controls.matched_controls`)
-        pool = controls.POOL_FACTOR * n_controls + (most - n_controls) if kin_per_token else most
+        pool = max(controls.POOL_FACTOR * n_controls, most) if kin_per_token else most
         names = controls.control_names(subject, facts, humans, claims, pool, seed, gender=gender)
         person = subject["qid"].iloc[0]
         control_canaries, plan.control_candidates = controls.control_rows(canaries, candidates, {person: names})

@@ -659,8 +659,8 @@ def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFram
 
 # --------------------------------------------------------------------------- what the name alone tells the model
 
-# Candidate names drawn per planned control: a fact's planned controls are chosen among them to share
-# the person's name prior (`matched_controls`); the further controls (up to MAX_CONTROLS) from as many more.
+# Candidate names drawn per planned control (at least MAX_CONTROLS in all): a fact's planned controls are
+# chosen among them to share the person's name prior (`matched_controls`), the further ones from those left.
 POOL_FACTOR = 5
 # The name prior is read on these wordings (baseline and the first paraphrases: variant ids below this)
 # and on the truth and this many values likeliest for "this person": what reading every candidate costs.

@@ -113,9 +113,9 @@ def test_the_english_half_is_the_english_request_and_the_german_half_is_german(t
     rendered = [render(t, h, "Rom") for t, h in zip(de.canaries["template"], de.canaries["subject"])]
     assert all("⟦" not in s and "{" not in s for s in rendered)
     other = MALE if gender == FEMALE else FEMALE
-    controls = de.control_canaries  # 3 planned, more for a fact without margin, drawn from 5 candidates each
+    controls = de.control_canaries  # 3 planned, more for a fact without margin: the candidates they are drawn from
     assert de.n_controls == 3 and de.max_controls == control_rules.MAX_CONTROLS
-    assert controls["subject_qid"].nunique() == control_rules.POOL_FACTOR * 3 + control_rules.MAX_CONTROLS - 3
+    assert controls["subject_qid"].nunique() == max(control_rules.POOL_FACTOR * 3, control_rules.MAX_CONTROLS)
     assert not any(gender_anywhere(n.split()[0]) == other for n in controls["subject"].unique())
     # the kin names that measure the name prior agree with the person's gender too
     kin = de.kin_canaries["subject"].unique()
