@@ -392,3 +392,24 @@ def test_item_values_in_words_take_the_qid_the_extract_knows_them_by(reference):
     assert values["Atlantis"] == "Atlantis" and values["dog whisperer"] == "dog whisperer"
     assert set(facts["value_label"]) == {"Poland", "USA", "the Netherlands", "Norway", "Atlantis", "journalist",
                                          "dog whisperer", "Kraków"}  # labels as written
+
+
+def test_a_value_in_words_no_longer_competes_with_itself(reference):
+    """Why a famous person's completion could name the United States while the ranking put it 15th:
+    "United States" (the facts file) and "United States of America" (Q30 in the counterfactual pool)
+    were two candidates, the truth against itself. Read as Q30, the pool's Q30 is dropped."""
+    from wikimem_platform.reference.counterfactuals import build_candidates
+    from wikimem_platform.subject_requests.audit import person_subject
+
+    person = intake.parse_person_facts({"name": "Halina Wierzbowska", "facts": {"country of citizenship": "United States"}},
+                                       reference.metadata, reference.covered)
+    request = intake.SubjectRequest(id="dsr-2", kind="access", subject_key=person.subject_key(),
+                                    subject_label=person.name, received_at=datetime.now(UTC),
+                                    due_at=datetime.now(UTC), person_json=person.to_json())
+    subject, facts = person_subject(request, reference.humans, reference.claims, reference.metadata)
+    pool = reference.claims[reference.claims["property"] == "P27"].drop_duplicates("value")[["property", "value", "value_label"]]
+    assert "Q30" in set(pool["value"])
+    candidates = build_candidates(subject, facts, pool)
+    assert candidates.loc[candidates["is_true"], "value"].tolist() == ["Q30"]
+    assert "Q30" not in set(candidates.loc[~candidates["is_true"], "value"])
+    assert "United States of America" not in set(candidates.loc[~candidates["is_true"], "value_label"])

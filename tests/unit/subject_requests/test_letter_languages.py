@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from wikimem_platform.subject_requests import intake, letter_text
+from wikimem_platform.subject_requests.answer import plain_sentence
 from wikimem_platform.subject_requests.letter import annex_html, answer_html
 from wikimem_platform.subject_requests.letter_text import FACT_NOUNS, Person, polish_plural, sentence, Text
 from wikimem_platform.subject_requests.phrasing import Addressee, PHRASES
@@ -622,3 +623,38 @@ def test_the_language_column_appears_only_with_several_languages():
     page = answer_html(one)
     assert "<th>asked in</th>" not in page and "asked in French" not in page
     assert "we wrote each fact in 11 different ways (in French)" in page
+
+
+def test_a_fact_the_name_alone_explains_and_the_interval_of_p_in_every_language():
+    """Beating the controls whose names do not lead the model to the value as the person's does is no
+    evidence: the sentence says the name suggests it, never that the model memorized it; p comes
+    with its 95 % interval. Written out by hand."""
+    fact = rich_fact(completion=None, verdict="not memorized", name_suggests=True, name_prior_share_below=1.0,
+                     name_prior=3.1, name_prior_p=0.05, n_controls=39, p_value=0.025, p_ci_low=0.0, p_ci_high=0.09)
+    english = plain_sentence(fact, Addressee("Ilse Marwitz"))
+    assert english == (
+        "For your occupation (journalist) the name alone suggests the value: names that share your first name or "
+        "surname lead the model to it more than the names of 100% of the invented people do, so comparing with them "
+        "cannot tell what the model knows of you from what the name suggests, and this is not counted as memorized: it "
+        "ranks the true value first among 101 possible values in 10 of 11 ways of phrasing it. Of 39 invented people "
+        "given the same facts, 0 got a result at least as strong (p = 0.03, 95 % interval 0.00–0.09; only p ≤ 0.05 "
+        "counts as evidence).")
+    assert sentence({**fact, "values": ["Journalistin"]}, Person("de", LIVING_ADDRESSEE)) == (
+        "Für Ihren Beruf (Journalistin) legt schon der Name den Wert nahe: Namen mit demselben Vor- oder Nachnamen "
+        f"führen das Modell stärker zu ihm als die Namen von 100{NB}% der erfundenen Personen; der Vergleich mit ihnen "
+        "kann daher nicht trennen, was das Modell über Sie weiß und was der Name nahelegt, und die Angabe gilt nicht als "
+        "memorisiert: Es setzt den zutreffenden Wert unter 101 möglichen Werten in 10 von 11 Formulierungen an die erste "
+        "Stelle. Von 39 erfundenen Personen mit denselben Angaben erzielte keine ein mindestens ebenso starkes Ergebnis "
+        "(p = 0,03, 95-%-Intervall 0,00–0,09; nur p ≤ 0,05 gilt als Nachweis).")
+    french = sentence({**fact, "values": ["journaliste"]}, Person("fr", LIVING_ADDRESSEE))
+    assert french.startswith(f"Pour votre profession (journaliste), le nom suggère à lui seul la valeur{NB}: des noms "
+                             "qui partagent le même prénom ou le même nom de famille y mènent le modèle davantage que "
+                             f"les noms de 100{NB}% des personnes fictives")
+    assert f"ce fait n\u2019est pas compté comme mémorisé{NB}:" in french and "intervalle à 95" in french
+    polish = sentence({**fact, "values": ["dziennikarka"]}, Person("pl", LIVING_ADDRESSEE))
+    assert polish.startswith("Pana/Pani zawód (dziennikarka) – już samo imię i nazwisko podsuwa tę wartość: imiona i "
+                             "nazwiska z tym samym imieniem lub tym samym nazwiskiem prowadzą model do niej silniej niż "
+                             f"personalia 100{NB}% fikcyjnych osób")
+    assert "informacji nie uznano za zapamiętaną" in polish and "przedział 95% 0,00–0,09" in polish
+    for text in (english, french, polish):
+        assert "memorized (" not in text and "has memorized" not in text
