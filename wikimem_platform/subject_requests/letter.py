@@ -481,6 +481,7 @@ def annex_html(document: Mapping) -> str:
         for m in document["models"])
     controls = "".join(
         f"<tr><td><code>{_esc(m['model'])}</code></td><td>{_esc(f['property_label'])} ({_esc(f['property'])})</td>"
+        f"<td>{_esc(_p_with_interval(f))}</td><td>{_esc(_name_prior_cell(f))}</td>"
         f"<td>{_esc(', '.join(f['control_names']))}</td></tr>"
         for m in document["models"] for f in m["facts"] if f.get("control_names"))
     method = json.dumps({k: json_scalar(v) if not isinstance(v, (dict, list)) else v
@@ -496,11 +497,33 @@ def annex_html(document: Mapping) -> str:
         "<h2>Releases</h2><div class='scroll'><table><tr><th>release</th><th>registry key</th><th>source</th>"
         f"<th>scores fingerprint</th><th>precision</th><th>audit</th></tr>{releases}</table></div>",
         f"<h2>Method settings</h2><pre>{_esc(method)}</pre>",
-        *(["<h2>Invented people compared</h2><div class='scroll'><table><tr><th>release</th><th>fact</th>"
+        *(["<h2>Invented people compared</h2><p class='muted'>p: the share of invented people with a result at least "
+           "as strong, counting the person as one of them, with its 95 % Clopper–Pearson interval. Name prior: how much "
+           "names sharing the person's first name or surname raise the true value over “this person” (nats, "
+           "on the first wordings), and the share of the invented people compared whose names raise it less; the "
+           "invented people were chosen among more candidates to share it.</p><div class='scroll'><table><tr>"
+           "<th>release</th><th>fact</th><th>p (95 % interval)</th><th>name prior</th>"
            f"<th>invented people, in the order scored</th></tr>{controls}</table></div>"] if controls else []),
         "<h2>Lineage</h2><div class='muted lineage'>" + reports.lineage_html(document["lineage"]) + "</div>",
         "</body></html>",
     ])
+
+
+def _p_with_interval(fact: Mapping) -> str:
+    """"0.025 (0.00–0.09), 0 of 39": a fact's p against the controls, for the annex."""
+    if fact.get("p_value") is None:
+        return "–"
+    interval = (f" ({fact['p_ci_low']:.2f}–{fact['p_ci_high']:.2f})"
+                if fact.get("p_ci_low") is not None and fact.get("p_ci_high") is not None else "")
+    return f"{fact['p_value']:.3f}{interval}, {fact.get('controls_as_extreme')} of {fact.get('n_controls')}"
+
+
+def _name_prior_cell(fact: Mapping) -> str:
+    """"2.90 nats, above 58 % of them" (the name suggests it: "…, the name explains it")."""
+    if fact.get("name_prior") is None:
+        return "– (not measured: no kin names or not compared)"
+    out = f"{fact['name_prior']:.2f} nats, above {fact['name_prior_share_below']:.0%} of them"
+    return out + ("; the name alone explains the result" if fact.get("name_suggests") else "")
 
 
 @dataclass(frozen=True)
