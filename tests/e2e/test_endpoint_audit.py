@@ -26,6 +26,7 @@ from wikimem_platform.lm.endpoint import check_probe, EndpointConfig, EndpointEr
 from wikimem_platform.lm.vllm_server import start_vllm, VllmUnavailable
 from wikimem_platform.registry import Registry, RegistryError
 from wikimem_platform.storage import StoredResults
+from wikimem_platform.wikimem import control_scoring, controls
 from wikimem_platform.subject_requests import intake
 from wikimem_platform.lm.generation import greedy_generate
 from wikimem_platform.subject_requests.answer_files import read_answer
@@ -379,8 +380,11 @@ def test_a_request_audited_on_the_endpoint_gives_the_local_releases_verdicts(aud
     assert fact["access"] == "generation" and fact["M"] is None and fact["wordings_asked"] == len(wordings)
     assert fact["wordings_said"] == int(wordings["hit"].sum())
     assert fact["verdict"] == ("says it" if fact["wordings_said"] and fact["p_value"] <= 0.5 else "not memorized")
-    if fact["wordings_said"]:  # compared with both invented people
-        assert fact["n_controls"] == 2 and fact["p_value"] == pytest.approx((1 + fact["controls_as_extreme"]) / 3)
+    if fact["wordings_said"]:  # compared with both invented people, more where p had no control's margin
+        n, k = fact["n_controls"], fact["controls_as_extreme"]
+        assert n in (2, *controls.extension_rounds(2, controls.MAX_CONTROLS))
+        assert fact["p_value"] == pytest.approx((1 + k) / (n + 1))
+        assert n > 2 or control_scoring.decided(k, 2, 2, 0.5)
     assert "generation access: the server's completions only" in fact["sentence"]
 
 

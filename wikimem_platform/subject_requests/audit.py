@@ -732,6 +732,15 @@ class ReleaseAudits:
     audits: pd.DataFrame  # RELEASE_AUDIT_COLUMNS, one row per release in the order given
 
 
+def _shortlisted_boolean(control_scores: pd.DataFrame) -> pd.DataFrame:
+    """Only compared controls on a release with weights can have been scored on a shortlist of
+    values: the kin names and candidates (scored on every value) and other releases' rows come
+    without the column and are `shortlisted` False, so the stored column stays boolean."""
+    if "shortlisted" in control_scores:
+        control_scores["shortlisted"] = control_scores["shortlisted"].fillna(False).astype(bool)
+    return control_scores
+
+
 def _not_audited(key: str, error: Exception, seconds: float) -> dict:
     return {"model": key, "audited": False, "error": f"{type(error).__name__}: {error}",
             "fingerprint": None, "access": None, "sentences_computed": 0, "shards_reused": 0, "facts_compared": 0,
@@ -814,5 +823,5 @@ def audit_person_on_releases(
             f"({audit.report.shards_reused} shards reused); {len(audit.compared)} facts compared with controls, "
             f"{audit.control_sentences_computed:,} sentences for them; {time.monotonic() - started:.1f}s")
     concat = lambda frames: pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()  # noqa: E731
-    return ReleaseAudits(concat(scores), concat(completions), concat(control_scores),
+    return ReleaseAudits(concat(scores), concat(completions), _shortlisted_boolean(concat(control_scores)),
                          pd.DataFrame(audits, columns=RELEASE_AUDIT_COLUMNS))
