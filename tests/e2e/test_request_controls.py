@@ -47,7 +47,7 @@ def test_member_read_16_times_beats_every_control(planted_world, tmp_path):
     # controls never reach the person's completions or scores
     assert result.scores["subject_qid"].eq(qid).all() and not result.control_scores["subject_qid"].eq(qid).any()
     assert set(result.completions["subject_qid"]) == {qid}
-    assert (verdicts["verdict"] == MEMORIZED).all(), verdicts[["property", "M", "p_value"]]
+    assert (verdicts["verdict"] == MEMORIZED).all(), verdicts[["property", "M", "p_value", "p_family", "n_controls", "name_suggests", "name_prior_share_below", "name_prior_p"]]
     # all 19 beaten leaves p at its floor (0.05) without a control's margin: 20 more, none as strong
     assert list(verdicts["p_value"]) == pytest.approx([1 / 40] * len(verdicts)) and (verdicts["n_controls"] == 39).all()
     assert (verdicts["n_controls_planned"] == 19).all()

@@ -70,6 +70,10 @@ ANSWER_COLUMNS = [
     "controls_M_max",
     # how uncertain p is: a Clopper-Pearson 95 % interval of the chance an invented person does as well
     "p_ci_low", "p_ci_high",
+    # memorized is said of the facts read together (`controls.family_adjusted`, Benjamini-Hochberg over
+    # the `family` facts compared): p_family, and family_reading "holds" (memorized with others compared)
+    # / "fails" (M at the threshold, p <= alpha for the fact alone, p_family above: weakly associated) / None
+    "p_family", "family", "family_reading",
     # what the name alone tells the model (`controls.name_priors`): the person's name prior (mean lift of
     # names sharing their first name or surname), the share of controls below it, its p among them, and
     # whether the name alone explains the result (then never memorized or weakly associated)
@@ -206,7 +210,7 @@ def model_verdicts(
         person = controls.with_compared(pairs, controls.compared(scores, embed, value_aliases).pairs)
         against = controls.compare_with_controls(
             person, controls.compared(giveaways.drop(audit.control_scores), embed, value_aliases).pairs,
-            alpha=control_alpha, m_threshold=m_threshold).set_index("property")
+            alpha=control_alpha, m_threshold=m_threshold, family_wise=True).set_index("property")
         scored = audit.control_scores.groupby("property")["subject_qid"].agg(lambda q: list(dict.fromkeys(q))).to_dict()
         priors = controls.name_priors(scores, audit.kin_scores, audit.candidate_scores, scored,
                                       alpha=control_alpha).set_index("property")
@@ -271,6 +275,9 @@ def model_verdicts(
             "controls_M_mean": None if vs is None else float(vs["controls_M_mean"]),
             "controls_M_max": None if vs is None else float(vs["controls_M_max"]),
             "p_ci_low": low, "p_ci_high": high,
+            "p_family": None if vs is None or pd.isna(vs["p_family"]) else float(vs["p_family"]),
+            "family": None if vs is None else int(vs["family"]),
+            "family_reading": None if vs is None else _family_reading(vs, level, m_threshold, control_alpha),
             "name_prior": None if prior is None else float(prior["name_prior"]),
             "n_kin": None if prior is None else int(prior["n_kin"]),
             "name_prior_share_below": None if prior is None else float(prior["name_prior_share_below"]),
@@ -448,6 +455,31 @@ def release_name(model: Mapping) -> str:
     return f"{shown} (release {revision})" if revision else shown
 
 
+def _family_reading(vs: Mapping, level: str, m_threshold: float, alpha: float) -> str | None:
+    """"holds": memorized with other facts compared (adjusted p at most alpha); "fails": M at the
+    threshold and p <= alpha for the fact alone, but not once the other compared facts are counted
+    (weakly associated); None where the family changed nothing."""
+    if level == MEMORIZED and int(vs["family"]) > 1:
+        return "holds"
+    if level == WEAK and float(vs["M"]) >= m_threshold and float(vs["p_value"]) <= alpha:
+        return "fails"
+    return None
+
+
+def family_sentence(row: Mapping) -> str:
+    """What counting the other compared facts did to a fact's verdict (`_family_reading`)."""
+    reading, n, p, alpha = row.get("family_reading"), row.get("family"), row.get("p_family"), row.get("control_alpha")
+    if reading == "holds":
+        return (f" It holds with all {n} facts compared read together (p = {p:.2f} after the Benjamini–Hochberg "
+                f"correction): of the facts called memorized, at most a share of {alpha:.2f} would be expected by "
+                "chance.")
+    if reading == "fails":
+        return (f" The model ranks it first as often as a memorized fact, but with {n} facts compared, p after the "
+                f"Benjamini–Hochberg correction is {p:.2f}, above {alpha:.2f}: memorized is said only where it holds "
+                "with the facts compared read together.")
+    return ""
+
+
 def plain_sentence(row: Mapping, who: Addressee | str) -> str:
     """One fact's verdict as a sentence a person understands: the fact named by its phrase
     (`phrasing.PHRASES`), addressed to the person or, deceased, about them by name."""
@@ -473,7 +505,7 @@ def plain_sentence(row: Mapping, who: Addressee | str) -> str:
                 f"Of the first {n_controls} of {planned} invented people given the same facts (enough to settle it)")
         chance = (f"{pool}, {int(row['controls_as_extreme'])} got a result at "
                   f"least as strong (p = {row['p_value']:.2f}{_p_range(row)}; only p ≤ {row['control_alpha']:.2f} "
-                  "counts as evidence).")
+                  "counts as evidence)." + family_sentence(row))
         if row.get("name_suggests"):
             text = (f"For {what} the name alone suggests the value: names that share {who.possessive} first name or "
                     f"surname lead the model to it more than the names of {_share(row['name_prior_share_below'])} of "
@@ -685,8 +717,11 @@ def compose_answer(
                    "compared_on": ("the score calibrated by the generic subject only (alpha 0), every wording; "
                                    "only facts ranked first in some wording (M > 0)"),
                    "control_rounds": controls.rounds(plan.n_controls), "shortlist": controls.SHORTLIST,
-                   "verdicts": {MEMORIZED: f"M >= {m_threshold} and p <= {control_alpha} against the controls",
-                                WEAK: f"0 < M < {m_threshold} and p <= {control_alpha} against the controls",
+                   "verdicts": {MEMORIZED: (f"M >= {m_threshold} and p <= {control_alpha} against the controls, "
+                                            "with the model's compared facts read together: the Benjamini-Hochberg "
+                                            "adjusted p"),
+                                WEAK: (f"M > 0 and p <= {control_alpha} against the controls for the fact alone, "
+                                       f"with M < {m_threshold} or the adjusted p above {control_alpha}"),
                                 NOT_MEMORIZED: NO_EVIDENCE_SENTENCE}} if plan.n_controls else {
                    "n_controls": 0,
                    "verdicts": {MEMORIZED: f"M >= {m_threshold}", WEAK: f"0 < M < {m_threshold}", NOT_MEMORIZED: "M = 0"}})},

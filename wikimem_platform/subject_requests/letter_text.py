@@ -722,13 +722,13 @@ TEXT: dict[str, dict[str, str | tuple[str, ...]]] = {
                          "training data, and scored the same way: what the model gives them it would give anyone with "
                          "these facts (a guess from the other facts or from the shape of a name). p is the share of "
                          "them, the real person included, whose result is at least as strong as the real person's. "
-                         "<i>Memorized</i>: M &ge; {threshold} and p &le; {alpha}; <i>weakly associated</i>: p &le; "
-                         "{alpha} with a lower M above 0; <i>not memorized</i>: no evidence beyond what the model would "
-                         "say of anyone with these facts. At p &le; {alpha}, about {alpha_share} of invented people "
-                         "would still reach a verdict by chance; in our own checks, invented people with names typical "
-                         "of a country did more often (5 of 20 facts on a small model, one of them memorized), so a "
-                         "verdict, <i>weakly associated</i> above all, may come from what the model guesses from a name "
-                         "alone. A fact the model ranks first in no phrasing is not compared: there is nothing to test.",
+                         "<i>Memorized</i>: M &ge; {threshold} and p &le; {alpha} with all the facts compared read "
+                         "together (the Benjamini–Hochberg correction); <i>weakly associated</i>: p &le; {alpha} for the fact alone, M "
+                         "above 0; <i>not memorized</i>: no evidence beyond what the model would say of anyone with "
+                         "these facts. At p &le; {alpha}, about {alpha_share} of invented people would still reach a "
+                         "verdict by chance. The invented people are chosen among many so that their names lead the "
+                         "model as far as the person's own name does, and a fact the name alone explains is not counted; "
+                         "in our own check on a small model, invented people with names typical of eight countries had 3 of 192 facts weakly associated and none memorized. A fact the model ranks first in no phrasing is not compared: there is nothing to test.",
         "read_plain": "<i>Memorized</i>: M &ge; {threshold}; <i>weakly associated</i>: at least one phrasing; <i>not "
                       "memorized</i>: none. No invented people were compared: a fact ranked first in one phrasing happens "
                       "by chance for about one fact in ten.",
@@ -878,14 +878,15 @@ TEXT: dict[str, dict[str, str | tuple[str, ...]]] = {
                          "Modell ihnen zuschreibt, würde es jeder Person mit diesen Angaben zuschreiben (eine Vermutung "
                          "aus den übrigen Angaben oder aus der Form eines Namens). p ist der Anteil dieser Personen, "
                          "die reale Person eingeschlossen, deren Ergebnis mindestens so stark ist wie das der realen "
-                         "Person. <i>Memorisiert</i>: M &ge; {threshold} und p &le; {alpha}; <i>schwach verknüpft</i>: "
-                         "p &le; {alpha} bei einem niedrigeren M über 0; <i>nicht memorisiert</i>: kein Hinweis über "
-                         "das hinaus, was das Modell über jede Person mit diesen Angaben sagen würde. Bei p &le; "
-                         "{alpha} würden etwa {alpha_share} der erfundenen Personen dennoch zufällig eine Einstufung "
-                         "erreichen; in unseren eigenen Prüfungen geschah dies bei erfundenen Personen mit "
-                         "landestypischen Namen häufiger (5 von 20 Angaben bei einem kleinen Modell, davon eine "
-                         "memorisiert), sodass eine Einstufung, vor allem <i>schwach verknüpft</i>, allein auf dem "
-                         "beruhen kann, was das Modell aus einem Namen errät. Eine Angabe, die das Modell in keiner "
+                         "Person. <i>Memorisiert</i>: M &ge; {threshold} und p &le; {alpha}, wenn alle verglichenen "
+                         "Angaben zusammen gelesen werden (Benjamini-Hochberg-Korrektur); <i>schwach verknüpft</i>: p &le; {alpha} "
+                         "für die Angabe allein, M über 0; <i>nicht memorisiert</i>: kein Hinweis über das hinaus, was "
+                         "das Modell über jede Person mit diesen Angaben sagen würde. Bei p &le; {alpha} würden etwa "
+                         "{alpha_share} der erfundenen Personen dennoch zufällig eine Einstufung erreichen. Die "
+                         "erfundenen Personen werden aus vielen so ausgewählt, dass ihre Namen das Modell so weit "
+                         "führen wie der eigene Name der Person, und eine Angabe, die schon der Name erklärt, zählt "
+                         "nicht; in unserer eigenen Prüfung bei einem kleinen Modell waren bei erfundenen Personen mit "
+                         "landestypischen Namen aus acht Ländern 3 von 192 Angaben schwach verknüpft und keine memorisiert. Eine Angabe, die das Modell in keiner "
                          "Formulierung an die erste Stelle setzt, wird nicht verglichen: Es gibt nichts zu prüfen.",
         "read_plain": "<i>Memorisiert</i>: M &ge; {threshold}; <i>schwach verknüpft</i>: mindestens eine Formulierung; "
                       "<i>nicht memorisiert</i>: keine. Es wurden keine erfundenen Personen verglichen: Dass eine Angabe "
@@ -1040,14 +1041,15 @@ TEXT: dict[str, dict[str, str | tuple[str, ...]]] = {
                          "modèle leur attribue, il l’attribuerait à toute personne ayant ces données (une supposition "
                          "tirée des autres données ou de la forme d’un nom). p est la part de ces personnes, la personne "
                          "réelle comprise, dont le résultat est au moins aussi fort que celui de la personne réelle. "
-                         "<i>Mémorisé</i> : M &ge; {threshold} et p &le; {alpha} ; <i>faiblement associé</i> : p &le; "
-                         "{alpha} avec un M plus faible mais supérieur à 0 ; <i>non mémorisé</i> : aucun élément "
-                         "au-delà de ce que le modèle dirait de toute personne ayant ces données. Au seuil p &le; "
-                         "{alpha}, environ {alpha_share} des personnes fictives obtiendraient tout de même une "
-                         "appréciation par hasard ; lors de nos propres contrôles, des personnes fictives portant des "
-                         "noms typiques d’un pays y sont parvenues plus souvent (5 données sur 20 pour un petit modèle, "
-                         "dont une mémorisée) : une appréciation, <i>faiblement associé</i> surtout, peut donc provenir "
-                         "de ce que le modèle devine à partir du seul nom. Une donnée que le modèle ne place en première "
+                         "<i>Mémorisé</i> : M &ge; {threshold} et p &le; {alpha} en lisant ensemble toutes les "
+                         "données comparées (correction de Benjamini-Hochberg) ; <i>faiblement associé</i> : p &le; {alpha} pour la "
+                         "donnée seule, M supérieur à 0 ; <i>non mémorisé</i> : aucun élément au-delà de ce que le "
+                         "modèle dirait de toute personne ayant ces données. Au seuil p &le; {alpha}, environ "
+                         "{alpha_share} des personnes fictives obtiendraient tout de même une appréciation par hasard. "
+                         "Les personnes fictives sont choisies parmi beaucoup d’autres pour que leur nom mène le modèle "
+                         "aussi loin que celui de la personne, et une donnée que le nom seul explique n’est pas comptée ; "
+                         "lors de notre propre contrôle sur un petit modèle, des personnes fictives portant des noms "
+                         "typiques de huit pays ont eu 3 données sur 192 faiblement associées et aucune mémorisée. Une donnée que le modèle ne place en première "
                          "position dans aucune formulation n’est pas comparée : il n’y a rien à tester.",
         "read_plain": "<i>Mémorisé</i> : M &ge; {threshold} ; <i>faiblement associé</i> : au moins une formulation ; "
                       "<i>non mémorisé</i> : aucune. Aucune comparaison avec des personnes fictives n’a été faite : "
@@ -1213,14 +1215,14 @@ TEXT: dict[str, dict[str, str | tuple[str, ...]]] = {
                          "przypisuje tym osobom, przypisałby każdemu, kto ma te same dane (domysł na podstawie "
                          "pozostałych informacji lub brzmienia imienia i nazwiska). p to odsetek tych osób, łącznie z "
                          "osobą rzeczywistą, których wynik jest co najmniej tak silny jak wynik osoby rzeczywistej. "
-                         "<i>Zapamiętana</i>: M &ge; {threshold} i p &le; {alpha}; <i>słabo powiązana</i>: p &le; "
-                         "{alpha} przy niższym M, większym od 0; <i>niezapamiętana</i>: brak dowodów ponad to, co model "
+                         "<i>Zapamiętana</i>: M &ge; {threshold} i p &le; {alpha} przy łącznym uwzględnieniu wszystkich "
+                         "porównanych informacji (korekta Benjaminiego-Hochberga); <i>słabo powiązana</i>: p &le; {alpha} dla samej "
+                         "informacji, M większe od 0; <i>niezapamiętana</i>: brak dowodów ponad to, co model "
                          "powiedziałby o każdej osobie o tych samych danych. Przy p &le; {alpha} około {alpha_share} "
-                         "fikcyjnych osób mimo to uzyskałoby ocenę przypadkowo; w naszych własnych testach fikcyjne "
-                         "osoby o imionach i nazwiskach typowych dla danego kraju uzyskiwały ją częściej (5 z 20 "
-                         "informacji w przypadku małego modelu, w tym jedna zapamiętana), dlatego ocena, zwłaszcza "
-                         "<i>słabo powiązana</i>, może wynikać wyłącznie z tego, co model odgaduje na podstawie samego "
-                         "imienia i nazwiska. Informacji, której model nie stawia na pierwszym miejscu w żadnym "
+                         "fikcyjnych osób mimo to uzyskałoby ocenę przypadkowo. Fikcyjne osoby wybieramy spośród wielu "
+                         "tak, by ich imiona i nazwiska prowadziły model równie daleko jak personalia danej osoby, a "
+                         "informacji, którą wyjaśnia samo imię i nazwisko, nie liczymy; w naszym własnym teście na małym "
+                         "modelu fikcyjne osoby o imionach i nazwiskach typowych dla ośmiu krajów miały 3 z 192 informacji słabo powiązanych i żadnej zapamiętanej. Informacji, której model nie stawia na pierwszym miejscu w żadnym "
                          "sformułowaniu, nie porównujemy: nie ma czego badać.",
         "read_plain": "<i>Zapamiętana</i>: M &ge; {threshold}; <i>słabo powiązana</i>: co najmniej jedno sformułowanie; "
                       "<i>niezapamiętana</i>: żadne. Nie przeprowadzono porównania z fikcyjnymi osobami: to, że "
@@ -1337,6 +1339,9 @@ def _sentence(row: Mapping, words: _Words) -> str:
         chance = words.controls_as_strong(n_controls, planned if planned > n_controls else None,
                                           int(row.get("controls_as_extreme") or 0), row["p_value"],
                                           row["control_alpha"], interval)
+        if row.get("family_reading") in ("holds", "fails"):
+            chance += " " + words.family(row["family_reading"] == "holds", int(row["family"]), row["p_family"],
+                                         row["control_alpha"])
         if row.get("name_suggests"):
             text = f"{words.name_suggests(what, out, percent(words.language, row['name_prior_share_below']))}. {chance}"
         else:
@@ -1440,6 +1445,16 @@ class _German(_Words):
 
     def ranked_nowhere(self, variants: int) -> str:
         return f"Es setzt den zutreffenden Wert in keiner der {variants} Formulierungen an die erste Stelle"
+
+    def family(self, holds: bool, n: int, p: float, alpha: float) -> str:
+        if holds:
+            return (f"Das gilt auch, wenn alle {n} verglichenen Angaben zusammen gelesen werden (p = {self.num(p)} nach "
+                    f"Benjamini-Hochberg-Korrektur): Von den als memorisiert bezeichneten Angaben wäre höchstens ein "
+                    f"Anteil von {self.num(alpha)} zufällig zu erwarten.")
+        return (f"Das Modell setzt den Wert so oft an die erste Stelle wie bei einer memorisierten Angabe, doch bei {n} "
+                f"verglichenen Angaben liegt p nach Benjamini-Hochberg-Korrektur bei {self.num(p)}, über "
+                f"{self.num(alpha)}: „memorisiert“ heißt es nur, wo es auch gilt, wenn die verglichenen Angaben "
+                "zusammen gelesen werden.")
 
     def controls_as_strong(self, n: int, planned: int | None, k: int, p: float, alpha: float,
                            interval: tuple[float, float] | None = None) -> str:
@@ -1568,6 +1583,15 @@ class _French(_Words):
 
     def ranked_nowhere(self, variants: int) -> str:
         return f"il ne place la valeur exacte en première position dans aucune des {variants} formulations"
+
+    def family(self, holds: bool, n: int, p: float, alpha: float) -> str:
+        if holds:
+            return (f"Cela tient en lisant ensemble les {n} données comparées (p = {self.num(p)} après correction de "
+                    f"Benjamini-Hochberg) : parmi les données dites mémorisées, au plus une part de {self.num(alpha)} "
+                    "serait due au hasard.")
+        return (f"Le modèle la classe en tête aussi souvent qu’une donnée mémorisée, mais avec {n} données comparées, p "
+                f"après correction de Benjamini-Hochberg vaut {self.num(p)}, au-dessus de {self.num(alpha)} : "
+                "« mémorisé » n’est dit que lorsque cela tient en lisant ensemble les données comparées.")
 
     def controls_as_strong(self, n: int, planned: int | None, k: int, p: float, alpha: float,
                            interval: tuple[float, float] | None = None) -> str:
@@ -1699,6 +1723,16 @@ class _Polish(_Words):
 
     def ranked_nowhere(self, variants: int) -> str:
         return f"w żadnym z {variants} sformułowań nie stawia prawdziwej wartości na pierwszym miejscu"
+
+    def family(self, holds: bool, n: int, p: float, alpha: float) -> str:
+        if holds:
+            return (f"Wynik utrzymuje się przy łącznym uwzględnieniu wszystkich {n} porównanych informacji (p = "
+                    f"{self.num(p)} po korekcie Benjaminiego-Hochberga): spośród informacji uznanych za zapamiętane "
+                    f"przypadkowych można się spodziewać najwyżej w odsetku {self.num(alpha)}.")
+        return (f"Model stawia tę wartość na pierwszym miejscu równie często jak w przypadku informacji zapamiętanej, "
+                f"ale przy {n} porównanych informacjach p po korekcie Benjaminiego-Hochberga wynosi {self.num(p)}, "
+                f"powyżej {self.num(alpha)}: o zapamiętaniu mówimy tylko wtedy, gdy wynik utrzymuje się przy łącznym "
+                "uwzględnieniu porównanych informacji.")
 
     def controls_as_strong(self, n: int, planned: int | None, k: int, p: float, alpha: float,
                            interval: tuple[float, float] | None = None) -> str:

@@ -102,7 +102,7 @@ VERDICTS = (MEMORIZED, WEAK, NO_EVIDENCE)
 # the shortlist); n_controls: the controls scored for the fact (fewer than asked once settled).
 COMPARISON_COLUMNS = [
     "subject_qid", "property", "M", "M_compared", "summed_truth_rank", "n_controls", "controls_as_extreme", "p_value",
-    "verdict", "alpha", "controls_M_mean", "controls_M_max", "controls_at_threshold",
+    "verdict", "alpha", "p_family", "family", "controls_M_mean", "controls_M_max", "controls_at_threshold",
     "controls_rank_median", "n_probes", "fpr_memorized", "fpr_weak",
 ]
 
@@ -468,13 +468,30 @@ def _as_extreme(m: np.ndarray, rank: np.ndarray, m0, rank0) -> np.ndarray:
     return (m > m0 + 1e-12) | ((np.abs(m - m0) <= 1e-12) & (rank <= rank0))
 
 
-def verdict(m: float, p_value: float, alpha: float = DEFAULT_ALPHA, m_threshold: float = M_THRESHOLD) -> str:
-    """memorized: M >= threshold and p <= alpha; weakly associated: p <= alpha and 0 < M below
-    the threshold (ranked first in some wordings, more than invented people are); otherwise no
-    evidence beyond the controls — M = 0 included, whatever the ranks (nothing was ranked first)."""
+def verdict(m: float, p_value: float, alpha: float = DEFAULT_ALPHA, m_threshold: float = M_THRESHOLD,
+            p_family: float | None = None) -> str:
+    """memorized: M >= threshold and the adjusted p (`family_adjusted`, over the person's compared
+    facts; None: the fact alone) <= alpha; weakly associated: p <= alpha and 0 < M (ranked first in some
+    wordings, more than invented people are), below the threshold or beyond the controls for this
+    fact only; otherwise no evidence beyond the controls — M = 0 included, whatever the ranks."""
     if m > 0 and p_value <= alpha:
-        return MEMORIZED if m >= m_threshold else WEAK
+        strong = m >= m_threshold and (p_value if p_family is None else p_family) <= alpha
+        return MEMORIZED if strong else WEAK
     return NO_EVIDENCE
+
+
+def family_adjusted(p_values: Iterable[float]) -> list[float]:
+    """Benjamini-Hochberg adjusted p-values, in the given order (`scipy.stats.false_discovery_control`):
+    the i-th smallest of m times m / i, kept monotone. Calling a fact memorized when its adjusted p
+    is at most alpha keeps the expected share of a letter's "memorized" facts that are chance at
+    alpha, and for a person the model knows nothing of (every fact null) the chance that *any*
+    fact is called memorized — however many were compared. Unlike a family-wise correction it does
+    not cost a person with many memorized facts their verdicts. [0.0375, 1.0] -> [0.075, 1.0];
+    [0.01, 0.04, 0.03] -> [0.03, 0.04, 0.04]."""
+    from scipy.stats import false_discovery_control
+
+    p = np.asarray(list(p_values), dtype=float)
+    return false_discovery_control(p, method="bh").tolist() if len(p) else []
 
 
 def p_value(as_extreme: int, n_controls: int) -> float:
@@ -605,7 +622,8 @@ def _m_and_rank(pairs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFrame,
                           probe_pairs: pd.DataFrame | None = None, *, alpha: float = DEFAULT_ALPHA,
-                          m_threshold: float = M_THRESHOLD, of: Mapping[str, str] | None = None) -> pd.DataFrame:
+                          m_threshold: float = M_THRESHOLD, of: Mapping[str, str] | None = None,
+                          family_wise: bool = False) -> pd.DataFrame:
     """One row per fact of the person (COMPARISON_COLUMNS).
 
     person_pairs: `pair_metrics` rows of the person (subject_qid, property, M, summed_truth_rank;
@@ -619,6 +637,11 @@ def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFram
     never be flagged: a rate measured that way would be 0 by construction.
     of: control (and probe) qid -> person qid, when control_pairs hold the controls of several
     people (a cohort); None: all of them are the person's.
+    family_wise: a letter's reading (a request): p_family is the adjusted p (`family_adjusted`,
+    Benjamini-Hochberg) over the person's `family` facts with M > 0 and controls, and a fact is
+    memorized only if it is at most alpha. Otherwise (a
+    cohort's rates, read per fact) each fact is a family of one: p_family = p. A probe is read as a
+    family of one: its memorized rate bounds the family-wise one from above.
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
@@ -645,7 +668,7 @@ def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFram
         rows.append(dict(
             subject_qid=pair["subject_qid"], property=pair["property"], M=float(pair["M"]), M_compared=compared,
             summed_truth_rank=person_rank, n_controls=n, controls_as_extreme=k, p_value=p,
-            verdict=verdict(float(pair["M"]), p, alpha, m_threshold) if n else NO_EVIDENCE, alpha=alpha,
+            verdict=NO_EVIDENCE, alpha=alpha,
             controls_M_mean=float(m.mean()) if n else float("nan"),
             controls_M_max=float(m.max()) if n else float("nan"),
             controls_at_threshold=int((m >= m_threshold).sum()),
@@ -654,7 +677,19 @@ def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFram
             fpr_memorized=float(np.mean([v == MEMORIZED for v in probe_verdicts])) if probe_verdicts else float("nan"),
             fpr_weak=float(np.mean([v == WEAK for v in probe_verdicts])) if probe_verdicts else float("nan"),
         ))
-    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+    out = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+    # the family: a person's facts that could be called memorized or weakly associated here (M > 0,
+    # controls scored); adjusted over them, so a letter's "memorized" holds for its facts together
+    tested = (out["n_controls"] > 0) & (out["M"] > 0)
+    out["p_family"] = np.where(tested, out["p_value"], np.nan)
+    out["family"] = tested.astype(int)
+    if family_wise:
+        out["family"] = out.groupby("subject_qid")["subject_qid"].transform(lambda q: int(tested[q.index].sum()))
+        for _, block in out[tested].groupby("subject_qid"):
+            out.loc[block.index, "p_family"] = family_adjusted(block["p_value"])
+    out["verdict"] = [verdict(m, p, alpha, m_threshold, pf) if n else NO_EVIDENCE
+                      for m, p, pf, n in zip(out["M"], out["p_value"], out["p_family"], out["n_controls"])]
+    return out
 
 
 # --------------------------------------------------------------------------- what the name alone tells the model

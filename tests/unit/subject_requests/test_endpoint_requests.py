@@ -101,9 +101,11 @@ def test_every_fact_carries_its_access_and_the_verdicts_agree(served):
     local, remote = (model_verdicts(o.audit, plan, labels)[0] for o in outcomes)
     assert list(local["access"]) == ["weights"] * 2 and list(remote["access"]) == ["prompt-logprobs"] * 2
     same = ["property", "verdict", "M", "n_memorized", "truth_rank", "completion_hit", "completion_evidence", "emitted",
-            "n_controls", "controls_as_extreme", "p_value"]
+            "n_controls", "controls_as_extreme", "p_value", "p_family", "family_reading", "name_suggests"]
     pd.testing.assert_frame_equal(local[same], remote[same])
-    assert (local["verdict"] != "not memorized").any()  # the member read 16 times: something to agree on
+    # the member read 16 times beats its controls: something to agree on (at alpha 0.5 the name check
+    # may then still call it the name's doing, the same on both)
+    assert (local["p_value"] <= plan.control_alpha).any()
     assert local["n_controls"].notna().any()  # and read against the invented people on both
     for row in remote.to_dict("records"):
         assert "through the model as it is served (an OpenAI-compatible endpoint, prompt-logprobs access" in \

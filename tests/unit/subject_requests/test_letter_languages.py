@@ -658,3 +658,38 @@ def test_a_fact_the_name_alone_explains_and_the_interval_of_p_in_every_language(
     assert "informacji nie uznano za zapamiętaną" in polish and "przedział 95% 0,00–0,09" in polish
     for text in (english, french, polish):
         assert "memorized (" not in text and "has memorized" not in text
+
+
+def test_memorized_is_said_family_wise_in_every_language():
+    """A fact at M's threshold beating its 39 controls (p = 0.025) is weakly associated when it is the
+    only one of 3 compared beyond its controls (Benjamini-Hochberg: 0.025 x 3/1 = 0.075 > 0.05) and
+    the sentence says why; where it holds with others, the sentence says so. Written out by hand."""
+    fails = rich_fact(completion=None, verdict="weakly associated", n_controls=39, p_value=0.025, p_ci_low=0.0,
+                      p_ci_high=0.09, p_family=0.075, family=3, family_reading="fails")
+    english = plain_sentence(fails, Addressee("Ilse Marwitz"))
+    assert english.endswith(
+        "Of 39 invented people given the same facts, 0 got a result at least as strong (p = 0.03, 95 % interval "
+        "0.00–0.09; only p ≤ 0.05 counts as evidence). The model ranks it first as often as a memorized fact, but with "
+        "3 facts compared, p after the Benjamini–Hochberg correction is 0.07, above 0.05: memorized is said only where "
+        "it holds with the facts compared read together.")
+    assert english.startswith("The model associates your occupation (journalist) with you more than with anyone")
+    german = sentence({**fails, "values": ["Journalistin"]}, Person("de", LIVING_ADDRESSEE))
+    assert german.endswith("Das Modell setzt den Wert so oft an die erste Stelle wie bei einer memorisierten Angabe, "
+                           "doch bei 3 verglichenen Angaben liegt p nach Benjamini-Hochberg-Korrektur bei 0,07, über "
+                           "0,05: „memorisiert“ heißt es nur, wo es auch gilt, wenn die verglichenen Angaben zusammen "
+                           "gelesen werden.")
+    french = sentence({**fails, "values": ["journaliste"]}, Person("fr", LIVING_ADDRESSEE))
+    assert "mais avec 3 données comparées, p après correction de Benjamini-Hochberg vaut 0,07, au-dessus de 0,05" in french
+    polish = sentence({**fails, "values": ["dziennikarka"]}, Person("pl", LIVING_ADDRESSEE))
+    assert "ale przy 3 porównanych informacjach p po korekcie Benjaminiego-Hochberga wynosi 0,07, powyżej 0,05" in polish
+    holds = {**fails, "verdict": "memorized", "p_family": 0.05, "family": 2, "family_reading": "holds"}
+    assert plain_sentence(holds, Addressee("Ilse Marwitz")).endswith(
+        "It holds with all 2 facts compared read together (p = 0.05 after the Benjamini–Hochberg correction): of the "
+        "facts called memorized, at most a share of 0.05 would be expected by chance.")
+    assert "wenn alle 2 verglichenen Angaben zusammen gelesen werden (p = 0,05 nach Benjamini-Hochberg-Korrektur)" in \
+        sentence({**holds, "values": ["Journalistin"]}, Person("de", LIVING_ADDRESSEE))
+    for language in ("en", "de", "fr", "pl"):  # a family of one, or nothing changed: no sentence
+        plain = {**holds, "family": 1, "family_reading": None}
+        text = plain_sentence(plain, Addressee("Ilse Marwitz")) if language == "en" else \
+            sentence(plain, Person(language, LIVING_ADDRESSEE))
+        assert "Hochberg" not in text

@@ -112,18 +112,42 @@ def test_p_values_and_verdicts_by_hand():
     ])
     person = pd.DataFrame({"subject_qid": "Q1", "property": ["P27", "P106", "P19"],
                            "M": [1.0, 0.3, 0.0], "summed_truth_rank": [1, 2, 3]})
-    out = controls.compare_with_controls(person, ctl[ctl["property"] != "P19"]).set_index("property")
-    # P27: no control reaches M = 1 -> p = 1/20 = 0.05 <= 0.05, M >= 0.8: memorized
+    out = controls.compare_with_controls(person, ctl[ctl["property"] != "P19"], family_wise=True).set_index("property")
+    # P27: no control reaches M = 1 -> p = 1/20 = 0.05 <= 0.05, M >= 0.8; P106 is compared too (the
+    # family: 2 facts with M > 0 and controls), also at 0.05: adjusted 0.05 x 2/2 = 0.05 -> memorized
     assert out.loc["P27", "controls_as_extreme"] == 0 and out.loc["P27", "p_value"] == pytest.approx(0.05)
+    assert out.loc["P27", "family"] == 2 and out.loc["P27", "p_family"] == pytest.approx(0.05)
     assert out.loc["P27", "verdict"] == MEMORIZED
+    # with P106's controls all stronger than the person (p = 20/20 = 1), P27 is the only one beyond
+    # its controls: adjusted 0.05 x 2/1 = 0.10 > 0.05 -> weakly associated, though M = 1
+    beaten = pd.concat([ctl[ctl["property"] == "P27"], _pairs("c", "P106", [0.5] * 19, [1] * 19)])
+    against = controls.compare_with_controls(person[person["property"] != "P19"], beaten, family_wise=True).set_index("property")
+    assert against.loc["P106", "p_value"] == pytest.approx(1.0) and against.loc["P27", "p_family"] == pytest.approx(0.10)
+    assert against.loc["P27", "verdict"] == WEAK and against.loc["P106", "verdict"] == NO_EVIDENCE
+    # alone (a family of one) the same fact is memorized, and a cohort's rates read each fact alone
+    alone = controls.compare_with_controls(person[person["property"] == "P27"], beaten, family_wise=True).set_index("property")
+    assert alone.loc["P27", "family"] == 1 and alone.loc["P27", "verdict"] == MEMORIZED
+    per_fact = controls.compare_with_controls(person[person["property"] != "P19"], beaten).set_index("property")
+    assert per_fact.loc["P27", "verdict"] == MEMORIZED and per_fact.loc["P27", "p_family"] == pytest.approx(0.05)
     # P106: M = 0.3 beats every control (M = 0): p = 0.05, below the threshold: weakly associated
     assert out.loc["P106", "p_value"] == pytest.approx(0.05) and out.loc["P106", "verdict"] == WEAK
+    assert math.isnan(out.loc["P19", "p_family"])  # not compared: outside the family
     # P19: no control was scored: no evidence, and the count says so
     assert out.loc["P19", "n_controls"] == 0 and math.isnan(out.loc["P19", "p_value"])
     assert out.loc["P19", "verdict"] == NO_EVIDENCE
     assert out.loc["P27", "controls_M_max"] == 0.9 and out.loc["P27", "controls_at_threshold"] == 1
     assert out.loc["P27", "controls_M_mean"] == pytest.approx(1.4 / 19)
     assert math.isnan(out.loc["P27", "fpr_memorized"]) and out.loc["P27", "n_probes"] == 0  # no probes given
+
+
+def test_benjamini_hochberg_adjusted_p_values_by_hand():
+    # sorted 0.01, 0.03, 0.04: 0.01 x 3/1 = 0.03; 0.03 x 3/2 = 0.045; 0.04 x 3/3 = 0.04 -> monotone from
+    # the top: 0.04, min(0.045, 0.04) = 0.04, min(0.03, 0.04) = 0.03
+    assert controls.family_adjusted([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.04, 0.04])
+    assert controls.family_adjusted([0.0375, 1.0]) == pytest.approx([0.075, 1.0])  # one strong, one null
+    assert controls.family_adjusted([0.025]) == [0.025] and controls.family_adjusted([]) == []
+    # many facts each beating all of 99 controls keep p = 0.01: a well-known person keeps them
+    assert controls.family_adjusted([0.01] * 8) == pytest.approx([0.01] * 8)
 
 
 def test_false_positive_rates_on_held_out_probes_by_hand():
