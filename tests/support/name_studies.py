@@ -24,9 +24,9 @@ from wikimem_platform.wikimem.controlled_rates import share_ci
 from wikimem_platform.wikimem.scoring import SentenceNllCache, ShardStore
 
 INVENTED_PEOPLE = Path(__file__).resolve().parents[1] / "data" / "invented_people.json"
-ROW_COLUMNS = ["arm", "name", "country", "property", "M", "verdict", "p_value", "p_ci_high", "n_controls",
-               "name_prior", "name_prior_share_below", "name_suggests", "completion_hit", "truth_rank", "n_candidates",
-               "seconds"]
+ROW_COLUMNS = ["arm", "name", "country", "property", "M", "verdict", "p_value", "p_ci_high", "p_family", "family",
+               "n_controls", "name_prior", "name_prior_share_below", "name_suggests", "completion_hit", "truth_rank",
+               "n_candidates", "seconds"]
 
 
 def invented_people() -> list[dict]:
