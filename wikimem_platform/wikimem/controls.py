@@ -639,9 +639,9 @@ def compare_with_controls(person_pairs: pd.DataFrame, control_pairs: pd.DataFram
     people (a cohort); None: all of them are the person's.
     family_wise: a letter's reading (a request): p_family is the adjusted p (`family_adjusted`,
     Benjamini-Hochberg) over the person's `family` facts with M > 0 and controls, and a fact is
-    memorized only if it is at most alpha. Otherwise (a
-    cohort's rates, read per fact) each fact is a family of one: p_family = p. A probe is read as a
-    family of one: its memorized rate bounds the family-wise one from above.
+    memorized only if it is at most alpha. Otherwise (a cohort's rates, read per fact) each fact is
+    a family of one: p_family = p. A probe is read as a family of one: its memorized rate bounds the
+    adjusted one from above.
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
