@@ -688,6 +688,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--registry-url", help="SQLAlchemy URL of the registry (default: $WIKIMEM_REGISTRY_URL, else SQLite in DAGSTER_HOME)")
     parser.add_argument("--storage", help="the instance's storage directory (default: DAGSTER_HOME/storage)")
     commands = parser.add_subparsers(dest="command", required=True)
+    from wikimem_platform.security.users_cli import add_commands as add_user_commands
+    add_user_commands(commands)  # `wikimem users ...`: sign-in users of the Dagster UI and their roles
 
     models = commands.add_parser("models", help="register, list, remove model releases").add_subparsers(dest="action", required=True)
     register = models.add_parser("register", help="register a release (the sensor audits it)")
