@@ -12,10 +12,17 @@ import warnings
 from dagster import load_definitions_from_modules
 from dagster._utils.warnings import PreviewWarning
 
-import assets
-import expectations
-import sensors
-from resources import ParquetIOManager, RegistryResource, ScoringResource, placement
+from wikimem_platform.security.files import secure_startup
+
+# Before anything writes (issue 60): umask 077 in the code server, the daemon's and every run worker's
+# process, and no start on an instance other local users can read (InsecureFilesError names each
+# path, its mode and the chmod that fixes it).
+secure_startup()
+
+import assets  # noqa: E402
+import expectations  # noqa: E402
+import sensors  # noqa: E402
+from resources import ParquetIOManager, RegistryResource, ScoringResource, placement  # noqa: E402
 
 AREAS = (assets, expectations, sensors)
 

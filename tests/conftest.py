@@ -10,3 +10,16 @@ pytest_plugins = [
     "tests.fixtures.postgres",
     "tests.fixtures.redis",
 ]
+
+import os  # noqa: E402
+
+from wikimem_platform.lm.loading import default_cache_dir  # noqa: E402
+
+# The suite runs as the service does (issue 60, `wikimem_platform.security.files`): umask 077, so
+# every folder and file a test creates (instance folders, registries, storage) is private and
+# passes the start-up check of the CLI and the code location; and the shared model cache, made
+# before that check existed, is closed to other users (its folder only: nothing inside is walked).
+os.umask(0o077)
+_cache = default_cache_dir()
+if _cache.is_dir() and _cache.stat().st_uid == os.getuid() and _cache.stat().st_mode & 0o077:
+    _cache.chmod(_cache.stat().st_mode & 0o700)

@@ -869,6 +869,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from wikimem_platform.security.files import InsecureFilesError, secure_startup
+    try:  # umask 077 before anything is created, and no start on an instance other users can read (issue 60)
+        secure_startup(args.home, args.storage, registry_url=args.registry_url)
+    except InsecureFilesError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return CliError.status
     if args.home:
         home = Path(args.home).resolve()
         home.mkdir(parents=True, exist_ok=True)
