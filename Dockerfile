@@ -27,5 +27,20 @@ COPY . /opt/wikimem
 RUN pip install ".[postgres,deploy]" \
  && mkdir -p "${DAGSTER_HOME}/storage" "${WIKIMEM_CACHE_DIR}"
 
-EXPOSE 4000
+# `dagster-webserver` in this image is the sign-in wrapper (webserver/, `python -m webserver`): a
+# deployment that starts the UI by that name (the Helm chart's webserver pod) gets sign-in; Dagster's
+# unauthenticated server stays available under a name nobody types by accident.
+RUN mv /usr/local/bin/dagster-webserver /usr/local/bin/dagster-webserver-without-sign-in \
+ && printf '#!/bin/sh\n# the Dagster UI behind sign-in (wikimem webserver/)\nexec python -m webserver "$@"\n' > /usr/local/bin/dagster-webserver \
+ && chmod 755 /usr/local/bin/dagster-webserver
+
+# Not root: a non-root user (uid 10001) owns the instance folder, its storage and the model cache
+# (private modes: secure_startup refuses folders other users can read); named volumes mounted
+# there take this ownership on first use. The UI is `python -m webserver` (sign-in), port 3000.
+RUN useradd --uid 10001 --user-group --no-create-home --home-dir /opt/dagster --shell /usr/sbin/nologin wikimem \
+ && chown -R wikimem:wikimem /opt/dagster "${WIKIMEM_CACHE_DIR}" \
+ && chmod 700 "${DAGSTER_HOME}" "${DAGSTER_HOME}/storage" "${WIKIMEM_CACHE_DIR}"
+USER 10001:10001
+
+EXPOSE 4000 3000
 CMD ["dagster", "code-server", "start", "-m", "definitions", "-h", "0.0.0.0", "-p", "4000"]

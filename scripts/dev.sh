@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Start the platform: Dagster webserver + daemon on http://127.0.0.1:${PORT:-3000}, with a
-# persistent instance in ${DAGSTER_HOME:-./.dagster_home} (runs, schedules, sensor state, data).
+# Start the platform: the Dagster daemon and the UI behind sign-in (`python -m webserver`, never a
+# bare `dagster dev`/`dagster-webserver`) on http://127.0.0.1:${PORT:-3000}, with a persistent
+# instance in ${DAGSTER_HOME:-./.dagster_home} (runs, schedules, sensor state, data).
+# Sign-in is on; add users with `.venv/bin/wikimem users add NAME --role admin`.
+# WIKIMEM_DEV_NO_AUTH=1 starts the UI without sign-in (loopback only, local development).
 # Stops on SIGTERM (and SIGINT where the shell lets it through), with every process it started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,14 +15,24 @@ mkdir -p "$DAGSTER_HOME"
 from resources.placement import ensure_lm_pool
 with DagsterInstance.get() as instance:
     ensure_lm_pool(instance)'
-# `dagster dev` in a process group of its own, its signal handlers reset first: a background job of
-# a non-interactive shell starts with SIGINT ignored, and Dagster stops its webserver and daemon
-# with SIGINT, so without the reset `./scripts/dev.sh &` could only be stopped with SIGKILL.
+auth=()
+if [ "${WIKIMEM_DEV_NO_AUTH:-}" = "1" ]; then
+    echo "WARNING: WIKIMEM_DEV_NO_AUTH=1: the UI starts WITHOUT SIGN-IN (anyone on this machine can use it)" >&2
+    auth=(--no-auth)
+fi
+# The daemon and the UI in one process group of their own, signal handlers reset first: a background
+# job of a non-interactive shell starts with SIGINT ignored, and Dagster stops with SIGINT, so without
+# the reset `./scripts/dev.sh &` could only be stopped with SIGKILL. The group's shell forwards
+# SIGTERM to both and waits for them.
 .venv/bin/python -c 'import os, signal, sys
 for sig in (signal.SIGINT, signal.SIGTERM):
     signal.signal(sig, signal.SIG_DFL)
 os.setpgrp()
-os.execv(sys.argv[1], sys.argv[1:])' .venv/bin/dagster dev -h 127.0.0.1 -p "${PORT:-3000}" -w workspace.yaml &
+os.execv(sys.argv[1], sys.argv[1:])' /bin/bash -c '
+.venv/bin/dagster-daemon run -w workspace.yaml & daemon=$!
+.venv/bin/python -m webserver -h 127.0.0.1 -p "$1" -w workspace.yaml "${@:2}" & web=$!
+trap "kill -TERM $daemon $web 2>/dev/null" TERM INT HUP
+wait $web; kill -TERM $daemon 2>/dev/null; wait' dev "${PORT:-3000}" "${auth[@]}" &
 dagster=$!
 stop() {
     kill -TERM -- "-$dagster" 2>/dev/null || true

@@ -43,12 +43,25 @@ def build_parser() -> argparse.ArgumentParser:
                         help="address or network of that proxy (repeatable; required with --proxy-auth)")
     parser.add_argument("--user-header", default="Remote-User")
     parser.add_argument("--groups-header", default="Remote-Groups")
-    parser.add_argument("--log-level", default="warning", help="uvicorn's log level")
+    parser.add_argument("--uvicorn-log-level", "--log-level", dest="log_level", default="warning", help="uvicorn's log level")
+    # dagster-webserver's own options, so that a deployment written for it (the Helm chart's webserver
+    # command, through the image's `dagster-webserver` shim) starts this wrapper unchanged
+    parser.add_argument("-l", "--path-prefix", default="", help="not supported: serve the UI at the root")
+    parser.add_argument("--db-statement-timeout", type=int, default=15000)
+    parser.add_argument("--db-pool-recycle", type=int, default=3600)
+    parser.add_argument("--db-pool-max-overflow", type=int, default=20)
+    parser.add_argument("--dagster-log-level", default="info")
+    parser.add_argument("--log-format", default="colored")
+    parser.add_argument("--code-server-log-level", default="info")
+    parser.add_argument("--suppress-warnings", action="store_true")
+    parser.add_argument("--live-data-poll-rate", type=int, default=None)
     return parser
 
 
 def check_arguments(args) -> str:
     """The auth mode, or SystemExit with the reason."""
+    if args.path_prefix:
+        raise SystemExit("error: --path-prefix is not supported by the sign-in wrapper (serve the UI at the root)")
     if args.no_auth and args.proxy_auth:
         raise SystemExit("error: --no-auth and --proxy-auth exclude each other")
     if args.no_auth:
@@ -103,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
               f"can reach this port\nlaunches runs and reads every request. Local development only.\n{BANNER}",
               file=sys.stderr, flush=True)
     with DagsterInstance.get() as instance:
-        instance.optimize_for_webserver(15000, 3600, 20)  # dagster-webserver's defaults
+        instance.optimize_for_webserver(args.db_statement_timeout, args.db_pool_recycle, args.db_pool_max_overflow)
         storage_dir = instance.storage_directory()
         config = AuthConfig(mode=mode, storage_dir=storage_dir, home=instance.root_directory,
                             trusted_proxies=tuple(args.trusted_proxy), user_header=args.user_header.lower(),
@@ -116,8 +129,10 @@ def main(argv: list[str] | None = None) -> int:
                       "  .venv/bin/wikimem users add NAME --role admin     (roles: viewer, privacy_officer, "
                       "operator, admin)", file=sys.stderr, flush=True)
         with WorkspaceProcessContext(instance, version=__version__, read_only=args.read_only,
-                                     workspace_load_target=target) as context:
-            signin.app = create_app_from_workspace_process_context(context, "", None, lifespan=_lifespan)
+                                     workspace_load_target=target,
+                                     code_server_log_level=args.code_server_log_level) as context:
+            signin.app = create_app_from_workspace_process_context(context, "", args.live_data_poll_rate,
+                                                                   lifespan=_lifespan)
             print(f"Serving the Dagster UI with sign-in ({mode}) on http://{args.host}:{args.port}", file=sys.stderr, flush=True)
             uvicorn.run(signin, host=args.host, port=args.port, log_level=args.log_level)
     return 0

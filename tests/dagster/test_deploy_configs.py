@@ -326,13 +326,17 @@ def _compose_problems(compose: dict, instance: dict, workspace: dict) -> list[st
             context = base / service["build"]["context"]
             if not (context / service["build"].get("dockerfile", "Dockerfile")).is_file():
                 problems.append(f"{name}: no Dockerfile in {context}")
-    launcher = instance["run_launcher"]["config"]
-    named = {v.get("name", k) for k, v in (compose.get("volumes") or {}).items() if v}
-    for volume in launcher["container_kwargs"]["volumes"]:
-        if volume.split(":")[0] not in named:
-            problems.append(f"run launcher mounts {volume.split(':')[0]}, not a named compose volume")
-    if launcher["network"] not in {n.get("name") for n in compose["networks"].values()}:
-        problems.append(f"run launcher network {launcher['network']} is not a compose network name")
+        for mount in service.get("volumes", []):  # the Docker socket is root on the host (issue 60)
+            if "docker.sock" in mount:
+                problems.append(f"{name}: mounts the Docker socket")
+    if instance["run_launcher"]["class"] == "DockerRunLauncher":
+        launcher = instance["run_launcher"]["config"]
+        named = {v.get("name", k) for k, v in (compose.get("volumes") or {}).items() if v}
+        for volume in launcher["container_kwargs"]["volumes"]:
+            if volume.split(":")[0] not in named:
+                problems.append(f"run launcher mounts {volume.split(':')[0]}, not a named compose volume")
+        if launcher["network"] not in {n.get("name") for n in compose["networks"].values()}:
+            problems.append(f"run launcher network {launcher['network']} is not a compose network name")
     for location in workspace["load_from"]:
         server = location["grpc_server"]
         service = services.get(server["host"])
@@ -356,7 +360,8 @@ def test_docker_compose_deployment():
     "mutate",
     [
         pytest.param(lambda c, i, w: c["services"]["wikimem_postgres"]["volumes"].append("./initdbb:/x"), id="missing-file"),
-        pytest.param(lambda c, i, w: i["run_launcher"]["config"].update(network="wikimem_net"), id="network-name"),
+        pytest.param(lambda c, i, w: c["services"]["wikimem_daemon"]["volumes"].append(
+            "/var/run/docker.sock:/var/run/docker.sock"), id="docker-socket"),
         pytest.param(lambda c, i, w: w["load_from"][0]["grpc_server"].update(port=4001), id="port"),
     ],
 )

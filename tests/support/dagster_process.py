@@ -136,7 +136,8 @@ def dev_sh(home: Path, port: int | None = None, startup_timeout: float = 180) ->
     home.mkdir(parents=True, exist_ok=True)
     log = open(home / "dev-sh.log", "w")
     process = subprocess.Popen(["bash", str(REPO / "scripts" / "dev.sh")], cwd=REPO,
-                               env={**os.environ, "DAGSTER_HOME": str(home), "PORT": str(port)},
+                               # the wait polls GraphQL anonymously: the UI without sign-in (loopback)
+                               env={**os.environ, "DAGSTER_HOME": str(home), "PORT": str(port), "WIKIMEM_DEV_NO_AUTH": "1"},
                                stdout=log, stderr=subprocess.STDOUT, preexec_fn=_as_background_job)
     try:
         _wait_until_serving(process, port, home / "dev-sh.log", "dev.sh", startup_timeout)
