@@ -23,6 +23,7 @@ from wikimem_platform.lm.endpoint import ACCESS_LEVELS
 from wikimem_platform.lm.loading import ModelLoadError, SHIPPED_MODELS
 from wikimem_platform.registry import check_source, infer_source_kind, Registry, RegistryError, RELEASE_FIELDS, Task
 from wikimem_platform.reports import across_models, compliance as reports
+from wikimem_platform.security.files import InsecureFilesError, secure_startup
 from wikimem_platform.storage import StoredResults, json_scalar, report_dir, to_json, path_safe_key
 from wikimem_platform.subject_requests import answer, answer_files, inquiry as inq, intake, reference
 from wikimem_platform.subject_requests.controller import ControllerError, load_controller, save_controller
@@ -869,7 +870,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from wikimem_platform.security.files import InsecureFilesError, secure_startup
     try:  # umask 077 before anything is created, and no start on an instance other users can read (issue 60)
         secure_startup(args.home, args.storage, registry_url=args.registry_url)
     except InsecureFilesError as error:
