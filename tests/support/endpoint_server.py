@@ -7,7 +7,12 @@ Given a real model (`model=`, a LoadedModel), it serves that model the way vLLM 
 code path: the prompt log-probabilities of each token-id prompt from one forward pass, the top k
 next-token log-probabilities of a prompt asked with ``logprobs: k, max_tokens: 1`` (keyed
 "token_id:N" as vLLM's return_tokens_as_token_ids, or by token text), and greedy completions of
-token-id prompts one at a time (no padding) through `generate`."""
+token-id prompts one at a time (no padding) through `generate`.
+
+With ``echo_error=STATUS`` it is a server that echoes its input in its errors (issue 60): every
+completions request is answered with that HTTP status and an error message quoting the first
+prompt as text (token ids decoded by `tokenizer`) and the request as JSON, as some inference
+servers do; `echoed` keeps each body sent."""
 
 from __future__ import annotations
 
@@ -33,8 +38,10 @@ class ScriptedServer:
     def __init__(self, script=(), tokenizer=None, echo_extra_token: bool = False, reverse_choices: bool = False,
                  fail_after: int | None = None, logprob_shift: float = 0.0, model=None,
                  token_ids: bool = True, has_tokenize: bool = True, metrics: str | None = None,
-                 token_id_keys: bool = True):
+                 token_id_keys: bool = True, echo_error: int | None = None):
         self.script = list(script)
+        self.echo_error = echo_error  # an HTTP status: every completions request fails with its prompt echoed
+        self.echoed: list[bytes] = []
         self.fail_after = fail_after  # completions requests answered before every later one gets HTTP 400
         self.logprob_shift = logprob_shift  # added to every log-probability: "other weights" behind a URL
         self.tokenizer = tokenizer
@@ -86,6 +93,10 @@ class ScriptedServer:
                     return self._answer(200, json.dumps({"tokens": ids, "count": len(ids)}).encode())
                 if self.path != "/v1/completions":
                     return self._answer(404, b'{"error": {"message": "not found"}}')
+                if server.echo_error is not None:
+                    body = server.echo_body(payload)
+                    server.echoed.append(body)
+                    return self._answer(server.echo_error, body)
                 if server.fail_after is not None:
                     if server.fail_after <= 0:
                         return self._answer(400, b'{"error": {"message": "quota exhausted"}}')
@@ -120,6 +131,17 @@ class ScriptedServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+
+    def echo_body(self, payload: dict) -> bytes:
+        """An error that quotes the request: its first prompt as text, then the request as JSON."""
+        first = payload["prompt"][0] if isinstance(payload.get("prompt"), list) else payload.get("prompt")
+        if isinstance(first, list):
+            text = self.tokenizer.decode(first, skip_special_tokens=True) if self.tokenizer is not None else str(first)
+        else:
+            text = str(first)
+        request = json.dumps({"prompt": text, "model": payload.get("model")})
+        message = f"Internal Server Error while processing prompt {text!r}; request body: {request}"
+        return json.dumps({"error": {"message": message, "type": "InternalServerError"}}).encode()
 
     def model_choice(self, ids: list[int], payload: dict) -> dict:
         """One choice from the real model: with echo, the prompt's log-probabilities (None for the

@@ -52,6 +52,7 @@ from wikimem_platform.progress import throttled
 from wikimem_platform.reference.counterfactuals import build_candidates, draw_counterfactuals
 from wikimem_platform.reference.value_forms import (
     DEFAULT_MAX_FORMS, form_sources, is_form, with_form_aliases, with_truth_forms)
+from wikimem_platform.security.scrub import Scrubber
 from wikimem_platform.subject_requests.intake import SubjectRequest
 from wikimem_platform.subject_requests.values import resolve_item_labels
 from wikimem_platform.vocabulary import CONTEXTUALIZED_KINDS, LANGUAGE, N_SCORED_VARIANTS
@@ -741,6 +742,31 @@ def _shortlisted_boolean(control_scores: pd.DataFrame) -> pd.DataFrame:
     return control_scores
 
 
+def _listed(value) -> list[str]:
+    """A cell as a list of texts: one text, a list/array of them, or nothing (None, NaN)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple, set, np.ndarray, pd.Series)):
+        return [str(v) for v in value if isinstance(v, str) or not pd.isna(v)]
+    return [] if value is None or pd.isna(value) else [str(value)]
+
+
+def person_scrubber(plan: PersonPlan) -> Scrubber:
+    """What must not reach a log or a stored error text of this request (issue 60): the person's
+    name and aliases (whole and part by part), their key, and their facts' values and labels (the
+    true candidates' forms included), for `security.scrub`."""
+    names, secrets = [], []
+    for row in plan.subject.to_dict("records"):
+        names += _listed(row.get("label")) + _listed(row.get("aliases"))
+        secrets += _listed(row.get("qid"))
+    truths = plan.candidates[plan.candidates["is_true"].astype(bool)] if "is_true" in plan.candidates else plan.candidates[:0]
+    for frame in (plan.facts, truths):
+        for column in ("value", "value_label"):
+            if column in frame:
+                secrets += [str(v) for v in frame[column].dropna()]
+    return Scrubber(secrets, names=names)
+
+
 def _not_audited(key: str, error: Exception, seconds: float) -> dict:
     return {"model": key, "audited": False, "error": f"{type(error).__name__}: {error}",
             "fingerprint": None, "access": None, "sentences_computed": 0, "shards_reused": 0, "facts_compared": 0,
@@ -803,8 +829,10 @@ def audit_person_on_releases(
                 )
             audit = in_languages(by_language)
         except Exception as error:  # noqa: BLE001 - one release's failure must not sink the others
-            warn(f"{label}: {key} could not be audited: {type(error).__name__}: {error}")
-            audits.append(_not_audited(key, error, time.monotonic() - started))
+            # a server's error body may echo the prompt: the person's name and facts leave neither in the log nor stored
+            reason = person_scrubber(plan).scrub(f"{type(error).__name__}: {error}")
+            warn(f"{label}: {key} could not be audited: {reason}")
+            audits.append({**_not_audited(key, error, time.monotonic() - started), "error": reason})
             continue
         finally:
             del lm  # one model in memory at a time
