@@ -43,4 +43,11 @@ fi
 if [ "${WIKIMEM_SKIP_VLLM:-0}" != "1" ]; then
   ./scripts/setup_vllm.sh || echo "note: vLLM not installed (scripts/setup_vllm.sh failed); the endpoint end-to-end tests will be skipped"
 fi
+# Files only the service can read (issue 60): the CLI and the code location refuse an instance or a
+# model cache other users can read. One made before that (umask 022: folders 0755, files 0644) is
+# closed here; a deployment sharing it with a group on purpose sets WIKIMEM_ALLOW_GROUP_ACCESS=1.
+PRIVATE="go-rwx"; [ "${WIKIMEM_ALLOW_GROUP_ACCESS:-0}" = "1" ] && PRIVATE="g-w,o-rwx"
+for dir in "${DAGSTER_HOME:-$PWD/.dagster_home}" "${WIKIMEM_CACHE_DIR:-$HOME/.cache/wikimem/models}"; do
+  if [ -d "$dir" ] && [ -O "$dir" ]; then chmod -R "$PRIVATE" "$dir"; fi
+done
 echo "wikimem-platform is set up in .venv (activate with: source .venv/bin/activate)"
