@@ -518,7 +518,10 @@ class SignIn:
         if not file.is_file():
             return PlainTextResponse(f"no stored answer{' PDF' if pdf else ''} for {request_id}", 404)
         referer = urlsplit(request.headers.get("referer", ""))
-        surface = "ui" if referer.netloc and referer.netloc == request.headers.get("host") else "link"
+        # "ui": followed from a page of this server; "link": opened directly (a mailed or pasted link,
+        # also when it passed through the sign-in form first)
+        surface = "ui" if referer.netloc == request.headers.get("host") and referer.netloc \
+            and not referer.path.startswith("/login") else "link"
         await run_in_threadpool(self.access_log.record, who=user.name, surface=surface,
                                 action="read answer pdf" if pdf else "read answer", request_id=request_id, role=user.role)
         headers = {"cache-control": "no-store", "content-security-policy": ANSWER_CSP}

@@ -233,6 +233,7 @@ def test_browser_roles(server):
             page.wait_for_timeout(3000)
             page.screenshot(path=str(SHOTS / "4-viewer-request-asset.png"))
             assert SECRET_NAME not in page.content() and REQUEST_ID not in page.content()
+            assert page.get_by_role("button", name=re.compile("Materialize")).first.is_disabled()
             refused = page.goto(base + f"/answers/{REQUEST_ID}")
             assert refused.status == 403
             page.screenshot(path=str(SHOTS / "5-viewer-answer-refused.png"))
@@ -253,7 +254,7 @@ def test_browser_roles(server):
             _sign_in(page, base, "admin", "/access-log")
             page.wait_for_selector("table")
             rows = page.locator("tbody tr").all_inner_texts()
-            assert any("privacy-officer" in r and REQUEST_ID in r and "read answer" in r for r in rows), rows
+            assert any("privacy-officer" in r and REQUEST_ID in r and "read answer" in r and "link" in r for r in rows), rows
             page.screenshot(path=str(SHOTS / "7-admin-access-log.png"))
             context.close()
         finally:

@@ -176,6 +176,32 @@ def authorize(role: str, document: str) -> Operations:
     return ops
 
 
+# The per-object flags of Dagster's schema (AssetNode.hasMaterializePermission, Run.hasTerminatePermission,
+# ...) and the mutation each gates; a flag not listed is false for a role without any mutation.
+FLAG_MUTATION = {
+    "hasMaterializePermission": "launchRun", "hasLaunchExecutionPermission": "launchRun",
+    "hasLaunchReexecutionPermission": "launchRunReexecution", "hasTerminatePermission": "terminateRun",
+    "hasDeletePermission": "deleteRun", "hasWipePermission": "wipeAssets",
+    "hasReportRunlessAssetEventPermission": "reportRunlessAssetEvents",
+    "hasCancelPermission": "cancelPartitionBackfill", "hasResumePermission": "resumePartitionBackfill",
+    "hasLaunchBackfillPermission": "launchPartitionBackfill", "hasStartPermission": "startSensor",
+    "hasStopPermission": "stopSensor", "hasCursorUpdatePermissions": "setSensorCursor",
+}
+
+
+def flag_allowed(role: str, flag: str) -> bool:
+    mutation = FLAG_MUTATION.get(flag)
+    if mutation is None:
+        return role in (OPERATOR, ADMIN)
+    return mutation in ALLOWED_MUTATIONS[role]
+
+
+def _restrict_flags(out: dict, role: str) -> None:
+    for k, v in out.items():
+        if isinstance(v, bool) and v and k.startswith("has") and k.endswith(("Permission", "Permissions")):
+            out[k] = flag_allowed(role, k)
+
+
 def permission_allowed(role: str, permission: str) -> bool | None:
     """Whether the role holds a Dagster UI permission (None: a permission this table does not know)."""
     mutation = PERMISSION_MUTATION.get(permission)
@@ -235,6 +261,8 @@ def redact(value, key: bytes, role: str | None = None, permissions: bool = True)
             if "key" in out and "value" in out and isinstance(out.get("key"), str) \
                     and out["key"].startswith("wikimem/") and isinstance(out["value"], str):
                 out["value"] = REQUEST_ID.sub(lambda m: pseudonym(m.group(0), key), out["value"])
+            if role:
+                _restrict_flags(out, role)
             if role and isinstance(out.get("permission"), str) and isinstance(out.get("value"), bool):
                 allowed = permission_allowed(role, out["permission"])
                 if allowed is not None:
@@ -257,6 +285,7 @@ def restrict_permissions(value, role: str):
     def walk(node):
         if isinstance(node, dict):
             out = {k: walk(v) for k, v in node.items()}
+            _restrict_flags(out, role)
             if isinstance(out.get("permission"), str) and isinstance(out.get("value"), bool):
                 allowed = permission_allowed(role, out["permission"])
                 if allowed is not None:
