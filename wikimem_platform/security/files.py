@@ -6,16 +6,18 @@ it refuses to start on an instance another local user could read.
 location (`definitions.py`, loaded by the webserver's code server, the daemon and every run
 worker). It sets the umask, then checks — cheaply, without walking the tree — the instance
 folder ($DAGSTER_HOME, else ./.dagster_home), its immediate sub-folders, the storage folder and
-its immediate children, every SQLite file in those folders, the instance secret, the registry
+its immediate children, every SQLite file in those folders (Dagster's runs.db and schedules.db
+included; the per-run event logs are kept private by their folder), the instance secret, the registry
 database when it is SQLite, and the model cache folder ($WIKIMEM_CACHE_DIR, else
 ~/.cache/wikimem/models). Anything group- or world-readable/writable is refused with
 `InsecureFilesError`, which names each path, its mode and the fix (``chmod -R go-rwx PATH``, or
 `private_tree`).
 
-A deployment that shares the instance with a group on purpose (a Kubernetes volume with an
-fsGroup, an operators' group) sets ``WIKIMEM_ALLOW_GROUP_ACCESS=1`` (or passes
+A deployment that shares the instance with a group on purpose (an operators' group that reads
+the answers) sets ``WIKIMEM_ALLOW_GROUP_ACCESS=1`` (or passes
 ``allow_group=True``): the umask is then 027 and group read (and folder traversal) passes;
-group write and any world access never do.
+group write and any world access never do (a volume mounted group-writable, as a Kubernetes
+fsGroup does, is refused: make it g-w first).
 """
 
 from __future__ import annotations
@@ -35,8 +37,10 @@ GROUP_UMASK = 0o027  # with allow_group: group may read, never write; the world 
 REGISTRY_FILE = "wikimem_registry.db"  # as wikimem_platform.registry.default_registry_url
 SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 SQLITE_SIDECARS = ("", "-wal", "-shm", "-journal")
-# Dagster's own SQLite folders below the instance folder: run storage, per-run event logs, schedules.
-DAGSTER_SQLITE_FOLDERS = ("history", "history/runs", "schedules")
+# Dagster's own folders below the instance folder: run storage, per-run event logs, schedules. The
+# per-run event-log databases in history/runs (one a run, thousands in time) are not listed: the
+# folder's own mode is checked, which is what keeps them from other users.
+DAGSTER_FOLDERS = ("history", "history/runs", "schedules")
 MAX_LISTED = 8  # offending paths spelled out in the message; the rest are counted
 
 
@@ -127,8 +131,8 @@ def startup_paths(home: str | os.PathLike | None = None, storage: str | os.PathL
     home = Path(home).expanduser().resolve() if home else instance_home()
     storage = Path(storage).expanduser().resolve() if storage else _configured_storage(home)
     paths: list[Path] = [home, home / SECRET_FILE]
-    folders = [home, *(home / sub for sub in DAGSTER_SQLITE_FOLDERS)]
-    folders += [Path(e.path) for e in _entries(home) if e.is_dir(follow_symlinks=True)]
+    paths += [home / sub for sub in DAGSTER_FOLDERS]
+    folders = [home, *(Path(e.path) for e in _entries(home) if e.is_dir(follow_symlinks=True))]
     paths += folders
     paths.append(storage)
     for entry in _entries(storage):  # the storage's immediate children: parquet/, reports/, shards, caches
