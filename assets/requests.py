@@ -184,7 +184,8 @@ def request_scores(
                       request_control_canaries, request_control_candidates)
     result = audit_person_on_releases(
         # an endpoint release is audited where it is served (its prompt log-probabilities and completions)
-        model_registry.registry().list(), lambda entry: scoring.load(entry, served=True), plan, shards_for=scoring.shards_for,
+        model_registry.registry().list(), lambda entry: scoring.load(entry, served=True), plan,
+        shards_for=lambda key: scoring.request_shards_for(context.partition_key, key),  # the request's own: one purge
         sentence_cache=scoring.sentence_cache, settings=scoring.settings(), label=context.partition_key,
         log=context.log.info, warn=context.log.warning, max_new_tokens=config.max_new_tokens, value_aliases=value_aliases,
     )

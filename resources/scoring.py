@@ -12,7 +12,7 @@ from wikimem_platform.lm.endpoint import DEFAULT_CONCURRENCY, EndpointConfig, En
 from wikimem_platform.lm.fusion import FUSION_CHOICES
 from wikimem_platform.lm.loading import load_model, LoadedModel, ModelLoadError, resolve_device, resolve_dtype
 from wikimem_platform.registry import ModelEntry, Registry
-from wikimem_platform.storage import path_safe_key
+from wikimem_platform.storage import path_safe_key, request_shard_dir
 from wikimem_platform.subject_requests.intake import RequestStore
 from wikimem_platform.wikimem.scoring import SentenceNllCache
 
@@ -130,6 +130,12 @@ class ScoringResource(ConfigurableResource):
     def shards_for(self, partition_key: str) -> Path:
         base = self.shard_dir or os.path.join(self._storage or ".", "score_shards")
         return Path(base) / path_safe_key(partition_key)
+
+    def request_shards_for(self, request_id: str, partition_key: str) -> Path:
+        """A request's own shards (the person's, their kin names' and controls' scores): kept out
+        of the releases' shared folders, so a purge deletes them with one folder."""
+        return request_shard_dir(self.shard_dir or os.path.join(self._storage or ".", "score_shards"), request_id) \
+            / path_safe_key(partition_key)
 
     def sentence_cache(self, lm: LoadedModel) -> SentenceNllCache:
         """The persistent sentence cache of this model (fingerprint) and these settings."""

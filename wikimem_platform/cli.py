@@ -24,6 +24,7 @@ from wikimem_platform.lm.loading import ModelLoadError, SHIPPED_MODELS
 from wikimem_platform.registry import check_source, infer_source_kind, Registry, RegistryError, RELEASE_FIELDS, Task
 from wikimem_platform.reports import across_models, compliance as reports
 from wikimem_platform.security.files import InsecureFilesError, secure_startup
+from wikimem_platform.security import access_log, purge
 from wikimem_platform.storage import StoredResults, json_scalar, report_dir, to_json, path_safe_key
 from wikimem_platform.subject_requests import answer, answer_files, inquiry as inq, intake, reference
 from wikimem_platform.subject_requests.controller import ControllerError, load_controller, save_controller
@@ -50,6 +51,7 @@ MODEL_SELECTION = "group:scoring,group:summaries,group:reports"
 # What the across-models sensor runs after an audit on a live instance (no sensor runs here).
 ACROSS_MODELS_SELECTION = "group:across_models"
 DAGSTER_RUNNER = "sensors.materialize"  # the Dagster-layer module that materializes
+INSTANCE_PURGE = "sensors.instance_purge"  # the Dagster-layer share of a purge (runs, event logs)
 
 
 def repo_root() -> Path | None:
@@ -345,6 +347,7 @@ def cmd_request_show(args) -> int:
     stored = _stored(args)
     document = answer_files.read_answer(stored.storage_dir, request.id)
     folder = answer_files.answer_dir(stored.storage_dir, request.id)
+    _log_read(args, request.id, "show request" + (" (json)" if args.json else ""))
     if args.json:
         _print_json({"request": request.summary() | {"subject_label": request.subject_label}, "answer": document})
         return 0
@@ -447,19 +450,65 @@ def cmd_request_verify(args) -> int:
     return 0 if check["erased"] else 1
 
 
+def _purge(args, request_id: str, who: str) -> purge.PurgeReport:
+    """Every copy of one request's personal data deleted (`security.purge`), the instance's runs
+    and event logs included where there is an instance."""
+    runs = importlib.import_module(INSTANCE_PURGE).erase_request_runs if _existing_instance() else None
+    try:
+        return purge.purge_request(request_id, _stored(args).storage_dir, _requests(args), who, erase_runs=runs)
+    except KeyError as error:
+        raise CliError.of(error) from error
+
+
 def cmd_request_remove(args) -> int:
+    if args.purge:
+        report = _purge(args, args.id, access_log.cli_user())
+        print(report.line() + "; the request's record (id, kind, dates, outcome, who purged it) stays")
+        return 0
     try:
         request = _requests(args).remove(args.id)
     except KeyError as error:
         raise CliError.of(error) from error
     folder = answer_files.answer_dir(_stored(args).storage_dir, request.id)
     withdrawn = _withdraw("requests", request.id)
-    if args.purge and folder.exists():
-        shutil.rmtree(folder)
-        print(f"removed {request.id}{withdrawn} and its stored answer")
-    else:
-        print(f"removed {request.id}{withdrawn}" + (f"; its answer stays in {folder} (--purge deletes it)" if folder.exists() else ""))
+    print(f"removed {request.id}{withdrawn}" + (f"; its answer stays in {folder} (--purge deletes it)" if folder.exists() else ""))
     return 0
+
+
+def cmd_request_purge(args) -> int:
+    """By id, or every answered request past a retention period (the controller's by default)."""
+    if bool(args.ids) == (args.older_than is not None):
+        raise CliError("give request ids or --older-than DAYS (not both)")
+    store, who = _requests(args), access_log.cli_user()
+    if args.ids:
+        targets = args.ids
+    else:
+        if args.older_than < 0:
+            raise CliError(f"--older-than: {args.older_than} is negative (give days, 0 or more)")
+        targets = [r.id for r in purge.expired_requests(store, args.older_than)]
+    for request_id in targets:
+        print(_purge(args, request_id, who).line())
+    if not targets:
+        print(f"no answered request older than {args.older_than} days")
+    return 0
+
+
+def cmd_access_log(args) -> int:
+    """The access log (who read which request, when, through what): no personal data but ids."""
+    rows = access_log.AccessLog(args.registry_url).list(request_id=args.request)
+    if args.json:
+        _print_json([r.model_dump() for r in rows])
+    elif rows:
+        print(pd.DataFrame([{"at": f"{r.at:%Y-%m-%d %H:%M:%S}", "who": r.who, "role": r.role or "-", "surface": r.surface,
+                             "request": r.request_id or "-", "action": r.action} for r in rows]).to_string(index=False))
+    else:
+        print("no access recorded")
+    return 0
+
+
+def _log_read(args, request_id: str, action: str) -> None:
+    """A CLI read of a request's data, in the access log (the OS user who ran it)."""
+    access_log.AccessLog(args.registry_url).record(access_log.cli_user(), "cli", action, request_id)
 
 
 def cmd_forget_set(args) -> int:
@@ -494,7 +543,15 @@ def cmd_forget_set(args) -> int:
                 print(json.dumps({k: (None if v is pd.NA else json_scalar(v)) for k, v in row.items()}, ensure_ascii=False))
         return 0
     fmt = args.format or "jsonl"
-    out = Path(args.out or f"forget-{path_safe_key(key or '+'.join(args.request))}-{fmt}")
+    if args.request:  # a request's export lives in its answer folder, or is recorded there: one purge finds it
+        default = answer_files.answer_dir(stored.storage_dir, args.request[0]) / "exports" / fmt
+        out = Path(args.out) if args.out else default
+        for request_id in args.request:
+            _log_read(args, request_id, f"export forget set ({fmt})")
+            if args.out:
+                purge.record_export(stored.storage_dir, request_id, out)
+    else:
+        out = Path(args.out or f"forget-{path_safe_key(key)}-{fmt}")
     paths = unlearning_export.write_export(sets, fmt, out)
     print(f"{len(sets.forget)} forget and {len(sets.retain)} retain facts ({fmt}) written to {out}: "
           f"{', '.join(p.name for p in paths)}")
@@ -675,7 +732,10 @@ CONTROLLER_ARGS = {
     "contact": "where people write to (e-mail or web form)", "dpo": "the data protection officer: name and contact",
     "supervisory_authority": "the authority a complaint can be lodged with, with its address or web site",
     "automated_decisions": "the Art. 15(1)(h) statement on automated decision-making (default: none)",
+    "retention_days": "days a request's data and answer are kept after it is answered, then purged (default 90)",
+    "access_log_days": "days a row of the access log is kept (default 365)",
 }
+CONTROLLER_INTEGERS = {"retention_days", "access_log_days"}
 
 
 def _release_arguments(parser: argparse.ArgumentParser) -> None:
@@ -744,7 +804,7 @@ def build_parser() -> argparse.ArgumentParser:
         .add_subparsers(dest="action", required=True)
     setting = controller.add_parser("set", help="set (or change) the controller named in every letter")
     for name, text in CONTROLLER_ARGS.items():
-        setting.add_argument("--" + name.replace("_", "-"), help=text)
+        setting.add_argument("--" + name.replace("_", "-"), help=text, type=int if name in CONTROLLER_INTEGERS else str)
     setting.set_defaults(func=cmd_controller_set)
     controller.add_parser("show", help="the configured controller").set_defaults(func=cmd_controller_show)
 
@@ -790,8 +850,20 @@ def build_parser() -> argparse.ArgumentParser:
     verify.set_defaults(func=cmd_request_verify)
     remove = request.add_parser("remove", help="delete a request (its answer stays unless --purge)")
     remove.add_argument("id")
-    remove.add_argument("--purge", action="store_true", help="also delete its stored answer")
+    remove.add_argument("--purge", action="store_true",
+                        help="delete every copy of its personal data (answer, tables, scores, caches, runs and event "
+                             "logs); an accountability record without personal data stays")
     remove.set_defaults(func=cmd_request_remove)
+    purging = request.add_parser("purge", help="delete every copy of requests' personal data, by id or past a retention period")
+    purging.add_argument("ids", nargs="*", help="request ids")
+    purging.add_argument("--older-than", type=int, metavar="DAYS",
+                         help="every answered request whose answer is older than DAYS days")
+    purging.set_defaults(func=cmd_request_purge)
+
+    reads = commands.add_parser("access-log", help="who read which request's data, when and how (admins)")
+    reads.add_argument("--request", help="only this request's reads")
+    reads.add_argument("--json", action="store_true")
+    reads.set_defaults(func=cmd_access_log)
 
     forget = commands.add_parser(
         "forget-set", help="Art. 17: the memorized facts of a release or an erasure request, for unlearning tools",

@@ -74,6 +74,12 @@ def default_storage_dir() -> Path:
     return home / "storage"
 
 
+def request_shard_dir(shard_root: str | os.PathLike, request_id: str) -> Path:
+    """A request's own score shards (per release below it): never mixed into a release's shared
+    shards, so that one folder holds every score of the person, their kin names and controls."""
+    return Path(shard_root) / "requests" / request_id
+
+
 def report_dir(storage_dir: str | os.PathLike, model_key: str) -> Path:
     """The compliance report's folder for one model release (report.html, forget_set.jsonl, ...)."""
     return Path(storage_dir) / "reports" / path_safe_key(model_key)

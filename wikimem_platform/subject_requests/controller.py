@@ -17,6 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from wikimem_platform.storage import write_atomically
 
 CONTROLLER_FILE = "controller.yaml"
+DEFAULT_RETENTION_DAYS = 90  # after the answer; the controller sets its own (`wikimem controller set --retention-days`)
+DEFAULT_ACCESS_LOG_DAYS = 365
+MAX_RETENTION_DAYS = 3650
 
 
 class ControllerError(ValueError):
@@ -35,8 +38,15 @@ class Controller(BaseModel):
         default="The models audited here are not used to take decisions based solely on automated processing "
                 "that produce legal or similarly significant effects on anyone (Art. 22 GDPR).",
         description="the Art. 15(1)(h) statement on automated decision-making")
+    # Storage limitation (Art. 5(1)(e)): how long after its answer a request's data, answer and
+    # letter are kept before the retention schedule purges them (the letter says so); and the
+    # access log's own period. Finite by construction: no setting keeps either forever.
+    retention_days: int = Field(default=DEFAULT_RETENTION_DAYS, ge=1, le=MAX_RETENTION_DAYS,
+                                description="days a request's data and answer are kept after it is answered")
+    access_log_days: int = Field(default=DEFAULT_ACCESS_LOG_DAYS, ge=1, le=MAX_RETENTION_DAYS,
+                                 description="days a row of the access log is kept")
 
-    @field_validator("*")
+    @field_validator("name", "address", "contact", "dpo", "supervisory_authority", "automated_decisions")
     @classmethod
     def _not_blank(cls, value: str, info) -> str:
         if not isinstance(value, str) or not value.strip():
@@ -84,7 +94,18 @@ def load_controller(storage_dir: str | os.PathLike) -> Controller | None:
     return _validated(fields)
 
 
-def save_controller(storage_dir: str | os.PathLike, **fields: str | None) -> Controller:
+def retention_periods(storage_dir: str | os.PathLike) -> tuple[int, int]:
+    """(request data days, access log days) of the instance: the controller's, else the defaults."""
+    try:
+        controller = load_controller(storage_dir)
+    except ControllerError:
+        controller = None
+    if controller is None:
+        return DEFAULT_RETENTION_DAYS, DEFAULT_ACCESS_LOG_DAYS
+    return controller.retention_days, controller.access_log_days
+
+
+def save_controller(storage_dir: str | os.PathLike, **fields: str | int | None) -> Controller:
     """Set (or change) the controller's fields; the ones not given are kept."""
     try:
         current = load_controller(storage_dir)

@@ -28,12 +28,14 @@ from sqlmodel import Field, Session, SQLModel, create_engine, select
 from wikimem_platform.canaries.languages import check_languages, ENGLISH
 from wikimem_platform.canaries.languages.packs import LETTER_LANGUAGES
 from wikimem_platform.labels import find_subjects, normalize_label
+from wikimem_platform.security.keys import keyed_hex
 from wikimem_platform.registry import add_missing_columns, default_registry_url, record_fields
 from wikimem_platform.subject_requests.values import IntakeError, typed_value
 from wikimem_platform.wikidata.extract import ALLOWED_DATATYPES, QID_PATTERN
 
-# A private person's subject key: "person-" + a digest of the name and the facts supplied.
+# A private person's subject key: "person-" + a keyed digest (the instance secret) of the name and facts.
 PRIVATE_SUBJECT_PREFIX = "person-"
+SUBJECT_KEY_PURPOSE = "subject-key"
 # How close the due date may come before the deadline check warns (days).
 DEADLINE_WARNING_DAYS = 7
 
@@ -49,6 +51,7 @@ class RequestStatus(StrEnum):
     AUDITING = "auditing"  # its run has started
     ANSWERED = "answered"
     FAILED = "failed"
+    WITHDRAWN = "withdrawn"  # purged before it was answered (cancelled mid-run, or removed)
 
 
 OPEN_STATUSES = (RequestStatus.RECEIVED.value, RequestStatus.QUEUED.value, RequestStatus.AUDITING.value,
@@ -86,6 +89,14 @@ class SubjectRequest(SQLModel, table=True):
     # the person's citizenship, `subject_requests.languages.default_languages`), and the letter's.
     languages: str | None = None
     letter_language: str | None = None
+    # Once purged, the row is the accountability record alone (Art. 5(2)): id, kind, dates,
+    # outcome (status), when and by whom it was purged; every field that held personal data is empty.
+    purged_at: datetime | None = None
+    purged_by: str | None = None
+
+    @property
+    def is_purged(self) -> bool:
+        return self.purged_at is not None
 
     @property
     def is_open(self) -> bool:
@@ -101,8 +112,8 @@ class SubjectRequest(SQLModel, table=True):
     def summary(self) -> dict:
         """A JSON-able view (the facts stay out: `person()` has them)."""
         out = record_fields(self, exclude={"person_json"})
-        for name in ("received_at", "due_at", "answered_at"):
-            if out[name] is not None:
+        for name in ("received_at", "due_at", "answered_at", "purged_at"):
+            if out.get(name) is not None:
                 out[name] = _aware(out[name]).isoformat(timespec="seconds")
         out["in_wikidata"] = self.subject_qid is not None
         return out
@@ -141,7 +152,8 @@ class PersonFacts:
             "name": normalize_label(self.name),
             "facts": {p: sorted(normalize_label(v.label) for v in values) for p, values in sorted(self.facts.items())},
         }
-        return PRIVATE_SUBJECT_PREFIX + hashlib.sha256(json.dumps(canonical, sort_keys=True).encode()).hexdigest()[:12]
+        # Keyed by the instance secret: a guessed name and facts cannot be confirmed from a stored key.
+        return PRIVATE_SUBJECT_PREFIX + keyed_hex(json.dumps(canonical, sort_keys=True), SUBJECT_KEY_PURPOSE)
 
     def to_json(self) -> str:
         return json.dumps({"name": self.name, "aliases": self.aliases,
@@ -412,6 +424,30 @@ class RequestStore:
             session.refresh(request)
         return _normalized(request)
 
+    def keep_record_only(self, request_id: str, who: str, when: datetime | None = None) -> SubjectRequest:
+        """The request's row emptied of personal data, kept as the accountability record (id, kind,
+        received/due/answered/purged dates, outcome, who purged it), and the old contents overwritten
+        in the database file: SQLite's secure_delete and VACUUM (free pages and the write-ahead log
+        too), Postgres's VACUUM FULL (a new table file)."""
+        with self.engine.connect() as conn:
+            if self.engine.dialect.name == "sqlite":
+                conn.exec_driver_sql("PRAGMA secure_delete=ON")
+            with Session(bind=conn, expire_on_commit=False) as session:
+                request = session.get(SubjectRequest, request_id)
+                if request is None:
+                    raise KeyError(f"no request {request_id!r}")
+                if request.status != RequestStatus.ANSWERED:
+                    request.status = RequestStatus.WITHDRAWN.value
+                request.subject_key, request.subject_qid, request.subject_label = PURGED, None, PURGED
+                request.person_json = request.requester_reference = request.error = request.languages = None
+                request.purged_at, request.purged_by = _aware(when or datetime.now(UTC)), who
+                session.add(request)
+                session.commit()
+                session.refresh(request)
+            conn.commit()  # the session joined the connection's transaction (begun by the PRAGMA)
+        compact_database(self.engine, SubjectRequest.__tablename__)
+        return _normalized(request)
+
     def remove(self, request_id: str) -> SubjectRequest:
         with Session(self.engine, expire_on_commit=False) as session:
             request = session.get(SubjectRequest, request_id)
@@ -422,8 +458,23 @@ class RequestStore:
         return _normalized(request)
 
 
+PURGED = "[purged]"
+
+
+def compact_database(engine, table: str) -> None:
+    """Leave no deleted bytes in the database's files: VACUUM rewrites a SQLite file without its
+    free pages and a checkpoint empties its write-ahead log; Postgres's VACUUM FULL writes the
+    table anew and drops the old file."""
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        if engine.dialect.name == "sqlite":
+            conn.exec_driver_sql("VACUUM")
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        elif engine.dialect.name == "postgresql":
+            conn.exec_driver_sql(f'VACUUM FULL "{table}"')
+
+
 def _normalized(request: SubjectRequest) -> SubjectRequest:
-    for name in ("received_at", "due_at", "answered_at"):
+    for name in ("received_at", "due_at", "answered_at", "purged_at"):
         value = getattr(request, name)
         if value is not None:
             setattr(request, name, _aware(value))

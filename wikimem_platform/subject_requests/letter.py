@@ -32,6 +32,7 @@ from wikimem_platform.storage import write_atomically
 from wikimem_platform.subject_requests.answer import FORGOTTEN, MEMORIZED, NEWLY, one_line, release_name, STILL
 from wikimem_platform.subject_requests.answer_files import ANNEX, DOCUMENT, LETTER, PDF
 from wikimem_platform.storage import json_scalar
+from wikimem_platform.subject_requests.controller import DEFAULT_RETENTION_DAYS
 from wikimem_platform.subject_requests.intake import RequestKind
 from wikimem_platform.subject_requests import letter_text
 from wikimem_platform.subject_requests.letter_text import ENGLISH, Text
@@ -404,6 +405,7 @@ def _what_the_law_asks(document: Mapping, letter: _Letter) -> list[str]:
         for name, article, words in rights) + ". " + contact + "</p>")
     authority = _esc(controller["supervisory_authority"]) if controller else _todo(t)
     parts.append(t("complaint", authority=authority))
+    parts.append(t("kept", days=(controller or {}).get("retention_days") or DEFAULT_RETENTION_DAYS))
     if access:
         if controller:
             decisions = controller["automated_decisions"]

@@ -715,6 +715,9 @@ TEXT: dict[str, dict[str, str | tuple[str, ...]]] = {
         "contact_todo": "Contact: {todo}.",
         "complaint": "<p><b>The right to complain (Art. 15(1)(f), Art. 77).</b> You may lodge a complaint with a "
                      "supervisory authority, in particular: {authority}.</p>",
+        "kept": "<p><b>How long we keep this request (Art. 5(1)(e)).</b> We keep the request, the data given to us for "
+                "it and this answer for {days} days after answering, then delete them from every system of this audit; "
+                "only a record that the request was received and answered, without the data, remains (Art. 5(2)).</p>",
         "automated": "<p><b>Automated decision-making (Art. 15(1)(h)).</b> {decisions}</p>",
         "copy": "<p><b>A copy of the data (Art. 15(3)).</b> This letter is the copy: the facts each model holds about "
                 "{who} are listed above with the evidence; the technical annex lists exactly what was tested and how.</p>",
@@ -869,6 +872,10 @@ TEXT: dict[str, dict[str, str | tuple[str, ...]]] = {
         "contact_todo": "Kontakt: {todo}.",
         "complaint": "<p><b>Beschwerderecht (Art. 15 Abs. 1 lit. f, Art. 77 DSGVO).</b> Sie haben das Recht, Beschwerde "
                      "bei einer Aufsichtsbehörde einzulegen, insbesondere bei: {authority}.</p>",
+        "kept": "<p><b>Wie lange wir diese Anfrage aufbewahren (Art. 5 Abs. 1 lit. e DSGVO).</b> Die Anfrage, die uns "
+                "dafür gegebenen Angaben und diese Antwort bewahren wir {days} Tage nach der Antwort auf und löschen sie "
+                "dann aus allen Systemen dieser Prüfung; es bleibt nur ein Vermerk ohne diese Daten, dass die Anfrage "
+                "eingegangen ist und beantwortet wurde (Art. 5 Abs. 2 DSGVO).</p>",
         "automated": "<p><b>Automatisierte Entscheidungsfindung (Art. 15 Abs. 1 lit. h DSGVO).</b> {decisions}</p>",
         "copy": "<p><b>Kopie der Daten (Art. 15 Abs. 3 DSGVO).</b> Dieses Schreiben ist die Kopie: Die Angaben, die die "
                 "einzelnen Modelle über {who} enthalten, sind oben mit den Nachweisen aufgeführt; der technische Anhang "
@@ -1031,6 +1038,10 @@ TEXT: dict[str, dict[str, str | tuple[str, ...]]] = {
         "complaint": "<p><b>Droit d’introduire une réclamation (article 15, paragraphe 1, point f), et article 77 du "
                      "RGPD).</b> Vous pouvez introduire une réclamation auprès d’une autorité de contrôle, en "
                      "particulier : {authority}.</p>",
+        "kept": "<p><b>Durée de conservation de cette demande (article 5, paragraphe 1, point e), du RGPD).</b> Nous "
+                "conservons la demande, les données qui nous ont été fournies à cet effet et cette réponse pendant {days} "
+                "jours après la réponse, puis nous les supprimons de tous les systèmes de cet audit ; seule subsiste, "
+                "sans ces données, la trace de la réception de la demande et de la réponse (article 5, paragraphe 2).</p>",
         "automated": "<p><b>Prise de décision automatisée (article 15, paragraphe 1, point h), du RGPD).</b> "
                      "{decisions}</p>",
         "copy": "<p><b>Copie des données (article 15, paragraphe 3, du RGPD).</b> Le présent courrier constitue cette "
@@ -1206,6 +1217,10 @@ TEXT: dict[str, dict[str, str | tuple[str, ...]]] = {
         "complaint": "<p><b>Prawo do wniesienia skargi (art. 15 ust. 1 lit. f, art. 77 RODO).</b> Przysługuje Panu/Pani "
                      "prawo wniesienia skargi do organu nadzorczego (w Polsce jest nim Prezes Urzędu Ochrony Danych "
                      "Osobowych), w szczególności do: {authority}.</p>",
+        "kept": "<p><b>Jak długo przechowujemy to żądanie (art. 5 ust. 1 lit. e RODO).</b> Żądanie, przekazane nam w tym "
+                "celu dane i niniejszą odpowiedź przechowujemy przez {days} dni od udzielenia odpowiedzi, a następnie "
+                "usuwamy je ze wszystkich systemów tego audytu; pozostaje jedynie zapis, bez tych danych, że żądanie "
+                "wpłynęło i zostało rozpatrzone (art. 5 ust. 2 RODO).</p>",
         "automated": "<p><b>Zautomatyzowane podejmowanie decyzji (art. 15 ust. 1 lit. h RODO).</b> {decisions}</p>",
         "copy": "<p><b>Kopia danych (art. 15 ust. 3 RODO).</b> Niniejsze pismo stanowi tę kopię: informacje dotyczące "
                 "{about}, które zawiera każdy z modeli, wymieniliśmy powyżej wraz z dowodami; załącznik techniczny "

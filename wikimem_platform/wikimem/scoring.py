@@ -38,6 +38,7 @@ from wikimem_platform.lm.loading import LoadedModel
 from wikimem_platform.lm.nll import score_sentences
 from wikimem_platform.lm.precision import refine_to_float32, rescoring_plan
 from wikimem_platform.progress import LOG_EVERY_SECONDS, throttled
+from wikimem_platform.security.keys import purpose_key
 from wikimem_platform.storage import write_atomically
 from wikimem_platform.vocabulary import CONTEXTUALIZED_KINDS
 from wikimem_platform.wikimem.memorization import H_CENSORED
@@ -52,6 +53,7 @@ SCORE_COLUMNS = [
 # part of every shard and sentence-cache key, and the scoring assets' Dagster code version, so
 # the lineage of a report names it.
 SCORING_VERSION = source_version(__name__)
+SENTENCE_KEY_PURPOSE = "sentence-nll-cache"  # the sentence cache's share of the instance secret
 
 
 def expand_canaries(canaries: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
@@ -224,15 +226,18 @@ class ShardStore:
 class SentenceNllCache:
     """sentence -> NLL for one model fingerprint and scoring settings, persisted in SQLite.
 
-    Keys are 16-byte BLAKE2b digests of the sentence (no personal text is stored twice); WAL mode
+    Keys are 16-byte keyed BLAKE2b digests of the sentence under the instance secret
+    (`security.keys`): no sentence is stored, and a guessed one ("X's occupation is journalist.")
+    cannot be confirmed from the file; `forget` deletes a purged person's own sentences. WAL mode
     lets several runs of the same model (a cohort audit, requests) read and write at once.
     """
 
     LOOKUP_CHUNK = 500  # SQLite's bound-parameter limit is 999 on old builds
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, secret: bytes | None = None):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._mac_key = purpose_key(SENTENCE_KEY_PURPOSE, secret)
         with self._connect() as conn:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("CREATE TABLE IF NOT EXISTS nll (key BLOB PRIMARY KEY, nll REAL NOT NULL) WITHOUT ROWID")
@@ -241,7 +246,8 @@ class SentenceNllCache:
     def for_model(cls, root: str | os.PathLike, model_fingerprint: str, settings: dict | None = None) -> SentenceNllCache:
         """The cache file of one model and settings under ``root``."""
         digest = hashlib.sha256(
-            json.dumps({"model": model_fingerprint, "settings": settings or {}, "version": SCORING_VERSION}, sort_keys=True).encode()
+            json.dumps({"model": model_fingerprint, "settings": settings or {}, "version": SCORING_VERSION,
+                        "keys": SENTENCE_KEY_PURPOSE}, sort_keys=True).encode()
         ).hexdigest()[:20]
         return cls(Path(root) / f"{digest}.sqlite")
 
@@ -255,9 +261,22 @@ class SentenceNllCache:
         finally:
             conn.close()
 
-    @staticmethod
-    def _key(sentence: str) -> bytes:
-        return hashlib.blake2b(sentence.encode("utf-8"), digest_size=16).digest()
+    def _key(self, sentence: str) -> bytes:
+        return hashlib.blake2b(sentence.encode("utf-8"), key=self._mac_key, digest_size=16).digest()
+
+    def forget(self, sentences) -> int:
+        """Delete these sentences' entries and leave no trace of them in the file (secure_delete
+        overwrites the freed cells, the checkpoint empties the write-ahead log); how many went."""
+        keys = list({self._key(s) for s in sentences})
+        gone = 0
+        with self._connect() as conn:
+            conn.execute("PRAGMA secure_delete=ON")
+            for start in range(0, len(keys), self.LOOKUP_CHUNK):
+                chunk = keys[start:start + self.LOOKUP_CHUNK]
+                gone += conn.execute(f"DELETE FROM nll WHERE key IN ({','.join('?' * len(chunk))})", chunk).rowcount
+        with self._connect() as conn:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return gone
 
     def get_many(self, sentences) -> dict[str, float]:
         """The cached NLL of each of `sentences` that has one."""

@@ -184,7 +184,15 @@ def test_cli_request_add_list_show_remove(tmp_path, capsys):
     assert "no answer yet" in out and "days left" in out
     assert main([*base, "request", "show", "dsr-nope"]) == 2
     assert main([*base, "request", "remove", request_id, "--purge"]) == 0
-    assert [r.kind for r in RequestStore(url).list()] == ["access"]
+    assert "the request's record (id, kind, dates, outcome, who purged it) stays" in capsys.readouterr().out
+    record, kept = RequestStore(url).list()
+    # Purged: the accountability record alone (never answered: withdrawn), nothing of the person
+    assert (record.id, record.kind, record.status, record.is_purged) == (request_id, "erasure", "withdrawn", True)
+    assert (record.person_json, record.requester_reference, record.subject_label) == (None, None, "[purged]")
+    assert record.purged_by and not record.is_open
+    assert kept.kind == "access" and kept.person_json is None and not kept.is_purged
+    assert main([*base, "request", "remove", kept.id]) == 0  # without --purge: the row goes
+    assert [r.id for r in RequestStore(url).list()] == [request_id]
 
 
 def _model(key, verdicts):
