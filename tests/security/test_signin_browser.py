@@ -180,6 +180,21 @@ def test_websocket_needs_sign_in(server):
     with pytest.raises(Exception) as refused:
         websockets.connect(url, subprotocols=["graphql-ws"], open_timeout=10)
     assert "401" in str(refused.value) or "4401" in str(refused.value)
+    # signed in: the subscription runs; a refused document gets an error frame, the socket stays
+    import json
+
+    viewer = login(server, "viewer")
+    cookie = "; ".join(f"{c.name}={c.value}" for c in viewer.cookies)
+    with websockets.connect(url, subprotocols=["graphql-ws"], additional_headers={"Cookie": cookie}, open_timeout=10) as ws:
+        ws.send(json.dumps({"type": "connection_init", "payload": {}}))
+        assert json.loads(ws.recv(timeout=10))["type"] == "connection_ack"
+        ws.send(json.dumps({"type": "start", "id": "1", "payload": {
+            "query": 'subscription { capturedLogs(logKey: ["x"]) { stdout } }'}}))
+        refused_frame = json.loads(ws.recv(timeout=10))
+        assert refused_frame["type"] == "error" and "capturedLogs" in refused_frame["payload"]["message"]
+        ws.send(json.dumps({"type": "start", "id": "2", "payload": {
+            "query": "mutation { wipeAssets(assetPartitionRanges: []) { __typename } }"}}))
+        assert "wipeAssets" in json.loads(ws.recv(timeout=10))["payload"]["message"]
 
 
 def _browser():
