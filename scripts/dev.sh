@@ -7,6 +7,9 @@
 # Stops on SIGTERM (and SIGINT where the shell lets it through), with every process it started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Files only the service can read (folders 0700, files 0600): the daemon, the UI and every run they
+# start inherit it; 027 where a deployment shares a group on purpose (WIKIMEM_ALLOW_GROUP_ACCESS=1).
+if [ "${WIKIMEM_ALLOW_GROUP_ACCESS:-}" = "1" ]; then umask 027; else umask 077; fi
 export DAGSTER_HOME="${DAGSTER_HOME:-$PWD/.dagster_home}"
 mkdir -p "$DAGSTER_HOME"
 [ -f "$DAGSTER_HOME/dagster.yaml" ] || cp dagster.yaml "$DAGSTER_HOME/dagster.yaml"

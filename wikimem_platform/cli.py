@@ -25,6 +25,7 @@ from wikimem_platform.registry import check_source, infer_source_kind, Registry,
 from wikimem_platform.reports import across_models, compliance as reports
 from wikimem_platform.security.files import InsecureFilesError, secure_startup
 from wikimem_platform.security import access_log, purge
+from wikimem_platform.security.users_cli import add_commands as add_user_commands, UsersCliError
 from wikimem_platform.storage import StoredResults, json_scalar, report_dir, to_json, path_safe_key
 from wikimem_platform.subject_requests import answer, answer_files, inquiry as inq, intake, reference
 from wikimem_platform.subject_requests.controller import ControllerError, load_controller, save_controller
@@ -749,7 +750,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--registry-url", help="SQLAlchemy URL of the registry (default: $WIKIMEM_REGISTRY_URL, else SQLite in DAGSTER_HOME)")
     parser.add_argument("--storage", help="the instance's storage directory (default: DAGSTER_HOME/storage)")
     commands = parser.add_subparsers(dest="command", required=True)
-    from wikimem_platform.security.users_cli import add_commands as add_user_commands
     add_user_commands(commands)  # `wikimem users ...`: sign-in users of the Dagster UI and their roles
 
     models = commands.add_parser("models", help="register, list, remove model releases").add_subparsers(dest="action", required=True)
@@ -954,7 +954,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
         return args.func(args)
-    except CliError as error:
+    except (CliError, UsersCliError) as error:
         print(f"error: {error.message}", *error.extra, sep="\n", file=sys.stderr)
         return error.status
 

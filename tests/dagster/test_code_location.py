@@ -44,7 +44,7 @@ def test_dg_check_defs_and_list_defs(tmp_path):
     assert {"humans", "canaries", "scores", "memorization", "compliance_report", "request_answer"} <= set(assets)
     assert MODEL_JOBS <= {job["name"] for job in defs["jobs"]}
     assert SENSORS <= {sensor["name"] for sensor in defs["sensors"]}
-    assert {schedule["name"] for schedule in defs["schedules"]} == {"model_reaudit_schedule"}
+    assert {schedule["name"] for schedule in defs["schedules"]} == {"model_reaudit_schedule", "request_retention_schedule"}
     assert len(defs["asset_checks"]) >= 16
 
 

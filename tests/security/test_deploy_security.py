@@ -90,6 +90,21 @@ def test_dev_sh_signs_in_by_default():
     assert no_auth and all("auth=(--no-auth)" in line for line in no_auth)  # only under WIKIMEM_DEV_NO_AUTH=1
     assert 'WIKIMEM_DEV_NO_AUTH:-}" = "1"' in text
     assert "os.setpgrp()" in text and "trap stop TERM INT HUP" in text  # the process-group handling stays
+    # umask 077 before the instance folder is made: the daemon, the UI and their runs inherit it
+    assert text.index("umask 077") < text.index('mkdir -p "$DAGSTER_HOME"')
+
+
+def test_every_container_and_pod_shares_the_instance_secret():
+    compose = yaml.safe_load((DEPLOY / "docker/docker-compose.yaml").read_text())
+    for name, service in compose["services"].items():
+        if service.get("image", "").startswith("wikimem-platform") or "build" in service:
+            assert "WIKIMEM_INSTANCE_SECRET" in service["environment"], name
+    values = yaml.safe_load((DEPLOY / "k8s/values.yaml").read_text())
+    secret = {"name": "WIKIMEM_INSTANCE_SECRET",
+              "valueFrom": {"secretKeyRef": {"name": "wikimem-instance", "key": "WIKIMEM_INSTANCE_SECRET"}}}
+    assert secret in values["dagsterWebserver"]["env"]
+    assert all(secret in d["env"] for d in values["dagster-user-deployments"]["deployments"])
+    assert {"name": "wikimem-instance"} in values["runLauncher"]["config"]["k8sRunLauncher"]["envSecrets"]
 
 
 # ---------------------------------------------------------------- the wrapper's start-up rules

@@ -10,19 +10,27 @@ import getpass
 import os
 
 from wikimem_platform.security.policy import ROLE_HELP, ROLES
+from wikimem_platform.security.users import UserStore
 
 PASSWORD_ENV = "WIKIMEM_NEW_PASSWORD"
 
 
-def _error(message: str):
-    from wikimem_platform.cli import CliError  # the CLI module imports this one
+class UsersCliError(Exception):
+    """A refused `wikimem users` command: the CLI's `main` prints it as it prints its own errors
+    (`error: <message>`, status 2, no traceback); its own class so this module needs no CLI import."""
 
-    return CliError(message)
+    status = 2
+
+    def __init__(self, message: str, *extra: str):
+        super().__init__(message)
+        self.message, self.extra = message, extra
 
 
-def _store(args):
-    from wikimem_platform.security.users import UserStore
+def _error(message: str) -> UsersCliError:
+    return UsersCliError(message)
 
+
+def _store(args) -> UserStore:
     return UserStore(getattr(args, "registry_url", None))
 
 
