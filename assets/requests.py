@@ -30,6 +30,7 @@ from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform.canaries.encoders import load_encoder
 from wikimem_platform.reference.value_forms import DEFAULT_MAX_FORMS
+from wikimem_platform.security.keys import subject_reference
 from wikimem_platform.subject_requests.answer import compose_answer, models_lineage, release_outcomes, retain_by_release
 from wikimem_platform.subject_requests.answer_files import answer_dir
 from wikimem_platform.subject_requests.audit import audit_person_on_releases, person_subject, PersonPlan
@@ -97,7 +98,8 @@ def request_subject(context: AssetExecutionContext, model_registry: RegistryReso
     context.log.info(f"{request.id}: {request.kind} request, {len(facts)} facts, due {request.due_at:%Y-%m-%d}")
     meta = {"status": request.status, "kind": request.kind, "due_at": request.due_at.isoformat(timespec="seconds"),
             "in_wikidata": request.subject_qid is not None}
-    yield Output(subject, "request_subject", metadata={**meta, "subject": request.subject_key})
+    # never the QID or the key in the clear: a keyed pseudonym (the UI shows metadata to every role)
+    yield Output(subject, "request_subject", metadata={**meta, "subject": subject_reference(request.subject_key)})
     yield Output(facts, "request_facts", metadata={"rows": len(facts), "properties": int(facts["property"].nunique())})
 
 

@@ -432,6 +432,8 @@ def cmd_request_verify(args) -> int:
     except (FileNotFoundError, ValueError) as error:
         raise CliError.of(error) from error
     if args.json:
+        if args.purge and check["erased"]:
+            check["purged"] = _purge(args, args.id, access_log.cli_user()).line()
         _print_json(check)
         return 0 if check["erased"] else 1
     print(f"{args.id}: {check['before']} -> {check['after']}: " + ", ".join(f"{k} {v}" for k, v in check["counts"].items()))
@@ -448,6 +450,10 @@ def cmd_request_verify(args) -> int:
         print(f"loss-attack AUROC of the forget set: {check['privleak_auroc_before']:.2f} -> {check['privleak_auroc_after']:.2f} "
               "(0.5 = no trace left)")
     print("erased" if check["erased"] else "NOT erased: some facts are still (or newly) memorized")
+    if args.purge and check["erased"]:  # a completed erasure: nothing of the person is needed any more
+        print(_purge(args, args.id, access_log.cli_user()).line())
+    elif args.purge:
+        print(f"{args.id} is not purged: its erasure is not complete")
     return 0 if check["erased"] else 1
 
 
@@ -847,6 +853,8 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("id")
     verify.add_argument("--release", required=True, help="the new revision, name@revision")
     verify.add_argument("--json", action="store_true")
+    verify.add_argument("--purge", action="store_true",
+                        help="once the erasure is verified complete, purge the request (send its letter first: it goes too)")
     verify.set_defaults(func=cmd_request_verify)
     remove = request.add_parser("remove", help="delete a request (its answer stays unless --purge)")
     remove.add_argument("id")

@@ -64,7 +64,7 @@ class Loop:
 
 
 @pytest.mark.slow
-def test_erasure_is_verified_on_the_unlearned_revision(planted_model, tmp_path, capsys):
+def test_erasure_is_verified_on_the_unlearned_revision(planted_model, tmp_path, capsys, monkeypatch):
     started = time.monotonic()
     loop = Loop(tmp_path)
     base = loop.registry.register(**registry_fields(planted_model), display_name="Planted tiny model")
@@ -139,3 +139,12 @@ def test_erasure_is_verified_on_the_unlearned_revision(planted_model, tmp_path, 
           f"{retain['utility']:.3f}; PrivLeak AUROC " + ", ".join(
               f"{c['privleak_auroc_before']:.2f}->{c['privleak_auroc_after']:.2f}" for c in checks)
           + f"; unlearning {unlearning['seconds']} s; whole loop {time.monotonic() - started:.0f} s")
+
+    # A completed erasure ends in a purge: nothing of the person is needed once the erasure holds.
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "no-instance"))  # the loop's instance is in memory
+    capsys.readouterr()
+    assert main([*loop.cli, "request", "verify", ids[1], "--release", new.key, "--purge"]) == 0
+    assert f"{ids[1]}: purged" in capsys.readouterr().out
+    record = loop.store.get(ids[1])
+    assert record.is_purged and record.person_json is None and read_answer(loop.storage, ids[1]) is None
+    assert not list((loop.storage / "parquet").glob(f"*/{ids[1]}.parquet"))

@@ -67,3 +67,10 @@ def keyed_digest(text: str, purpose: str, size: int = 16, secret: bytes | None =
 
 def keyed_hex(text: str, purpose: str, chars: int = 12, secret: bytes | None = None) -> str:
     return keyed_digest(text, purpose, size=max(8, (chars + 1) // 2), secret=secret).hex()[:chars]
+
+
+def subject_reference(subject_key: str) -> str:
+    """What logs and run metadata may show of a request's subject (a QID or a private key): a keyed
+    pseudonym, the same for every request about the person on this instance, that no guess of a
+    QID, name or facts can be checked against."""
+    return "subject-" + keyed_hex(subject_key, "subject-reference")
