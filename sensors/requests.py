@@ -103,7 +103,8 @@ def subject_request_sensor(context: SensorEvaluationContext, model_registry: Reg
     pending = [key for key in dict.fromkeys([*state.get("pending", []), *revisions]) if key in models and key not in verified]
     ready = [key for key in pending if cohort_audit_done(context.instance, key)]
     if ready:
-        erasures = [r for r in store.list(RequestStatus.ANSWERED.value) if r.kind == RequestKind.ERASURE and r.id in handled]
+        erasures = [r for r in store.list(RequestStatus.ANSWERED.value)  # a purged one has nothing left to audit
+                    if r.kind == RequestKind.ERASURE and r.id in handled and not r.is_purged]
         runs += [_request_run(r.id, f"{r.id}+verify+{'+'.join(ready)}", "erasure verification", servers)
                  for r in erasures]
         for r in erasures:

@@ -384,6 +384,8 @@ def cmd_request_run(args) -> int:
     """Audit a request now through Dagster's Python API (no daemon), with a progress bar."""
     _existing_requests(args, [args.id])
     store = _requests(args)
+    if store.get(args.id).is_purged:
+        raise CliError(f"request {args.id!r} was purged: only its record is left, there is nothing to audit")
     if not Registry(args.registry_url).list():
         raise CliError(f"request {args.id!r}: no model is registered (`wikimem models register ...`); nothing was run")
     home = _instance_home(args.home)

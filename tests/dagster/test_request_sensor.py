@@ -130,10 +130,12 @@ def test_answered_erasure_requests_are_verified_on_a_new_revision(setup):
     registry.register(name="smol", **SMOL)
     erasure = store.add(subject("Q42", "Douglas Adams"), "erasure")
     access = store.add(subject("Q1035", "Charles Darwin"), "access")
+    purged = store.add(subject("Q7251", "Alan Turing"), "erasure")
     first = tick(instance, resources)
     apply(instance, first)
-    for request in (erasure, access):
+    for request in (erasure, access, purged):
         store.set_status(request.id, intake.RequestStatus.ANSWERED, when=datetime.now(UTC))
+    store.keep_record_only(purged.id, "dpo")  # purged: nothing of the person is left to audit
 
     registry.register(name="other", **SMOL)  # another model: nothing answered is re-audited
     other = tick(instance, resources, first.cursor)
@@ -143,7 +145,7 @@ def test_answered_erasure_requests_are_verified_on_a_new_revision(setup):
     assert not waiting.run_requests  # its own audit has not finished: the verification waits
     instance.report_runless_asset_event(AssetMaterialization("memorization", partition="smol@2-npo-abcdef12"))
     revision = tick(instance, resources, waiting.cursor)
-    [run] = revision.run_requests  # the erasure request, not the access request
+    [run] = revision.run_requests  # the erasure request, not the access request nor the purged one
     assert run.partition_key == erasure.id and run.run_key == f"{erasure.id}+verify+smol@2-npo-abcdef12"
     assert run.tags["wikimem/trigger"] == "erasure verification"
     assert store.get(erasure.id).status == "answered"

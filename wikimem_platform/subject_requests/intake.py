@@ -440,7 +440,8 @@ class RequestStore:
                     request.status = RequestStatus.WITHDRAWN.value
                 request.subject_key, request.subject_qid, request.subject_label = PURGED, None, PURGED
                 request.person_json = request.requester_reference = request.error = request.languages = None
-                request.purged_at, request.purged_by = _aware(when or datetime.now(UTC)), who
+                if request.purged_at is None:  # purged again (a file found later): the first purge is the record's
+                    request.purged_at, request.purged_by = _aware(when or datetime.now(UTC)), who
                 session.add(request)
                 session.commit()
                 session.refresh(request)
