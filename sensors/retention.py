@@ -9,7 +9,7 @@ import os
 
 from dagster import DefaultScheduleStatus, OpExecutionContext, job, op, schedule
 
-from resources.scoring import RegistryResource
+from resources.scoring import RegistryResource, ScoringResource
 from sensors.instance_purge import erase_request_runs
 from wikimem_platform.security.access_log import AccessLog
 from wikimem_platform.security.purge import expired_requests, purge_request
@@ -20,7 +20,7 @@ DEFAULT_RETENTION_CRON = "17 3 * * *"  # daily, at night
 
 
 @op(description="Purge every answered request past the retention period; prune the access log.")
-def purge_expired_requests(context: OpExecutionContext, model_registry: RegistryResource) -> None:
+def purge_expired_requests(context: OpExecutionContext, model_registry: RegistryResource, scoring: ScoringResource) -> None:
     storage = context.instance.storage_directory()
     days, log_days = retention_periods(storage)
     store = model_registry.requests()
@@ -28,7 +28,9 @@ def purge_expired_requests(context: OpExecutionContext, model_registry: Registry
     context.log.info(f"retention {days} days after the answer: {len(expired)} request(s) to purge")
     for request in expired:
         report = purge_request(request.id, storage, store, who="retention schedule",
-                               erase_runs=lambda request_id: erase_request_runs(request_id, instance=context.instance))
+                               erase_runs=lambda request_id: erase_request_runs(request_id, instance=context.instance),
+                               # where this code location keeps shards and sentence caches, if not in storage
+                               shard_root=scoring.shard_dir, cache_roots=[scoring.nll_cache_dir] if scoring.nll_cache_dir else None)
         context.log.info(report.line())
     pruned = AccessLog(store.url).prune(log_days)
     context.log.info(f"access log: {pruned} row(s) older than {log_days} days deleted")

@@ -221,7 +221,8 @@ def test_a_retention_purge_leaves_no_byte(world):
 
     def retention():
         result = request_retention_job.execute_in_process(instance=instance.instance,
-                                                          resources={"model_registry": RegistryResource(url=instance.url)})
+                                                          resources={"model_registry": RegistryResource(url=instance.url),
+                                                                     "scoring": ScoringResource()})
         assert result.success
 
     assert_present_then_absent(instance, needles, started, retention)
