@@ -6,14 +6,17 @@ erasure). It is stored in the registry database, next to the model releases (tab
 ``subject_requests``), with its legal deadline: one month after receipt (Art. 12(3)). Every
 input is validated before anything is written, and an error names the field at fault.
 
-Status: received -> auditing -> answered | failed. A request is *open* until it is answered.
+Status: received -> queued -> auditing -> answered | failed | interrupted (its run was stopped:
+Ctrl-C, SIGTERM, or terminated from the UI; `wikimem request run ID` audits it again, resuming from
+the stored shards). A request is *open* until it is answered, and the database holds at most one
+open request per person and kind (a partial unique index, `ONE_OPEN_INDEX`).
 """
 
 from __future__ import annotations
 
 import calendar
-import hashlib
 import json
+import logging
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +26,8 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
+from sqlalchemy import inspect, text
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, Session, SQLModel, create_engine, select
 
 from wikimem_platform.canaries.languages import check_languages, ENGLISH
@@ -39,6 +44,19 @@ SUBJECT_KEY_PURPOSE = "subject-key"
 # How close the due date may come before the deadline check warns (days).
 DEADLINE_WARNING_DAYS = 7
 
+# Length limits of every free-text field a requester gives (README, "Data-subject requests"):
+# generous for any real name, and small enough that a list or a letter stays readable.
+MAX_NAME_CHARS = 200  # --name, a facts file's name
+MAX_ALIAS_CHARS = 200  # each alias
+MAX_ALIASES = 50
+MAX_FACT_VALUE_CHARS = 500  # each value's label (and a property's name)
+MAX_VALUES_PER_PROPERTY = 50
+MAX_PROPERTIES = 100
+MAX_FACTS_FILE_BYTES = 1_000_000  # the --facts file
+MAX_REFERENCE_CHARS = 200  # --reference
+
+log = logging.getLogger(__name__)
+
 
 class RequestKind(StrEnum):
     ACCESS = "access"  # Art. 15: what does each model associate with me?
@@ -52,10 +70,15 @@ class RequestStatus(StrEnum):
     ANSWERED = "answered"
     FAILED = "failed"
     WITHDRAWN = "withdrawn"  # purged before it was answered (cancelled mid-run, or removed)
+    INTERRUPTED = "interrupted"  # its run was stopped (SIGINT, SIGTERM, terminated): run it again
 
 
 OPEN_STATUSES = (RequestStatus.RECEIVED.value, RequestStatus.QUEUED.value, RequestStatus.AUDITING.value,
-                 RequestStatus.FAILED.value)
+                 RequestStatus.FAILED.value, RequestStatus.INTERRUPTED.value)
+# One open request per (person, kind), held by the database itself: a read-then-insert check alone
+# lets two simultaneous `request add` both pass. Its name carries the open statuses it covers, so a
+# change of OPEN_STATUSES makes a new index (and the old one is dropped).
+ONE_OPEN_INDEX = "subject_requests_one_open_" + "_".join(sorted(status[:3] for status in OPEN_STATUSES))
 
 
 def add_one_month(moment: datetime) -> datetime:
@@ -213,19 +236,26 @@ def parse_person_facts(data: object, metadata: pd.DataFrame, covered: Iterable[s
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise IntakeError("name", "must be a non-empty string")
+    check_length("name", name, MAX_NAME_CHARS)
     aliases = data.get("aliases") or []
     if not isinstance(aliases, list):
         raise IntakeError("aliases", "must be a list of strings")
+    if len(aliases) > MAX_ALIASES:
+        raise IntakeError("aliases", f"at most {MAX_ALIASES} aliases, got {len(aliases)}")
     for i, alias in enumerate(aliases):
         if not isinstance(alias, str) or not alias.strip():
-            raise IntakeError(f"aliases[{i}]", f"must be a non-empty string, got {alias!r}")
+            raise IntakeError(f"aliases[{i}]", f"must be a non-empty string, got {_short(alias)}")
+        check_length(f"aliases[{i}]", alias, MAX_ALIAS_CHARS)
     facts = data.get("facts")
     if not isinstance(facts, Mapping) or not facts:
         raise IntakeError("facts", "must map at least one property (id such as P106, or label such as 'occupation') to values")
+    if len(facts) > MAX_PROPERTIES:
+        raise IntakeError("facts", f"at most {MAX_PROPERTIES} properties, got {len(facts)}")
     lookup = _property_lookup(metadata)
     datatypes = dict(zip(metadata["property"], metadata["datatype"]))
     parsed: dict[str, list[FactValue]] = {}
     for key, values in facts.items():
+        check_length("facts", str(key), MAX_FACT_VALUE_CHARS, what="a property's name must be")
         prop = lookup.get(normalize_label(str(key))) or lookup.get(str(key).strip().lower())
         where = f"facts.{key}"
         if prop is None:
@@ -236,16 +266,37 @@ def parse_person_facts(data: object, metadata: pd.DataFrame, covered: Iterable[s
         items = values if isinstance(values, list) else [values]
         if not items:
             raise IntakeError(where, "give at least one value")
+        if len(items) > MAX_VALUES_PER_PROPERTY:
+            raise IntakeError(where, f"at most {MAX_VALUES_PER_PROPERTY} values, got {len(items)}")
         for i, item in enumerate(items):
+            for text_of_value in ([item] if isinstance(item, str) else item.values() if isinstance(item, Mapping) else []):
+                if isinstance(text_of_value, str):
+                    check_length(f"{where}[{i}]" if isinstance(values, list) else where, text_of_value, MAX_FACT_VALUE_CHARS)
             label, qid, value_id = typed_value(item, datatypes.get(prop), f"{where}[{i}]" if isinstance(values, list) else where)
             parsed.setdefault(prop, []).append(FactValue(label, qid, value_id))
     return PersonFacts(name.strip(), [a.strip() for a in aliases], parsed, languages)
+
+
+def check_length(field_name: str, value: str, limit: int, what: str = "must be") -> None:
+    """A text over its limit is refused naming the field and the limit, never echoed (it may be a
+    paste of anything)."""
+    if len(value) > limit:
+        raise IntakeError(field_name, f"{what} at most {limit} characters, got {len(value):,}")
+
+
+def _short(value: object, limit: int = 40) -> str:
+    """A refused value as an error shows it: repr, cut to `limit` characters."""
+    shown = repr(value)
+    return shown if len(shown) <= limit else shown[:limit] + "..."
 
 
 def load_facts_file(path: str | Path, metadata: pd.DataFrame, covered: Iterable[str] = ()) -> PersonFacts:
     path = Path(path)
     if not path.is_file():
         raise IntakeError("facts", f"file {path} does not exist")
+    if path.stat().st_size > MAX_FACTS_FILE_BYTES:
+        raise IntakeError("facts", f"{path} is {path.stat().st_size:,} bytes; a facts file may be at most "
+                                   f"{MAX_FACTS_FILE_BYTES:,} bytes")
     try:
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=_DatesAsText)  # noqa: S506 - a SafeLoader
     except UnicodeDecodeError:
@@ -278,7 +329,7 @@ class ResolvedSubject:
 def resolve_qid(qid: str, humans: pd.DataFrame) -> ResolvedSubject:
     qid = qid.strip().upper()
     if not QID_PATTERN.match(qid):
-        raise IntakeError("qid", f"{qid!r} is not a Wikidata item id (Q followed by digits)")
+        raise IntakeError("qid", f"{_short(qid)} is not a Wikidata item id (Q followed by digits)")
     row = humans[humans["qid"] == qid]
     if row.empty:
         raise IntakeError("qid", f"{qid} is not a human in the extract ({len(humans):,} humans); "
@@ -291,6 +342,7 @@ def resolve_name(name: str, humans: pd.DataFrame, claims: pd.DataFrame | None = 
     occupation and country, to choose by); none -> suggest --facts."""
     if not name or not name.strip():
         raise IntakeError("name", "must be a non-empty string")
+    check_length("name", name, MAX_NAME_CHARS)
     matches = find_subjects(name, humans)
     if matches.empty:
         raise IntakeError("name", f"no human in the extract is called {name!r}; give their QID (--qid), "
@@ -347,6 +399,7 @@ class RequestStore:
         self.engine = create_engine(self.url)
         SQLModel.metadata.create_all(self.engine, tables=[SubjectRequest.__table__])
         add_missing_columns(self.engine, SubjectRequest.__table__)  # requests stored before languages keep
+        self.one_open_enforced = ensure_one_open_index(self.engine)
 
     def add(self, subject: ResolvedSubject, kind: str, requester_reference: str | None = None,
             received_at: datetime | None = None, languages: Sequence[str] | str | None = None,
@@ -370,16 +423,14 @@ class RequestStore:
         if letter_language not in LETTER_LANGUAGES:
             raise IntakeError("letter_language", f"{letter_language!r} has no letter templates; allowed: "
                                                  f"{', '.join(LETTER_LANGUAGES)}")
-        if requester_reference is not None and (not isinstance(requester_reference, str) or len(requester_reference) > 200):
-            raise IntakeError("requester_reference", "must be a string of at most 200 characters")
+        if requester_reference is not None and (not isinstance(requester_reference, str)
+                                                or len(requester_reference) > MAX_REFERENCE_CHARS):
+            raise IntakeError("requester_reference", f"must be a string of at most {MAX_REFERENCE_CHARS} characters")
+        if subject.person is None:
+            check_length("name", subject.label, MAX_NAME_CHARS)
         received = _aware(received_at or datetime.now(UTC))
         with Session(self.engine, expire_on_commit=False) as session:
-            clash = session.exec(select(SubjectRequest).where(
-                SubjectRequest.subject_key == subject.key, SubjectRequest.kind == kind,
-                SubjectRequest.status.in_(OPEN_STATUSES))).first()
-            if clash is not None:
-                raise IntakeError("subject", f"an open {kind} request for this person already exists: {clash.id} "
-                                             f"({clash.status}, due {_aware(clash.due_at):%Y-%m-%d})")
+            self._refuse_second_open(session, subject.key, kind)  # the common case, with a clear message
             request = SubjectRequest(
                 id=new_request_id(received), kind=kind, subject_key=subject.key, subject_qid=subject.qid,
                 subject_label=subject.label, person_json=subject.person.to_json() if subject.person else None,
@@ -387,9 +438,23 @@ class RequestStore:
                 languages=",".join(codes) if codes else None, letter_language=letter_language,
             )
             session.add(request)
-            session.commit()
+            try:
+                session.commit()
+            except IntegrityError:  # another `request add` for this person won the race
+                session.rollback()
+                self._refuse_second_open(session, subject.key, kind)
+                raise
             session.refresh(request)
         return _normalized(request)
+
+    @staticmethod
+    def _refuse_second_open(session: Session, subject_key: str, kind: str) -> None:
+        clash = session.exec(select(SubjectRequest).where(
+            SubjectRequest.subject_key == subject_key, SubjectRequest.kind == kind,
+            SubjectRequest.status.in_(OPEN_STATUSES)).order_by(SubjectRequest.received_at)).first()
+        if clash is not None:
+            raise IntakeError("subject", f"an open {kind} request for this person already exists: {clash.id} "
+                                         f"({clash.status}, due {_aware(clash.due_at):%Y-%m-%d})")
 
     def list(self, status: str | None = None) -> list[SubjectRequest]:
         with Session(self.engine, expire_on_commit=False) as session:
@@ -460,6 +525,48 @@ class RequestStore:
 
 
 PURGED = "[purged]"
+
+
+def duplicate_open_requests(engine) -> list[list[str]]:
+    """The ids of each (person, kind) that has more than one open request, oldest first."""
+    statuses = ", ".join(f"'{status}'" for status in OPEN_STATUSES)
+    with engine.connect() as conn:
+        rows = conn.execute(text(
+            f"SELECT subject_key, kind, id FROM {SubjectRequest.__tablename__} WHERE status IN ({statuses}) "
+            "ORDER BY subject_key, kind, received_at, id")).all()
+    groups: dict[tuple[str, str], list[str]] = {}
+    for key, kind, request_id in rows:
+        groups.setdefault((key, kind), []).append(request_id)
+    return [ids for ids in groups.values() if len(ids) > 1]
+
+
+def ensure_one_open_index(engine) -> bool:
+    """Create the partial unique index `ONE_OPEN_INDEX` (SQLite and Postgres both have partial
+    indexes) on a new or an existing database; drop one made for other open statuses. A database
+    that already holds two open requests for one person and kind keeps them all, untouched (they are
+    legal records: a person decides which to remove, `wikimem request remove ID`): the index waits
+    until they are resolved, a warning names their ids (never the person), and the store's own
+    check still refuses a third. Returns whether the index is in place."""
+    table = SubjectRequest.__tablename__
+    present = {index["name"] for index in inspect(engine).get_indexes(table)}
+    if ONE_OPEN_INDEX in present:
+        return True
+    statuses = ", ".join(f"'{status}'" for status in OPEN_STATUSES)
+    try:
+        with engine.begin() as conn:
+            for stale in sorted(name for name in present if name and name.startswith("subject_requests_one_open_")):
+                conn.execute(text(f'DROP INDEX IF EXISTS "{stale}"'))
+            conn.execute(text(f'CREATE UNIQUE INDEX IF NOT EXISTS "{ONE_OPEN_INDEX}" ON {table} (subject_key, kind) '
+                              f"WHERE status IN ({statuses})"))
+    except IntegrityError:
+        duplicates = duplicate_open_requests(engine)
+        if not duplicates:  # Postgres: another process created the index at the same moment
+            return ONE_OPEN_INDEX in {index["name"] for index in inspect(engine).get_indexes(table)}
+        log.warning("one open request per person and kind is not enforced by the database yet: %d person(s) have "
+                    "several open requests of one kind (%s); remove all but one (`wikimem request remove ID`)",
+                    len(duplicates), "; ".join(", ".join(ids) for ids in duplicates))
+        return False
+    return True
 
 
 def compact_database(engine, table: str) -> None:
