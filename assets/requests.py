@@ -92,7 +92,7 @@ def request_subject(context: AssetExecutionContext, model_registry: RegistryReso
     """The request's subject and facts: from the extract (QID) or from the requester's facts file."""
     store = model_registry.requests()
     request = store.get(context.partition_key)
-    if request.status in (RequestStatus.RECEIVED, RequestStatus.QUEUED, RequestStatus.FAILED):
+    if request.status in (RequestStatus.RECEIVED, RequestStatus.QUEUED, RequestStatus.FAILED, RequestStatus.INTERRUPTED):
         request = store.set_status(request.id, RequestStatus.AUDITING)  # its run has started
     subject, facts = person_subject(request, humans, claims, property_metadata())
     context.log.info(f"{request.id}: {request.kind} request, {len(facts)} facts, due {request.due_at:%Y-%m-%d}")
