@@ -6,7 +6,8 @@ from pathlib import Path
 import pandas as pd
 from dagster import AssetExecutionContext, MetadataValue
 
-from wikimem_platform.storage import path_safe_key
+from wikimem_platform.reports.page_policy import SCRIPTED_PAGE_CSP, with_csp
+from wikimem_platform.storage import path_safe_key, write_atomically
 
 PREVIEW_ROWS = 10
 UNPARTITIONED_FOLDER = "all"
@@ -25,7 +26,8 @@ def plot_path(context: AssetExecutionContext, area: str, name: str, figure) -> s
     directory = Path(context.instance.storage_directory()) / area / folder
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.html"
-    figure.write_html(path, include_plotlyjs=True)
+    page = with_csp(figure.to_html(include_plotlyjs=True), SCRIPTED_PAGE_CSP)  # plotly inlined; nothing loaded
+    write_atomically(path, lambda tmp: tmp.write_text(page, encoding="utf-8"))
     return str(path)
 
 

@@ -24,11 +24,171 @@ def path_safe_key(key: str) -> str:
 
 
 def write_atomically(path: Path, write: Callable[[Path], object]) -> None:
-    """`write(tmp)` to `<path>.tmp` beside `path`, then rename it over `path`: a killed run leaves
-    the old file or the new one, never a half-written one."""
-    tmp = path.with_name(path.name + ".tmp")
-    write(tmp)
-    os.replace(tmp, path)
+    """`write(tmp)` to a temp file of its own beside `path` (`<name>.<random>.tmp`: two writers never
+    share one, and a purge's `<name>.*` finds a leftover), fsync it, then rename it over `path`: a
+    killed run leaves the old file or the new one, never a half-written one, and a failed write
+    (a full disk) leaves no temp file."""
+    path = Path(path)
+    fd, name = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        write(tmp)
+        _fsync(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _fsync(path: Path, directory: bool = False) -> None:
+    """Flush a file's data (or a folder's entries) to disk before a rename publishes it: after a
+    power cut the renamed name holds the new bytes, not an empty file."""
+    fd = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if directory else 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+STAGING_MARK = ".staging-"  # `.<folder>.staging-<random>`: a folder being built, or an old one being removed
+
+
+def staging_dirs(folder: str | os.PathLike) -> list[Path]:
+    """A folder's staging leftovers beside it (a run killed while writing or removing one)."""
+    folder = Path(folder)
+    return sorted(folder.parent.glob(f".{folder.name}{STAGING_MARK}*")) if folder.parent.is_dir() else []
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _renameat2():
+    """glibc's renameat2 (Linux 3.15+, glibc 2.28+), or None where there is none."""
+    import ctypes
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return None
+    function.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
+    function.restype = ctypes.c_int
+    return function
+
+
+_RENAMEAT2 = _renameat2()
+
+
+def exchange_paths(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Swap two existing paths in one step (renameat2 RENAME_EXCHANGE); False where the system or
+    the file system cannot (then nothing was moved). Raises OSError otherwise (ENOENT: one is missing)."""
+    import ctypes
+    import errno
+
+    if _RENAMEAT2 is None:
+        return False
+    if _RENAMEAT2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), str(a), None, str(b))
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)  # carried files are never rewritten in place: sharing the inode is safe
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def replace_folder(folder: str | os.PathLike, write_files: Callable[[Path], object],
+                   carry: Callable[[str], bool] = lambda name: False) -> Path:
+    """Build a folder's new contents in a staging folder beside it (`write_files(staging)`, plus the
+    old folder's entries `carry(name)` accepts) and swap it in whole: a reader of the folder sees the
+    old set or the new one, never a mix, and a failed build (a full disk) leaves the old one as it
+    was and no staging folder.
+
+    The swap is renameat2(RENAME_EXCHANGE): the folder stays a real folder at its path, so readers,
+    the purge and the permission checks need no new layout (a symlink to versions would), and two
+    writers need no lock (each removes whatever its exchange handed back). Where the exchange is not
+    available the old folder is renamed away first: a reader may then briefly find no folder, never a
+    mixed one."""
+    folder = Path(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}{STAGING_MARK}", dir=folder.parent))
+    try:
+        write_files(staging)
+        _carry_over(folder, staging, carry)
+        for root, _dirs, names in os.walk(staging):
+            for name in names:
+                _fsync(Path(root) / name)
+            _fsync(Path(root), directory=True)
+        _swap_in(staging, folder)
+        _fsync(folder.parent, directory=True)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)  # after a swap: the old folder, handed back under this name
+    return folder
+
+
+def _carry_over(folder: Path, staging: Path, carry: Callable[[str], bool], attempts: int = 5) -> None:
+    """Link the old folder's carried entries into the staging folder (again, should another writer
+    swap the old folder out and remove it meanwhile)."""
+    written = set(os.listdir(staging))
+    for _ in range(attempts):
+        carried = []
+        try:
+            if not folder.is_dir():
+                return
+            for entry in os.scandir(folder):
+                if carry(entry.name) and entry.name not in written:
+                    carried.append(staging / entry.name)
+                    if entry.is_dir(follow_symlinks=False):
+                        shutil.copytree(entry.path, staging / entry.name, copy_function=_link_or_copy)
+                    else:
+                        _link_or_copy(entry.path, str(staging / entry.name))
+            return
+        except FileNotFoundError:
+            for path in carried:
+                shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+
+
+def _swap_in(staging: Path, folder: Path, attempts: int = 100) -> None:
+    """Put `staging` at `folder`; afterwards `staging` names the old folder, or nothing."""
+    import errno
+
+    for _ in range(attempts):
+        try:
+            if exchange_paths(staging, folder):
+                return
+        except FileNotFoundError:  # no folder yet: a plain rename, unless another writer makes one first
+            try:
+                os.rename(staging, folder)
+                return
+            except OSError as error:
+                if error.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                    raise
+                continue
+        # no exchange here: move the old folder aside under a staging name, then rename the new one in
+        aside = Path(tempfile.mkdtemp(prefix=f".{folder.name}{STAGING_MARK}", dir=folder.parent))
+        try:
+            os.rename(folder, aside / "old")
+        except FileNotFoundError:
+            pass
+        try:
+            os.rename(staging, folder)
+        except OSError as error:
+            if error.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise
+            continue
+        finally:
+            shutil.rmtree(aside, ignore_errors=True)
+        return
+    raise OSError(errno.EBUSY, f"could not swap in {folder}: other writers kept replacing it")
 
 
 def load_manifest(model_dir: str | Path) -> dict:

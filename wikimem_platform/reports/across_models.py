@@ -25,6 +25,7 @@ import pandas as pd
 
 from wikimem_platform.reference.cohorts import LESSER_KNOWN, WELL_KNOWN
 from wikimem_platform.reports.compliance import html_table
+from wikimem_platform.reports.page_policy import csp_meta, SCRIPTED_PAGE_CSP
 from wikimem_platform.storage import write_atomically
 from wikimem_platform.wikimem import controlled_rates
 from wikimem_platform.wikimem.memorization import cohort_table
@@ -261,7 +262,8 @@ def render_html(report: AcrossModelsReport) -> str:
                    "wordings' scores between releases (1 = same order, 0 = unrelated).</p>"
                    + _table_html(report.wording_kendall.round(3).rename_axis("release").reset_index()))
     return "\n".join([
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Memorization across model releases</title>",
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>" + csp_meta(SCRIPTED_PAGE_CSP)
+        + "<title>Memorization across model releases</title>",
         "<style>body{font-family:sans-serif;margin:2em;max-width:1200px}table.data{border-collapse:collapse;margin:.5em 0}"
         "table.data td,table.data th{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f2f2f2}"
         ".note{color:#555}</style></head><body>",

@@ -27,6 +27,7 @@ from wikimem_platform.crm import metrics as crm_module
 from wikimem_platform.mia import auroc_figure, BLIND_SHIFT_AUROC, TARGET_FPRS, too_few_nonmembers, tpr_column
 from wikimem_platform.mia.evaluation import normalized_auroc
 from wikimem_platform.mia.model_pass import served_unavailable
+from wikimem_platform.reports.page_policy import csp_meta, PAGE_CSP, SCRIPTED_PAGE_CSP, with_csp  # noqa: F401 (re-exported)
 from wikimem_platform.storage import write_atomically
 from wikimem_platform.unlearning.forget_sets import (
     CONTROL_COLUMNS,
@@ -712,7 +713,7 @@ def render_html(inputs: ReportInputs, summary: Mapping) -> str:
     people = people_table(inputs.pairs, inputs.criterion, inputs.controlled)
     name = model.get("display_name") or model["key"]
     return "\n".join([
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>" + csp_meta(SCRIPTED_PAGE_CSP) +
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         f"<title>Compliance report: {esc(name)}</title>",
         "<style>body{font-family:sans-serif;margin:2em auto;padding:0 1em;max-width:1200px;overflow-wrap:break-word}"
@@ -807,9 +808,12 @@ class RenderCheck:
         return self.figures > 0 and self.rendered == self.figures and self.screenshot_nonblank is not False
 
 
-# Headless Chromium as every check and print here runs it: offline, no sandbox (containers), no GPU.
-CHROMIUM_HEADLESS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage")
-
+# Headless Chromium as every check and print here runs it: no sandbox (containers), no GPU, and
+# offline: every request, loopback included, goes to a proxy that is not there (port 9, discard),
+# so a page can fetch nothing and call no beacon, whatever it asks for.
+CHROMIUM_HEADLESS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>", "--disable-background-networking",
+                     "--no-first-run", "--disable-extensions", "--disable-sync")
 
 def find_chromium() -> str | None:
     import shutil

@@ -28,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from wikimem_platform.storage import request_shard_dir
-from wikimem_platform.subject_requests.answer_files import answer_dir
+from wikimem_platform.subject_requests.answer_files import answer_dir, staging_dirs
 from wikimem_platform.subject_requests.intake import RequestStatus, RequestStore, SubjectRequest
 from wikimem_platform.wikimem import controls
 from wikimem_platform.wikimem.scoring import SentenceNllCache, expand_canaries
@@ -147,7 +147,7 @@ def purge_request(
                 _delete(target, report)
                 report.outside_exports.append(outside)
     for path in [*partition_files(storage, request_id), request_shard_dir(shard_root or storage / SHARDS_DIR, request_id),
-                 folder]:
+                 folder, *staging_dirs(storage, request_id)]:  # and a half-built or half-removed answer set
         _delete(path, report)
     report.record = store.keep_record_only(request_id, who).summary()
     return report

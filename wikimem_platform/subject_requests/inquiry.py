@@ -19,6 +19,7 @@ import pandas as pd
 
 from wikimem_platform.crm import metrics as crm
 from wikimem_platform.labels import find_subjects, fold, query_qid
+from wikimem_platform.reports.page_policy import csp_meta
 from wikimem_platform.storage import StoredResults, json_scalar
 from wikimem_platform.subject_requests.answer_files import stored_answers
 from wikimem_platform.wikimem.memorization import memorized
@@ -153,7 +154,7 @@ def inquiry_html(answer: dict) -> str:
     esc = html.escape
     people = ", ".join(f"{esc(str(s['label']))} ({esc(s['qid'])})" for s in answer["subjects"]) or "nobody among the audited subjects"
     parts = [
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Person inquiry</title>",
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>" + csp_meta() + "<title>Person inquiry</title>",
         "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
         "td,th{border:1px solid #ccc;padding:4px 8px}th{background:#eee}</style></head><body>",
         f"<h1>Person inquiry: {esc(answer['query'])}</h1>",

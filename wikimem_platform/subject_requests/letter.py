@@ -20,7 +20,9 @@ import html
 import json
 import math
 import os
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +30,7 @@ from pathlib import Path
 from wikimem_platform.canaries.languages.localize import LABEL_FALLBACK
 from wikimem_platform.lm.endpoint import GENERATION, TOP_LOGPROBS
 from wikimem_platform.reports import compliance as reports
-from wikimem_platform.storage import write_atomically
+from wikimem_platform.storage import replace_folder, write_atomically
 from wikimem_platform.subject_requests.answer import FORGOTTEN, MEMORIZED, NEWLY, one_line, release_name, STILL
 from wikimem_platform.subject_requests.answer_files import ANNEX, DOCUMENT, LETTER, PDF
 from wikimem_platform.storage import json_scalar
@@ -440,7 +442,7 @@ def answer_html(document: Mapping) -> str:
     reference = t("reference", reference=_esc(req["requester_reference"])) if req.get("requester_reference") else ""
     title = _esc(_title(document, letter))
     parts = [
-        f"<!DOCTYPE html><html lang='{letter.language}'><head><meta charset='utf-8'>"
+        f"<!DOCTYPE html><html lang='{letter.language}'><head><meta charset='utf-8'>{reports.csp_meta()}"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         f"<title>{t('page_title', title=title, id=_esc(req['id']))}</title><style>{_STYLE}</style></head><body>",
         _controller_block(controller, t),
@@ -490,7 +492,7 @@ def annex_html(document: Mapping) -> str:
                          for k, v in document["method"].items()}, indent=2, default=str)
     language = letter_text.letter_language(document)
     return "\n".join([
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>{reports.csp_meta()}",
         f"<title>Technical annex: request {_esc(req['id'])}</title><style>{_STYLE}</style></head><body>",
         # the annex is for engineers and stays English; a German, French or Polish letter's reader is told so
         *([f"<p class='muted' lang='{language}'>{Text(language)('annex_language')}</p>"] if language != ENGLISH else []),
@@ -538,32 +540,48 @@ class AnswerFiles:
 
 def render_pdf(html_path: str | os.PathLike, pdf_path: str | os.PathLike, chromium: str | None = None,
                timeout: float = 180) -> Path | None:
-    """Print a page to PDF with headless Chromium (offline, no header or footer); None without Chromium."""
+    """Print a page to PDF with headless Chromium (no header or footer); None without Chromium.
+
+    It prints a copy of the page held to `PAGE_CSP`, alone in a fresh folder, with a fresh profile
+    and offline (`reports.CHROMIUM_HEADLESS`): whatever the page asks for (a local file in a frame,
+    a remote image), the PDF holds nothing from the disk and nothing is fetched."""
     chromium = chromium or reports.find_chromium()
     if chromium is None:
         return None
     pdf_path = Path(pdf_path)
-    tmp = pdf_path.with_name(pdf_path.name + ".tmp.pdf")
-    subprocess.run([chromium, *reports.CHROMIUM_HEADLESS, "--no-pdf-header-footer", f"--print-to-pdf={tmp.resolve()}", Path(html_path).resolve().as_uri()],
-                   capture_output=True, timeout=timeout, check=False)
-    if not tmp.is_file() or not tmp.read_bytes().startswith(b"%PDF"):
-        tmp.unlink(missing_ok=True)
-        raise RuntimeError(f"Chromium did not print {html_path} to PDF")
-    os.replace(tmp, pdf_path)
+    page = Path(html_path).read_text(encoding="utf-8")
+    # the copy beside the PDF (the page's personal data stays in its folder); the profile in the system's temp
+    with tempfile.TemporaryDirectory(prefix=".print-", dir=pdf_path.parent) as scratch, \
+            tempfile.TemporaryDirectory(prefix="wikimem-chromium-") as profile:
+        copy, printed = Path(scratch) / "page.html", Path(scratch) / "page.pdf"
+        copy.write_text(reports.with_csp(page, reports.PAGE_CSP), encoding="utf-8")
+        subprocess.run([chromium, *reports.CHROMIUM_HEADLESS, f"--user-data-dir={profile}", "--no-pdf-header-footer",
+                        f"--print-to-pdf={printed}", copy.as_uri()], capture_output=True, timeout=timeout, check=False)
+        if not printed.is_file() or not printed.read_bytes().startswith(b"%PDF"):
+            raise RuntimeError(f"Chromium did not print {html_path} to PDF")
+        write_atomically(pdf_path, lambda tmp: shutil.copyfile(printed, tmp))
     return pdf_path
 
 
+ANSWER_SET = (DOCUMENT, LETTER, ANNEX, PDF)  # written together; the folder's other entries (exports) are carried over
+
+
 def write_answer(document: Mapping, out_dir: str | os.PathLike, pdf: bool = False) -> AnswerFiles:
-    """answer.json, the letter (answer.html), its technical annex (annex.html), written
-    atomically; with pdf=True also answer.pdf, printed by headless Chromium where installed."""
+    """answer.json, the letter (answer.html), its technical annex (annex.html) and, with pdf=True,
+    answer.pdf (headless Chromium, where installed), built in a staging folder and swapped in whole
+    (`storage.replace_folder`): a reader, a second writer or a full disk never leaves a mixed or
+    half-written set. The folder's other entries (exports and their record) are carried over."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    files = AnswerFiles(out / DOCUMENT, out / LETTER, out / ANNEX, None)
     # allow_nan=False: a NaN is not JSON (and was once truthy in the letter); compose_answer leaves none
-    texts = (json.dumps(document, ensure_ascii=False, indent=2, default=str, allow_nan=False), answer_html(document),
-             annex_html(document))
-    for path, text in zip((files.json, files.html, files.annex), texts):
-        write_atomically(path, lambda tmp, text=text: tmp.write_text(text, encoding="utf-8"))
-    if pdf:
-        return AnswerFiles(files.json, files.html, files.annex, render_pdf(files.html, out / PDF))
-    return files
+    texts = {DOCUMENT: json.dumps(document, ensure_ascii=False, indent=2, default=str, allow_nan=False),
+             LETTER: answer_html(document), ANNEX: annex_html(document)}
+    printed: list[Path | None] = []
+
+    def build(staging: Path) -> None:
+        for name, text in texts.items():
+            (staging / name).write_text(text, encoding="utf-8")
+        if pdf:
+            printed.append(render_pdf(staging / LETTER, staging / PDF))
+
+    replace_folder(out, build, carry=lambda name: name not in ANSWER_SET)
+    return AnswerFiles(out / DOCUMENT, out / LETTER, out / ANNEX, out / PDF if printed and printed[0] else None)
