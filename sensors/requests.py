@@ -5,8 +5,13 @@
   request id) and marks the request "queued" (its first step marks it "auditing" once the run
   starts). Requests wait (status "received") while no
   model is registered or the reference data (groups data, canaries) was never materialized.
+  "New" is what the cursor has not recorded, "received" or "queued": a daemon killed after an
+  evaluation marked requests "queued" but before it stored that tick's cursor and runs leaves
+  them "queued" with no run; the next evaluation asks again and Dagster's run-key check keeps
+  the ones whose run was created to that one run.
 - When a new release is registered, every open request (not yet answered) is audited again,
-  on every release: the older releases' scores come back from the shards and sentence cache.
+  on every release, unless its run still waits in the queue (it reads the registry when it
+  starts, so it audits the new release already: a second run would answer it twice): the older releases' scores come back from the shards and sentence cache.
   When it is a new revision of a model already registered (e.g. after unlearning), answered
   erasure requests are audited again too: their answer then verifies the erasure.
 - `request_audit_failure_sensor` marks a request "failed" when its run fails; the answer asset
@@ -19,9 +24,11 @@ from dagster import (
     AssetKey,
     AssetRecordsFilter,
     AssetSelection,
+    DagsterRunStatus,
     DefaultSensorStatus,
     RunFailureSensorContext,
     RunRequest,
+    RunsFilter,
     SensorEvaluationContext,
     SensorResult,
     define_asset_job,
@@ -58,6 +65,12 @@ def cohort_audit_done(instance, release_key: str) -> bool:
     return bool(records)
 
 
+def queued_request_ids(instance) -> set[str]:
+    """Requests whose audit run has not started yet (it will read every release registered by then)."""
+    runs = instance.get_runs(RunsFilter(job_name=REQUEST_JOB_NAME, statuses=[DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED]))
+    return {run.tags["wikimem/request"] for run in runs if "wikimem/request" in run.tags}
+
+
 def _request_run(request_id: str, run_key: str, trigger: str, servers: dict[str, str]) -> RunRequest:
     """servers: `endpoint_tags` of the registry (the run audits every release)."""
     return RunRequest(
@@ -87,11 +100,12 @@ def subject_request_sensor(context: SensorEvaluationContext, model_registry: Reg
         return SensorResult(skip_reason=f"no registered model: {len(open_requests)} open request(s) wait", cursor=context.cursor)
     if not reference_data_ready(context.instance):
         return SensorResult(skip_reason="waiting for the reference data (groups data, canaries)", cursor=context.cursor)
-    new = [r for r in open_requests if r.id not in handled and r.status == RequestStatus.RECEIVED]
+    new = [r for r in open_requests if r.id not in handled and r.status in (RequestStatus.RECEIVED, RequestStatus.QUEUED)]
     runs = [_request_run(r.id, r.id, "request", servers) for r in new]
     new_models = sorted(set(models) - seen_models)
     if new_models and seen_models:  # not the first tick: these releases were registered since
-        again = [r for r in open_requests if r.id in handled]
+        waiting_runs = queued_request_ids(context.instance)
+        again = [r for r in open_requests if r.id in handled and r.id not in waiting_runs]
         runs += [_request_run(r.id, f"{r.id}+{'+'.join(new_models)}", "new release", servers) for r in again]
         for r in again:
             context.log.info(f"{r.id}: re-audited on the new release(s) {', '.join(new_models)}")
@@ -113,7 +127,8 @@ def subject_request_sensor(context: SensorEvaluationContext, model_registry: Reg
     if waiting:
         context.log.info(f"verifying erasures on {', '.join(waiting)} once its audit has finished")
     for request in new:
-        store.set_status(request.id, RequestStatus.QUEUED)
+        if request.status == RequestStatus.RECEIVED:  # a "queued" one may have a run that set it since
+            store.set_status(request.id, RequestStatus.QUEUED)
     cursor = json.dumps({"requests": sorted(handled | {r.id for r in new}), "models": sorted(set(models)),
                          "verified": sorted(verified | set(ready)), "pending": waiting})
     if not runs:

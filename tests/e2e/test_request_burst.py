@@ -1,0 +1,207 @@
+"""A burst of data-subject requests under load (issue 61, deliverable 6).
+
+- Two fast sensor checks of the faults a burst shows: a tick the daemon lost (killed after the
+  evaluation marked its requests "queued", before it stored the cursor and runs) is asked again,
+  and a request whose run still waits in the queue gets no second run when a release is registered.
+- Through a real `dagster-daemon` on a SQLite instance and the planted model: BURST requests
+  added at once are all answered by the sensor's runs under the `lm` pool, the daemon SIGKILLed
+  once in the middle and started again: never two request runs at once (their start/end times in
+  the instance's run records), exactly one successful run and one answer per request, each
+  answer whole (every release, every audited fact with a verdict).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from dagster import DagsterInstance, DagsterRun, DagsterRunStatus, RunsFilter, build_sensor_context, instance_for_test
+
+from resources import RegistryResource
+from sensors import requests as request_sensors
+from sensors.registry import AUDIT_CONFIG_ENV, REFERENCE_KEYS
+from tests.dagster.test_sensors import SMOL, apply, mark_reference_data_ready
+from tests.e2e.test_planted_pipeline import planted_data_config
+from tests.support.dagster_process import REPO, _reset_signals, dagster_materialize
+from wikimem_platform.planted import load_manifest, registry_fields
+from wikimem_platform.registry import Registry
+from wikimem_platform.storage import StoredResults
+from wikimem_platform.subject_requests import intake
+from wikimem_platform.subject_requests.answer_files import read_answer
+
+BURST = 8
+PROPERTIES = ["P106", "P27"]  # two facts a person: the audit stays small, the answer still has several
+# The request audit as small as it gets: two properties, no invented controls.
+REQUEST_AUDIT = {"ops": {"request_canaries": {"config": {"properties": PROPERTIES, "n_controls": 0}}}}
+SENSOR_INTERVAL = "2"
+BURST_TIMEOUT = 15 * 60
+TERMINAL = {DagsterRunStatus.SUCCESS, DagsterRunStatus.FAILURE, DagsterRunStatus.CANCELED}
+
+
+# --------------------------------------------------------------------------- the sensor's faults
+@pytest.fixture
+def sensor_setup(tmp_path, monkeypatch):
+    monkeypatch.delenv(AUDIT_CONFIG_ENV, raising=False)
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    with instance_for_test() as instance:
+        mark_reference_data_ready(instance)
+        Registry(url).register(name="smol", **SMOL)
+        yield Registry(url), intake.RequestStore(url), instance, {"model_registry": RegistryResource(url=url)}
+
+
+def tick(instance, resources, cursor=None):
+    with build_sensor_context(instance=instance, resources=resources, cursor=cursor) as context:
+        return request_sensors.subject_request_sensor(context)
+
+
+def burst_of(store, n: int) -> list[str]:
+    return [store.add(intake.ResolvedSubject(f"Q{100 + i}", f"Person {i}", f"Q{100 + i}"), "access").id for i in range(n)]
+
+
+def test_a_tick_lost_with_the_killed_daemon_is_asked_again(sensor_setup):
+    _, store, instance, resources = sensor_setup
+    ids = burst_of(store, 5)
+    lost = tick(instance, resources)  # evaluated (requests marked queued), then the daemon is killed:
+    assert sorted(r.run_key for r in lost.run_requests) == sorted(ids)  # no run, no cursor stored
+    assert {store.get(i).status for i in ids} == {"queued"}
+    again = tick(instance, resources)  # after the restart: the cursor the daemon had stored before
+    assert sorted(r.run_key for r in again.run_requests) == sorted(ids), "requests lost with the killed daemon's tick"
+    apply(instance, again)
+    assert not tick(instance, resources, again.cursor).run_requests  # then nothing twice
+
+
+def test_a_run_waiting_in_the_queue_is_not_doubled_by_a_new_release(sensor_setup):
+    registry, store, instance, resources = sensor_setup
+    waiting, started = burst_of(store, 2)
+    first = tick(instance, resources)
+    apply(instance, first)
+    # NOT_STARTED: a queued run as far as the sensor cares (a QUEUED one needs a code location's origin)
+    for request_id, status in ((waiting, DagsterRunStatus.NOT_STARTED), (started, DagsterRunStatus.STARTED)):
+        instance.add_run(DagsterRun(job_name=request_sensors.REQUEST_JOB_NAME, run_id=f"run-{request_id}", status=status,
+                                    tags={"wikimem/request": request_id}))
+    registry.register(name="smol", revision="2", **SMOL)
+    on_new_release = tick(instance, resources, first.cursor)
+    # the queued run reads the registry when it starts (the new release included); the started one has read it
+    assert [r.partition_key for r in on_new_release.run_requests] == [started], \
+        f"runs on the new release: {[r.run_key for r in on_new_release.run_requests]}"
+
+
+# --------------------------------------------------------------------------- a real daemon
+def _instance(home: Path) -> DagsterInstance:
+    os.environ["DAGSTER_HOME"] = str(home)
+    try:
+        return DagsterInstance.get()
+    finally:
+        del os.environ["DAGSTER_HOME"]
+
+
+@contextlib.contextmanager
+def daemon(home: Path, log_name: str):
+    """`dagster-daemon run` (sensors, run queue) on home's instance; SIGKILLed by the caller or here."""
+    log = open(home / log_name, "w")
+    process = subprocess.Popen(
+        [str(Path(sys.executable).parent / "dagster-daemon"), "run", "-w", str(REPO / "workspace.yaml")], cwd=REPO,
+        env={**os.environ, "DAGSTER_HOME": str(home), "WIKIMEM_SENSOR_INTERVAL": SENSOR_INTERVAL, "HF_HUB_OFFLINE": "1"},
+        stdout=log, stderr=subprocess.STDOUT, preexec_fn=_reset_signals)
+    try:
+        yield process
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        process.wait(timeout=30)
+        log.close()
+
+
+def burst_home(home: Path, model_dir: Path) -> tuple[str, list[str]]:
+    """An instance with the planted model registered, its reference data built and its partition
+    adopted (no cohort audit run), and the request audit's config; (release key, planted people)."""
+    home.mkdir()
+    (home / "dagster.yaml").write_text((REPO / "dagster.yaml").read_text())
+    (home / "wikimem_audit.yaml").write_text(yaml.safe_dump(REQUEST_AUDIT))
+    entry = Registry(f"sqlite:///{home / 'wikimem_registry.db'}").register(**registry_fields(model_dir))
+    config = {**planted_data_config(model_dir), "execution": {"config": {"in_process": {}}}}
+    select = ",".join(key.to_user_string() for key in REFERENCE_KEYS)
+    assert dagster_materialize(home, select, config).wait(timeout=600) == 0, (home / "canaries.log").read_text()[-3000:]
+    with _instance(home) as instance:
+        instance.add_dynamic_partitions("models", [entry.key])  # adopted by the registry sensor: no model run
+    people = [p["qid"] for p in load_manifest(model_dir)["people"] if p["member"]]
+    return entry.key, people
+
+
+def add_burst(home: Path, people: list[str]) -> list[str]:
+    """The requests added at once (one process, one transaction each, within one sensor interval)."""
+    humans = StoredResults(home / "storage").table("humans")
+    store = intake.RequestStore(f"sqlite:///{home / 'wikimem_registry.db'}")
+    return [store.add(intake.resolve_qid(qid, humans), "access").id for qid in people]
+
+
+def request_runs(instance: DagsterInstance) -> list:
+    return instance.get_run_records(RunsFilter(job_name=request_sensors.REQUEST_JOB_NAME))
+
+
+def overlaps(records) -> list[tuple[str, str]]:
+    """Pairs of runs whose [start, end] intervals overlap (an unfinished run ends now)."""
+    spans = sorted((r.start_time or float("inf"), r.end_time or time.time(), r.dagster_run.run_id) for r in records
+                   if r.start_time is not None)
+    return [(a[2], b[2]) for a, b in zip(spans, spans[1:]) if b[0] < a[1]]
+
+
+def wait_for(condition, what: str, timeout: float, home: Path):
+    deadline = time.monotonic() + timeout
+    while not (value := condition()):
+        if time.monotonic() > deadline:
+            logs = "\n".join(p.read_text()[-2000:] for p in home.glob("daemon-*.log"))
+            pytest.fail(f"{what} not seen in {timeout:.0f}s; daemon logs:\n{logs}")
+        time.sleep(1)
+    return value
+
+
+@pytest.mark.slow
+def test_a_burst_is_answered_once_each_one_model_run_at_a_time_across_a_daemon_kill(planted_model, tmp_path):
+    home = tmp_path / "home"
+    release, people = burst_home(home, planted_model)
+    instance = _instance(home)
+    store = intake.RequestStore(f"sqlite:///{home / 'wikimem_registry.db'}")
+    ids = add_burst(home, people[:BURST])
+
+    with daemon(home, "daemon-1.log") as first:
+        # killed once the burst is in the queue and some of it answered: mid-way
+        wait_for(lambda: sum(r.dagster_run.status == DagsterRunStatus.SUCCESS for r in request_runs(instance)) >= 2,
+                 "two answered requests", BURST_TIMEOUT, home)
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=30)
+    killed_at = {r.dagster_run.run_id: r.dagster_run.status for r in request_runs(instance)}
+    assert any(status not in TERMINAL for status in killed_at.values()), f"nothing left in flight at the kill: {killed_at}"
+    with daemon(home, "daemon-2.log"):
+        def all_done():
+            records = request_runs(instance)
+            assert not overlaps(records), f"request runs overlapped in the lm pool: {overlaps(records)}"
+            done = {r.dagster_run.tags["wikimem/request"] for r in records if r.dagster_run.status in TERMINAL}
+            return records if done >= set(ids) and all(r.dagster_run.status in TERMINAL for r in records) else None
+        records = wait_for(all_done, f"every one of the {BURST} requests' runs finished", BURST_TIMEOUT, home)
+        time.sleep(3 * int(SENSOR_INTERVAL))  # more sensor ticks: nothing launched twice
+        records = request_runs(instance)
+
+    by_request: dict[str, list] = {}
+    for record in records:
+        by_request.setdefault(record.dagster_run.tags["wikimem/request"], []).append(record.dagster_run.status)
+    assert sorted(by_request) == sorted(ids), "a request got no run (lost) or a run for an unknown request"
+    assert all(statuses == [DagsterRunStatus.SUCCESS] for statuses in by_request.values()), \
+        f"not exactly one successful run per request: {by_request}"
+    assert not overlaps(records), f"request runs overlapped in the lm pool: {overlaps(records)}"
+    for request_id in ids:
+        assert store.get(request_id).status == "answered"
+        answer = read_answer(home / "storage", request_id)
+        [model] = answer["models"]
+        assert model["model"] == release and model.get("audited", True)
+        assert {f["property"] for f in model["facts"]} == set(PROPERTIES)
+        assert all(f["verdict"] and f["completion"]["output"] is not None for f in model["facts"]), json.dumps(model)[:500]
+    instance.dispose()
