@@ -42,6 +42,7 @@ import json
 import math
 import os
 import re
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -52,8 +53,11 @@ from typing import Any
 
 import numpy as np
 import requests
+from requests.adapters import HTTPAdapter
+from urllib3 import HTTPConnectionPool, HTTPSConnectionPool
 
 from wikimem_platform.lm.loading import encode_texts, start_token_ids_for
+from wikimem_platform.security.urls import has_credentials, is_loopback, redact_url, redact_urls_in
 
 PROMPT_LOGPROBS = "prompt-logprobs"
 TOP_LOGPROBS = "top-logprobs"
@@ -79,6 +83,14 @@ DEFAULT_CONCURRENCY = 8
 MAX_SERVER_CONCURRENCY = 64
 TOKENS_PER_PROMPT = 32  # a canary sentence's tokens, about: what one prompt holds of a server's KV cache
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+# The most bytes one answer may have. The largest legitimate one: 16 prompts of 2,048 tokens echoed
+# with their log-probabilities, at vLLM's ~130 bytes per echoed token (measured), is ~4 MiB; 32 MiB
+# leaves 8x margin and bounds what a hostile server can make us hold.
+DEFAULT_MAX_RESPONSE_BYTES = 32 * 2**20
+MAX_RESPONSE_BYTES_LIMIT = 2**30
+MAX_TIMEOUT_SECONDS = 3600.0
+MAX_REDIRECTS = 3  # same-host redirects followed; one to another host never is
+READ_CHUNK = 64 * 1024
 
 Progress = Callable[[int, int], None]
 
@@ -88,8 +100,9 @@ class EndpointError(RuntimeError):
     The message names the URL and what went wrong; ``status`` is the HTTP status when there was one."""
 
     def __init__(self, url: str, message: str, status: int | None = None):
-        super().__init__(f"endpoint {url}: {message}")
-        self.url, self.status = url, status
+        # one place for every error, log line and stored failure: never a credential of a URL
+        super().__init__(f"endpoint {redact_url(url)}: {redact_urls_in(message)}")
+        self.url, self.status = redact_url(url), status
 
 
 @dataclass(frozen=True)
@@ -125,7 +138,8 @@ class EndpointConfig:
     text_prefix: str | None = None
     concurrency: int = DEFAULT_CONCURRENCY  # requests in flight (`EndpointModel.server_concurrency`: from the server)
     prompts_per_request: int = 16  # prompts batched into one /v1/completions request
-    timeout_seconds: float = 120.0
+    timeout_seconds: float = 120.0  # the whole of one HTTP call: connect, send and every read
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES  # a longer answer is refused, not held
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     max_prompt_tokens: int | None = None  # token budget per client: refused before it is exceeded
     # top-logprobs: log-probabilities asked per position, and how the server names their tokens
@@ -134,7 +148,7 @@ class EndpointConfig:
     top_keys: str = "token-ids"
 
     def __post_init__(self):
-        if not re.match(r"^https?://[^\s/]+", self.url or ""):
+        if not re.match(r"^https?://[^\s/]+", self.url or "") or re.search(r"[\s\x00-\x1f]", self.url):
             raise EndpointError(str(self.url), "the URL must start with http:// or https:// and name a host")
         if not self.served_model:
             raise EndpointError(self.url, "no served model id given (--served-model)")
@@ -148,12 +162,25 @@ class EndpointConfig:
         if not 2 <= int(self.top_k) <= 100 or self.top_keys not in ("token-ids", "text"):
             raise EndpointError(self.url, f"top_k must be between 2 and 100 (got {self.top_k}) and top_keys "
                                           f"'token-ids' or 'text' (got {self.top_keys!r})")
-        if self.concurrency < 1 or self.prompts_per_request < 1 or self.timeout_seconds <= 0:
-            raise EndpointError(self.url, "concurrency and prompts_per_request must be >= 1, timeout_seconds > 0")
+        if self.concurrency < 1 or self.prompts_per_request < 1:
+            raise EndpointError(self.url, "concurrency and prompts_per_request must be >= 1")
+        if isinstance(self.timeout_seconds, bool) or not isinstance(self.timeout_seconds, (int, float)) \
+                or not 0 < self.timeout_seconds <= MAX_TIMEOUT_SECONDS:
+            raise EndpointError(self.url, f"timeout_seconds must be a number of seconds in (0, {MAX_TIMEOUT_SECONDS:g}] "
+                                          f"(got {self.timeout_seconds!r})")
+        if isinstance(self.max_response_bytes, bool) or not isinstance(self.max_response_bytes, int) \
+                or not 1024 <= self.max_response_bytes <= MAX_RESPONSE_BYTES_LIMIT:
+            raise EndpointError(self.url, f"max_response_bytes must be a whole number of bytes in [1024, "
+                                          f"{MAX_RESPONSE_BYTES_LIMIT}] (got {self.max_response_bytes!r})")
 
     @property
     def base_url(self) -> str:
         return self.url.rstrip("/").removesuffix("/v1")
+
+    @property
+    def display_url(self) -> str:
+        """The base URL as it may be shown or stored: no user, password or key (`redact_url`)."""
+        return redact_url(self.base_url)
 
     def stored(self) -> dict[str, Any]:
         """What the registry keeps besides the URL (its `endpoint` column): no key, only its name."""
@@ -259,12 +286,32 @@ class Censoring:
         return asdict(self)
 
 
-def _server_message(response: requests.Response) -> str:
+class _DeadlinePassed(Exception):
+    """The call's deadline passed before its answer was complete."""
+
+
+class _TooLarge(Exception):
+    """The answer is longer than the byte cap (`declared`: its Content-Length, when it said)."""
+
+    def __init__(self, declared: int | None):
+        super().__init__(declared)
+        self.declared = declared
+
+
+def _seconds(retry_after: str | None) -> float | None:
+    """A Retry-After given in seconds, or None (absent, or an HTTP date)."""
+    try:
+        return max(0.0, float(retry_after)) if retry_after is not None else None
+    except ValueError:
+        return None
+
+
+def _server_message(response) -> str:
     """The error text a server sent (OpenAI shape {"error": {"message"}}, vLLM's, or raw)."""
     try:
         body = response.json()
-    except ValueError:
-        return response.text[:300].strip() or response.reason or ""
+    except (ValueError, RecursionError):
+        return response.text[:300].strip() or getattr(response, "reason", "") or ""
     if isinstance(body, dict):
         error = body.get("error", body)
         if isinstance(error, dict):
@@ -289,8 +336,95 @@ class Usage:
         return asdict(self)
 
 
+# --------------------------------------------------------------------------- a bounded call
+
+_WATCH = threading.local()  # the running call's watchdog, told of each connection its pool hands out
+
+
+class _Watchdog:
+    """Shuts the sockets of one call down at its deadline: requests' timeouts bound each read,
+    not the call, so a server sending a byte every half second (headers or body) would hold a
+    call for ever. A shut-down socket wakes the blocked read at once."""
+
+    def __init__(self, seconds: float):
+        self.fired = False
+        self._connections: list = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(max(0.0, seconds), self._fire)
+        self._timer.daemon = True
+
+    def watch(self, connection) -> None:
+        with self._lock:
+            self._connections.append(connection)
+            if self.fired:
+                self._shut(connection)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            for connection in self._connections:
+                self._shut(connection)
+
+    @staticmethod
+    def _shut(connection) -> None:
+        sock = getattr(connection, "sock", None)
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def __enter__(self) -> _Watchdog:
+        _WATCH.current = self
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._timer.cancel()
+        _WATCH.current = None
+
+
+class _WatchedPool(HTTPConnectionPool):
+    def _get_conn(self, timeout=None):
+        connection = super()._get_conn(timeout)
+        watchdog = getattr(_WATCH, "current", None)
+        if watchdog is not None:
+            watchdog.watch(connection)
+        return connection
+
+
+class _WatchedTlsPool(HTTPSConnectionPool, _WatchedPool):
+    pass
+
+
+class _WatchedAdapter(HTTPAdapter):
+    """requests' adapter whose pools tell the running call's watchdog of every connection."""
+
+    def init_poolmanager(self, *args, **kwargs):
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = {"http": _WatchedPool, "https": _WatchedTlsPool}
+
+
+@dataclass
+class _Answer:
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    @property
+    def text(self) -> str:
+        return self.body.decode("utf-8", errors="replace")
+
+
 class EndpointClient:
-    """POST/GET against one server with retries; counts what it sent. Thread-safe."""
+    """POST/GET against one server with retries; counts what it sent. Thread-safe.
+
+    Every HTTP call is bounded (issue 61): `timeout_seconds` for all of it (connect, send, every
+    read), at most `max_response_bytes` read, redirects followed only on the same host, and an
+    API key (or a URL's password) never sent over plain http except to a loopback address."""
 
     def __init__(self, config: EndpointConfig, sleep: Callable[[float], None] = time.sleep):
         self.config = config
@@ -303,11 +437,20 @@ class EndpointClient:
         session = getattr(self._local, "session", None)
         if session is None:
             session = self._local.session = requests.Session()
+            session.max_redirects = 0
+            adapter = _WatchedAdapter()
+            session.mount("http://", adapter)
+            session.mount("https://", adapter)
         return session
 
     def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json"}
+        headers = {"Content-Type": "application/json", "Accept-Encoding": "identity"}
         name = self.config.api_key_env
+        parts = requests.utils.urlparse(self.config.base_url)
+        if (name or has_credentials(self.config.base_url)) and parts.scheme == "http" and not is_loopback(parts.hostname):
+            what = f"the API key (${name})" if name else "the URL's password"
+            raise EndpointError(self.config.url, f"refused to send {what} over plain http to {parts.hostname}: "
+                                                 "use https://, or a loopback address (127.0.0.1, ::1, localhost)")
         if name:
             key = os.environ.get(name)
             if not key:
@@ -315,37 +458,98 @@ class EndpointClient:
             headers["Authorization"] = f"Bearer {key}"
         return headers
 
+    def _call(self, method: str, url: str, body: bytes | None, headers: dict[str, str]) -> _Answer:
+        """One HTTP exchange within the call's deadline and byte cap, redirects on the same host
+        followed (MAX_REDIRECTS), one to another host refused. Raises requests' errors for a
+        refused connection, `_DeadlinePassed` past the deadline."""
+        seconds, cap = float(self.config.timeout_seconds), int(self.config.max_response_bytes)
+        deadline = time.monotonic() + seconds
+        origin = requests.utils.urlparse(url)
+        with _Watchdog(seconds) as watchdog:
+            for _ in range(MAX_REDIRECTS + 1):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise _DeadlinePassed()
+                try:
+                    response = self._session().request(method, url, data=body, headers=headers, stream=True,
+                                                       allow_redirects=False, timeout=(left, left))
+                    with response:
+                        if response.is_redirect:
+                            target = requests.compat.urljoin(url, response.headers.get("Location", ""))
+                            moved = requests.utils.urlparse(target)
+                            if (moved.scheme, moved.hostname, moved.port) != (origin.scheme, origin.hostname, origin.port):
+                                raise EndpointError(url, f"the server redirected to another host ({redact_url(target)}, "
+                                                         f"HTTP {response.status_code}): not followed",
+                                                    status=response.status_code)
+                            url = target
+                            continue
+                        declared = response.headers.get("Content-Length", "")
+                        if declared.isdigit() and int(declared) > cap:
+                            raise _TooLarge(int(declared))
+                        data = bytearray()
+                        for chunk in response.iter_content(READ_CHUNK):
+                            data += chunk
+                            if len(data) > cap:
+                                raise _TooLarge(None)
+                            if time.monotonic() > deadline:
+                                raise _DeadlinePassed()
+                        return _Answer(response.status_code, response.headers, bytes(data))
+                except (requests.RequestException, OSError):
+                    if watchdog.fired or time.monotonic() > deadline:
+                        raise _DeadlinePassed() from None
+                    raise
+        raise EndpointError(url, f"more than {MAX_REDIRECTS} redirects: not followed")
+
     def request(self, method: str, path: str, payload: dict | None = None, *, retry: bool = True) -> Any:
         """The decoded JSON of one call; retried on 429/5xx/time-out/refused connection."""
+        answer = self.exchange(method, path, payload, retry=retry)
+        try:
+            return answer.json()
+        except (ValueError, RecursionError) as error:
+            raise EndpointError(f"{self.config.base_url}{path}", f"malformed response: not JSON "
+                                f"({answer.body[:80].decode('utf-8', 'replace')!r})", status=200) from error
+
+    def exchange(self, method: str, path: str, payload: dict | None = None, *, retry: bool = True,
+                 accept: tuple[int, ...] = ()) -> _Answer:
+        """One call's 200 answer (or one of `accept`'s statuses), retried on RETRY_STATUSES, the
+        deadline and refused connections with the policy's backoff; a Retry-After longer than
+        the policy waits at most ends the retries at once (waiting less would not honour it)."""
         url = f"{self.config.base_url}{path}"
         policy = self.config.retry
         attempts = policy.attempts if retry else 1
         headers = self._headers()
+        body = None if payload is None else json.dumps(payload).encode()
         last = ""
         for attempt in range(1, attempts + 1):
             retry_after = None
             try:
-                response = self._session().request(method, url, json=payload, headers=headers,
-                                                   timeout=self.config.timeout_seconds)
-            except requests.Timeout:
-                last = f"no answer within {self.config.timeout_seconds:g} s"
+                response = self._call(method, url, body, headers)
+            except _DeadlinePassed:
+                last = f"no complete answer within {self.config.timeout_seconds:g} s (timeout_seconds, the whole call)"
+            except _TooLarge as error:
+                size = f" (Content-Length {error.declared:,})" if error.declared else ""
+                raise EndpointError(url, f"the answer is longer than max_response_bytes={self.config.max_response_bytes:,}"
+                                         f"{size}: refused") from None
             except requests.ConnectionError as error:
                 last = f"cannot connect ({type(error).__name__}: server down or unreachable)"
+            except requests.RequestException as error:
+                last = f"broken answer ({type(error).__name__})"
             else:
                 with self._lock:
                     self.usage.requests += 1
-                if response.status_code == 200:
-                    try:
-                        return response.json()
-                    except ValueError as error:
-                        raise EndpointError(url, f"malformed response: not JSON ({response.text[:80]!r})",
-                                            status=200) from error
+                if response.status == 200 or response.status in accept:
+                    return response
                 message = _server_message(response)
-                if response.status_code not in RETRY_STATUSES:
-                    raise EndpointError(url, f"the server refused the request (HTTP {response.status_code}: {message})",
-                                        status=response.status_code)
-                last = f"HTTP {response.status_code}: {message}"
+                if response.status not in RETRY_STATUSES:
+                    raise EndpointError(url, f"the server refused the request (HTTP {response.status}: {message})",
+                                        status=response.status)
+                last = f"HTTP {response.status}: {message}"
                 retry_after = response.headers.get("Retry-After")
+                asked = _seconds(retry_after)
+                if asked is not None and asked > policy.max_seconds and attempt < attempts:
+                    raise EndpointError(url, f"gave up after {attempt} attempt(s): {last}; the server asks to wait "
+                                             f"{asked:g} s (Retry-After), longer than the retry policy's "
+                                             f"max_seconds={policy.max_seconds:g}", status=response.status)
             if attempt < attempts:
                 with self._lock:
                     self.usage.retries += 1
@@ -366,11 +570,11 @@ class EndpointClient:
                    "prompt": [list(map(int, p)) if not isinstance(p, str) else p for p in prompts], **options}
         body = self.request("POST", "/v1/completions", payload)
         choices = ordered_choices(body, len(prompts), f"{self.config.base_url}/v1/completions")
-        usage = body.get("usage") or {}
+        usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
         with self._lock:
             self.usage.prompts += len(prompts)
-            self.usage.prompt_tokens += int(usage.get("prompt_tokens") or n_tokens)
-            self.usage.completion_tokens += int(usage.get("completion_tokens") or 0)
+            self.usage.prompt_tokens += _count(usage.get("prompt_tokens")) or n_tokens
+            self.usage.completion_tokens += _count(usage.get("completion_tokens"))
         return choices
 
     def tokenize(self, text: str, add_special_tokens: bool) -> list[int] | None:
@@ -383,7 +587,12 @@ class EndpointClient:
                 return None
             raise
         tokens = body.get("tokens") if isinstance(body, dict) else None
-        return [int(t) for t in tokens] if isinstance(tokens, list) else None
+        if not isinstance(tokens, list):
+            return None
+        if not all(isinstance(t, int) and not isinstance(t, bool) for t in tokens):
+            raise EndpointError(f"{self.config.base_url}/tokenize", "malformed /tokenize response: tokens are not "
+                                                                    "whole numbers")
+        return tokens
 
     def served_models(self) -> list[str]:
         return [str(m.get("id")) for m in self.model_cards()]
@@ -391,11 +600,10 @@ class EndpointClient:
     def metrics_text(self) -> str | None:
         """The server's Prometheus `/metrics` page (vLLM, SGLang, TGI), or None where it has none."""
         try:
-            response = self._session().get(f"{self.config.base_url}/metrics", headers=self._headers(),
-                                           timeout=self.config.timeout_seconds)
-        except requests.RequestException:
+            answer = self.exchange("GET", "/metrics", retry=False)
+        except EndpointError:
             return None
-        return response.text if response.status_code == 200 else None
+        return answer.text
 
     def model_cards(self) -> list[dict]:
         """/v1/models' entries (id, and on vLLM max_model_len, ...)."""
@@ -477,7 +685,7 @@ class EndpointModel:
         self.tokenizer = tokenizer if tokenizer is not None else _load_tokenizer(config)
         self.start_token_ids = start_token_ids_for(self.tokenizer) if self.tokenizer is not None else []
         tokenizer_id = _tokenizer_fingerprint(config.tokenizer) if config.tokenizer else "server"
-        key = {"url": config.base_url, "served_model": config.served_model, "revision": revision,
+        key = {"url": config.display_url, "served_model": config.served_model, "revision": revision,
                "tokenizer": tokenizer_id, "access": config.access}
         if config.prompt_mode != "token-ids":
             key.update(prompt_mode=config.prompt_mode, text_prefix=config.text_prefix)
@@ -486,7 +694,7 @@ class EndpointModel:
         key = json.dumps(key, sort_keys=True)
         self.fingerprint = "endpoint:" + hashlib.sha256(key.encode()).hexdigest()[:16]
         self.source = "endpoint"
-        self.details: dict[str, Any] = {"endpoint": config.base_url, "served_model": config.served_model,
+        self.details: dict[str, Any] = {"endpoint": config.display_url, "served_model": config.served_model,
                                         "access": config.access, "tokenizer": config.tokenizer,
                                         "prompt_mode": config.prompt_mode}
         if config.access == TOP_LOGPROBS:
@@ -496,7 +704,7 @@ class EndpointModel:
         self._tops: dict[tuple[int, ...], tuple[dict, float]] = {}  # top-logprobs: each node's answer
 
     def __repr__(self) -> str:
-        return f"EndpointModel({self.name!r}, {self.config.base_url}, {self.config.served_model!r}, {self.access})"
+        return f"EndpointModel({self.name!r}, {self.config.display_url}, {self.config.served_model!r}, {self.access})"
 
     def context_length(self) -> int | None:
         """The most tokens a prompt may have: the server's max_model_len for the served model
@@ -777,7 +985,7 @@ class EndpointModel:
             raise EndpointError(self.config.url, f"{self.access} access needs a local tokenizer (--tokenizer DIR) to "
                                                  "build token-id prompts with the start-token rule")
         ids = self.encode([sentence])[0]
-        report = ProbeReport(self.config.base_url, self.config.served_model, sentence, prompt_mode or "token-ids",
+        report = ProbeReport(self.config.display_url, self.config.served_model, sentence, prompt_mode or "token-ids",
                              list(self.start_token_ids), len(ids), access=self.access)
         local_plain = self.tokenizer([sentence], add_special_tokens=False)["input_ids"][0]
         server_plain = self.client.tokenize(sentence, add_special_tokens=False)
@@ -917,7 +1125,7 @@ class EndpointModel:
 
     def _probe_generation(self, sentence: str) -> ProbeReport:
         # completions go as token ids where a local tokenizer is known (`complete_greedy`)
-        report = ProbeReport(self.config.base_url, self.config.served_model, sentence,
+        report = ProbeReport(self.config.display_url, self.config.served_model, sentence,
                              "token-ids" if self.tokenizer is not None else "text", list(self.start_token_ids), 0)
         words = sentence.split()
         prompt = " ".join(words[:-1]) if len(words) > 1 else sentence
@@ -957,6 +1165,11 @@ def kv_cache_tokens(metrics: str) -> int | None:
             if blocks.isdigit() and size.isdigit() and int(blocks) > 0:
                 return int(blocks) * int(size)
     return None
+
+
+def _count(value: Any) -> int:
+    """A server's token count as a non-negative int; 0 where it sent something else."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def _generated_count(choice: dict) -> int:

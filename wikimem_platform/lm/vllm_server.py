@@ -7,6 +7,11 @@ torch and transformers); it is started as `python -m vllm.entrypoints.openai.api
 `VLLM_CPU_KVCACHE_SPACE` GiB for its KV cache; without it vLLM asks for 92% of the memory and
 refuses to start beside anything else. Start-up takes 1.5-4 minutes on 2 cores (mostly
 compilation).
+
+Prefix caching is OFF unless asked for (`--no-enable-prefix-caching`): with it on (vLLM's
+default) the same token prompts scored in another order can get other `prompt_logprobs`
+(vLLM issue #42019), and an audit sends ~100 candidates sharing one prefix at once. The
+registration probe refuses a server whose scores depend on order (`EndpointModel.probe`).
 """
 
 from __future__ import annotations
@@ -85,8 +90,10 @@ class VllmServer:
 
 def start_vllm(model_dir: str | os.PathLike, log_path: str | os.PathLike, *, served_model: str = "model",
                port: int | None = None, dtype: str = "float32", max_model_len: int = 512,
-               kv_cache_gib: int = DEFAULT_KV_CACHE_GIB, timeout_seconds: float = 600.0) -> VllmServer:
-    """Start vLLM on 127.0.0.1 serving `model_dir` and wait until /v1/models answers. Raises
+               kv_cache_gib: int = DEFAULT_KV_CACHE_GIB, timeout_seconds: float = 600.0,
+               prefix_caching: bool = False) -> VllmServer:
+    """Start vLLM on 127.0.0.1 serving `model_dir` and wait until /v1/models answers.
+    prefix_caching: leave vLLM's prefix caching on (only to measure what it does to scores). Raises
     VllmUnavailable when vLLM is not installed, RuntimeError (with the log's end) when it dies or
     does not answer within `timeout_seconds`."""
     python = vllm_python()
@@ -96,7 +103,8 @@ def start_vllm(model_dir: str | os.PathLike, log_path: str | os.PathLike, *, ser
            "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1"}
     command = [str(python), "-m", "vllm.entrypoints.openai.api_server", "--model", str(model_dir),
                "--served-model-name", served_model, "--host", "127.0.0.1", "--port", str(port),
-               "--dtype", dtype, "--max-model-len", str(max_model_len)]
+               "--dtype", dtype, "--max-model-len", str(max_model_len),
+               "--enable-prefix-caching" if prefix_caching else "--no-enable-prefix-caching"]
     started = time.perf_counter()
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
