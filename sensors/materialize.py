@@ -4,11 +4,21 @@ Runs go through Dagster's API against the instance of $DAGSTER_HOME: `execute_jo
 location's asset job (the same code a launched run executes, recorded in the same event log the UI
 shows), partitions are added with `instance.add_dynamic_partitions`, and progress is read from the
 run's event stream on the instance (one tick per finished step).
+
+A run is stopped, not abandoned: Ctrl-C (SIGINT), SIGTERM, or a termination from the UI (or by
+`wikimem request remove`: the run is then CANCELING) marks the run canceling, interrupts the
+execution between two Python instructions of its step (Dagster records the step as interrupted
+and the run as CANCELED), and raises `RunInterrupted`, a one-line message. What the steps stored
+before (the score shards) stays: the next run resumes from them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import io
 import operator
+import signal
 import sys
 import threading
 import time
@@ -26,6 +36,7 @@ from dagster import (
     RunsFilter,
     execute_job,
 )
+from dagster._core.errors import DagsterExecutionInterruptedError
 from dagster._core.definitions.reconstruct import (
     ReconstructableJob,
     ReconstructableRepository,
@@ -44,6 +55,65 @@ QUIET_CONSOLE = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 STEP_EVENTS = {DagsterEventType.STEP_START, DagsterEventType.STEP_SUCCESS, DagsterEventType.STEP_FAILURE}
 POLL_SECONDS = 0.5
 RUN_TAG = "wikimem/materialize"
+# How long a stopped run's step may take to reach its next Python instruction (a model's forward
+# pass is one C call) before the run is recorded canceled without it; a second Ctrl-C stops waiting.
+STOP_GRACE_SECONDS = 30.0
+STOPPING = {DagsterRunStatus.CANCELING, DagsterRunStatus.CANCELED}
+
+
+class RunInterrupted(Exception):
+    """A run stopped before its end (a signal, or terminated): recorded CANCELED on the instance."""
+
+    def __init__(self, run_id: str | None, reason: str):
+        super().__init__(f"run {run_id or '(not started)'} {reason}")
+        self.run_id, self.reason = run_id, reason
+
+
+class _Signalled(BaseException):
+    """SIGTERM in the waiting thread, as KeyboardInterrupt is SIGINT."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_signalled(signum, _frame) -> None:
+    raise _Signalled(signum)
+
+
+def _interrupt_thread(thread: threading.Thread) -> None:
+    """Raise DagsterExecutionInterruptedError in `thread` at its next Python instruction: what
+    Dagster's own run worker raises on SIGINT, handled by the executor (the step fails as
+    interrupted, a CANCELING run ends CANCELED)."""
+    if thread.ident is not None and thread.is_alive():
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident),
+                                                   ctypes.py_object(DagsterExecutionInterruptedError))
+
+
+def _stop_run(instance: DagsterInstance, marker: str, worker: threading.Thread, reason: str) -> str | None:
+    """Mark the run canceling, interrupt its execution, wait for it (STOP_GRACE_SECONDS), and make
+    sure the instance records it CANCELED; returns the run id (None when it never started)."""
+    def current():
+        records = instance.get_run_records(RunsFilter(tags={RUN_TAG: marker}), limit=1)
+        return records[0].dagster_run if records else None
+
+    run = current()
+    if run is not None and not run.is_finished and run.status != DagsterRunStatus.CANCELING:
+        instance.report_run_canceling(run, message=f"Stopping: {reason}.")
+    deadline = time.monotonic() + STOP_GRACE_SECONDS
+    # The interrupted step's failure and its stack trace go to the run's event log, not the
+    # terminal (Dagster's console handler writes to sys.stderr as it is at each message).
+    with contextlib.redirect_stderr(io.StringIO()):
+        try:
+            while worker.is_alive() and time.monotonic() < deadline:
+                _interrupt_thread(worker)  # again each second: a step may catch one
+                worker.join(1.0)
+        except (KeyboardInterrupt, _Signalled):
+            pass  # a second signal: stop waiting
+    run = current()
+    if run is not None and not run.is_finished:
+        instance.report_run_canceled(run, message=f"Canceled: {reason}.")
+    return run.run_id if run is not None else None
 
 
 def asset_job() -> ReconstructableJob:
@@ -126,8 +196,40 @@ def materialize_on(instance: DagsterInstance, selection: str, label: str,
         except BaseException as error:  # surfaced in the caller's thread
             result["error"] = error
 
-    worker = threading.Thread(target=execute, name=f"materialize {label}")
+    # A daemon: a step that never reaches its next Python instruction cannot keep the process alive.
+    worker = threading.Thread(target=execute, name=f"materialize {label}", daemon=True)
+    on_main = threading.current_thread() is threading.main_thread()
+    previous_term = signal.signal(signal.SIGTERM, _raise_signalled) if on_main else None
     worker.start()
+    try:
+        _follow(instance, worker, marker, label, total)
+    except (KeyboardInterrupt, _Signalled) as signalled:
+        name = "SIGINT" if isinstance(signalled, KeyboardInterrupt) else str(signalled)
+        raise RunInterrupted(_stop_run(instance, marker, worker, f"interrupted ({name})"),
+                             f"interrupted ({name})") from None
+    except _Terminated:
+        raise RunInterrupted(_stop_run(instance, marker, worker, "terminated"), "terminated") from None
+    finally:
+        if on_main:
+            signal.signal(signal.SIGTERM, previous_term)
+    worker.join()
+    if "error" in result:
+        raise result["error"]
+    run = result["run"]
+    with run:
+        failures = [
+            f"{event.step_key}: {event.step_failure_data.error.message.strip()}" if event.step_failure_data.error else str(event.step_key)
+            for event in run.all_events if event.event_type == DagsterEventType.STEP_FAILURE
+        ]
+        return RunOutcome(run.run_id, run.success, failures)
+
+
+class _Terminated(Exception):
+    """The run was marked canceling from outside (the UI's Terminate, `wikimem request remove`)."""
+
+
+def _follow(instance: DagsterInstance, worker: threading.Thread, marker: str, label: str, total: int | None) -> None:
+    """Show the run's progress until its execution ends; _Terminated when the run is canceled from outside."""
     # On a terminal the bar redraws as time passes; in a log file (no TTY) a line every LOG_EVERY_SECONDS.
     interactive = sys.stderr.isatty()
     with tqdm(desc=label, unit="step", total=total, mininterval=0.1 if interactive else LOG_EVERY_SECONDS) as bar:
@@ -148,20 +250,12 @@ def materialize_on(instance: DagsterInstance, selection: str, label: str,
                         bar.update(1)
             if finished:
                 break
+            if run_id is not None and instance.get_run_by_id(run_id).status in STOPPING:
+                raise _Terminated(run_id)
             if interactive or time.monotonic() - shown >= LOG_EVERY_SECONDS:
                 bar.refresh()  # the elapsed time keeps moving during a long step
                 shown = time.monotonic()
             worker.join(POLL_SECONDS)
-    worker.join()
-    if "error" in result:
-        raise result["error"]
-    run = result["run"]
-    with run:
-        failures = [
-            f"{event.step_key}: {event.step_failure_data.error.message.strip()}" if event.step_failure_data.error else str(event.step_key)
-            for event in run.all_events if event.event_type == DagsterEventType.STEP_FAILURE
-        ]
-        return RunOutcome(run.run_id, run.success, failures)
 
 
 def process_request(request_id: str, reference_selection: str) -> RunOutcome:

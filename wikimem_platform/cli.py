@@ -69,9 +69,11 @@ class CliError(Exception):
 
     status = 2
 
-    def __init__(self, message: str, *extra: str):
+    def __init__(self, message: str, *extra: str, status: int | None = None):
         super().__init__(message)
         self.message, self.extra = message, extra
+        if status is not None:
+            self.status = status
 
     @classmethod
     def of(cls, error: Exception, *extra: str) -> CliError:
@@ -304,10 +306,18 @@ def cmd_request_add(args) -> int:
     return 0
 
 
+# The subject column of `request list` and `request show` (the whole name is in --json).
+SUBJECT_COLUMN_CHARS = 60
+
+
 def _request_rows(requests) -> list[dict]:
-    return [{"id": r.id, "kind": r.kind, "subject": r.subject_label, "qid": r.subject_qid or "-", "status": r.status,
+    return [{"id": r.id, "kind": r.kind, "subject": _cut(r.subject_label, SUBJECT_COLUMN_CHARS), "qid": r.subject_qid or "-", "status": r.status,
              "received": f"{r.received_at:%Y-%m-%d}", "due": f"{r.due_at:%Y-%m-%d}",
              "answered": f"{r.answered_at:%Y-%m-%d}" if r.answered_at else "-"} for r in requests]
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def cmd_request_list(args) -> int:
@@ -390,12 +400,34 @@ def cmd_request_run(args) -> int:
         raise CliError(f"request {args.id!r}: no model is registered (`wikimem models register ...`); nothing was run")
     home = _instance_home(args.home)
     print(f"DAGSTER_HOME={home}: auditing {args.id} on every registered release (the run is in the UI's run list)")
-    outcome = importlib.import_module(DAGSTER_RUNNER).process_request(args.id, REFERENCE_SELECTION)
+    runner = importlib.import_module(DAGSTER_RUNNER)
+    try:
+        outcome = runner.process_request(args.id, REFERENCE_SELECTION)
+    except runner.RunInterrupted as stopped:
+        _still_stored(store, args.id, stopped.run_id)
+        store.set_status(args.id, intake.RequestStatus.INTERRUPTED, error=f"audit run {stopped.run_id} {stopped.reason}")
+        raise CliError(f"request {args.id!r}: its audit run {stopped.run_id} was {stopped.reason} and is canceled; the "
+                       f"request is marked interrupted (`wikimem request run {args.id}` resumes from the scores "
+                       "already stored)", status=SIGNAL_STATUS.get(stopped.reason, CliError.status)) from None
     if not outcome.success:
+        _still_stored(store, args.id, outcome.run_id)
         store.set_status(args.id, intake.RequestStatus.FAILED, error=f"audit run {outcome.run_id} failed")
         raise CliError(f"request {args.id!r}: the audit run {outcome.run_id} failed (its event log is in the Dagster UI "
                        f"on {home}); the request is marked failed", *outcome.failures)
     return cmd_request_show(argparse.Namespace(**{**vars(args), "json": False}))
+
+
+# A run stopped by a signal exits as a shell reports a process killed by it (128 + the signal's number).
+SIGNAL_STATUS = {"interrupted (SIGINT)": 130, "interrupted (SIGTERM)": 143}
+
+
+def _still_stored(store: intake.RequestStore, request_id: str, run_id: str | None) -> None:
+    """A request removed while its run ran (`wikimem request remove`) ends the command in one line."""
+    try:
+        store.get(request_id)
+    except KeyError:
+        raise CliError(f"request {request_id!r} was removed while its audit run {run_id} ran: the run was stopped "
+                       "and nothing more is stored for the request") from None
 
 
 def _existing_instance() -> bool:

@@ -1,0 +1,137 @@
+"""`wikimem request run` stopped mid-run (issue 61): Ctrl-C (SIGINT) and SIGTERM sent to a real
+`wikimem request run` process on the planted model once its run has started, and the request removed
+(`wikimem request remove`) while its run runs. Each ends in one line on stderr, no traceback, the
+Dagster run CANCELED (not STARTED forever), and the request in a state `request list` names:
+"interrupted" (run it again), or gone.
+
+The reference data is built once for the module (the planted world's, in seconds); each
+test then starts one `request run` and stops it seconds after its first step.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from dagster import DagsterInstance, DagsterRunStatus, RunsFilter
+
+from sensors.registry import AUDIT_CONFIG_FILE
+from tests.e2e.test_planted_pipeline import planted_data_config
+from tests.support.dagster_process import REPO
+from wikimem_platform.planted import registry_fields
+from wikimem_platform.registry import Registry
+from wikimem_platform.subject_requests.intake import RequestStore
+
+WIKIMEM = Path(sys.executable).parent / "wikimem"
+# The reference data of the planted model's world (a few seconds; the bundled sample takes ~40).
+BUILD_REFERENCE = """
+import json, sys
+from sensors.materialize import materialize
+assert materialize("group:data,group:canaries", "reference data", run_config=json.loads(sys.argv[1])).success
+"""
+STARTED_TIMEOUT = 60  # seconds from the command's start to its request's first step
+STOP_TIMEOUT = 60  # seconds from the signal to the command's exit
+
+
+def _env(home: Path) -> dict:
+    return {**os.environ, "DAGSTER_HOME": str(home)}
+
+
+def _files(stem: Path):
+    """stdout and stderr in files, not pipes (see tests/e2e/test_sensor_to_report.py `run_to_files`)."""
+    return stem.with_suffix(".out").open("w"), stem.with_suffix(".err").open("w")
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory, planted_model):
+    """An instance with the planted model registered and the reference data built."""
+    root = tmp_path_factory.mktemp("interrupt")
+    home = root / "home"
+    home.mkdir(mode=0o700)
+    shutil.copy(REPO / "dagster.yaml", home / "dagster.yaml")
+    # The request audit's own config: one property, so a run is short when it is not stopped.
+    (home / AUDIT_CONFIG_FILE).write_text(yaml.safe_dump({"ops": {"request_canaries": {"config": {"properties": ["P106"]}}}}))
+    Registry(f"sqlite:///{home / 'wikimem_registry.db'}").register(**registry_fields(planted_model))
+    subprocess.run([sys.executable, "-c", BUILD_REFERENCE, json.dumps(planted_data_config(planted_model))], cwd=REPO, env=_env(home), check=True,
+                   capture_output=True, timeout=600)
+    for path in [home, *home.rglob("*")]:
+        path.chmod(0o700 if path.is_dir() else 0o600)
+    return home
+
+
+def _add(home: Path, name: str) -> str:
+    facts = home.parent / f"{name}.yaml"
+    facts.write_text(yaml.safe_dump({"name": name, "facts": {"occupation": ["journalist"]}, "languages": ["en"]}))
+    added = subprocess.run([str(WIKIMEM), "--home", str(home), "request", "add", "--facts", str(facts)],
+                           capture_output=True, text=True, timeout=120)
+    assert added.returncode == 0, added.stderr
+    return re.search(r"received (dsr-\S+):", added.stdout).group(1)
+
+
+def _start_and_wait(home: Path, request_id: str, stem: Path) -> subprocess.Popen:
+    """`wikimem request run ID`, returned once the request's run has marked it auditing."""
+    out, err = _files(stem)
+    child = subprocess.Popen([str(WIKIMEM), "--home", str(home), "request", "run", request_id], stdout=out, stderr=err,
+                             env=_env(home))
+    store = RequestStore(f"sqlite:///{home / 'wikimem_registry.db'}")
+    deadline = time.monotonic() + STARTED_TIMEOUT
+    while store.get(request_id).status != "auditing":
+        assert child.poll() is None, f"the command ended before its run started: {stem.with_suffix('.err').read_text()[-2000:]}"
+        assert time.monotonic() < deadline, "the request's run did not start"
+        time.sleep(0.2)
+    return child
+
+
+def _run_of(home: Path, request_id: str):
+    with DagsterInstance.from_config(str(home)) as instance:
+        [run] = instance.get_runs(RunsFilter(tags={"dagster/partition": request_id}))
+        return run
+
+
+def _stopped(child: subprocess.Popen, stem: Path) -> tuple[int, str]:
+    code = child.wait(timeout=STOP_TIMEOUT)
+    return code, stem.with_suffix(".err").read_text()
+
+
+def _error_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("error:")]
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_cancels_the_run_and_marks_the_request_interrupted(home, tmp_path, signum, status):
+    request_id = _add(home, f"Ottilie Brannwitz {signum.name}")
+    child = _start_and_wait(home, request_id, tmp_path / "run")
+    child.send_signal(signum)
+    code, stderr = _stopped(child, tmp_path / "run")
+    assert "Traceback" not in stderr and "Stack Trace" not in stderr, stderr[-3000:]
+    assert code == status, stderr[-2000:]
+    [line] = _error_lines(stderr)
+    assert f"interrupted ({signum.name}) and is canceled" in line and "marked interrupted" in line, line
+    assert stderr.rstrip().endswith(line)  # the last thing said
+    assert _run_of(home, request_id).status == DagsterRunStatus.CANCELED
+    listed = subprocess.run([str(WIKIMEM), "--home", str(home), "request", "list", "--json"],
+                            capture_output=True, text=True, timeout=120)
+    assert {r["id"]: r["status"] for r in json.loads(listed.stdout)}[request_id] == "interrupted"
+
+
+def test_a_request_removed_during_its_run_ends_the_run_in_one_line(home, tmp_path):
+    request_id = _add(home, "Ottilie Brannwitz removed")
+    child = _start_and_wait(home, request_id, tmp_path / "run")
+    removed = subprocess.run([str(WIKIMEM), "--home", str(home), "request", "remove", request_id],
+                             capture_output=True, text=True, timeout=120)
+    assert removed.returncode == 0, removed.stderr
+    code, stderr = _stopped(child, tmp_path / "run")
+    assert not re.search("Traceback|Stack Trace|KeyError", stderr), stderr[-3000:]
+    assert code == 2
+    [line] = _error_lines(stderr)
+    assert f"request {request_id!r} was removed while its audit run" in line, line
+    assert _run_of(home, request_id).status == DagsterRunStatus.CANCELED
