@@ -77,6 +77,27 @@ def test_a_probe_page_prints_without_local_files_and_calls_no_beacon(tmp_path, b
     assert hits == ["/check"]
 
 
+@pytest.mark.skipif(reports.find_chromium() is None, reason=NO_CHROMIUM)
+def test_without_the_policy_chromium_still_calls_no_beacon(tmp_path, beacon, monkeypatch):
+    """Defence in depth: with the printed copy's policy taken away, the offline flags alone still
+    stop every request (loopback included), though a framed local file then prints."""
+    from pypdf import PdfReader
+
+    from wikimem_platform.subject_requests import letter
+
+    url, hits = beacon
+    secret = tmp_path / "secret.txt"
+    secret.write_text(f"{SECRET}\n")
+    probe = tmp_path / "probe.html"
+    probe.write_text(f"<html><head></head><body><p>{VISIBLE}</p><iframe src='{secret.as_uri()}'></iframe>"
+                     f"<img src='{url}/beacon.gif'><script>fetch('{url}/fetch')</script></body></html>", encoding="utf-8")
+    monkeypatch.setattr(letter.reports, "with_csp", lambda page, policy=None: page, raising=False)
+    pdf = render_pdf(probe, tmp_path / "probe.pdf", timeout=60)
+    text = "".join(page.extract_text() or "" for page in PdfReader(pdf).pages)
+    assert VISIBLE in text and SECRET in text  # no policy: the frame printed, so the check above is not vacuous
+    assert hits == [], f"the beacon was called: {hits}"
+
+
 def _policy(page: str) -> str:
     found = CSP_META.findall(page)
     assert found, "no Content-Security-Policy meta"
