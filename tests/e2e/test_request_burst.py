@@ -104,13 +104,16 @@ def _instance(home: Path) -> DagsterInstance:
 
 
 @contextlib.contextmanager
-def daemon(home: Path, log_name: str):
-    """`dagster-daemon run` (sensors, run queue) on home's instance; SIGKILLed by the caller or here."""
+def daemon(home: Path, log_name: str, groups: list[int]):
+    """`dagster-daemon run` (sensors, run queue) on home's instance, in its own process group (its
+    code server and the run workers that one starts join it; `groups` collects it for the end of
+    the test). SIGKILLed here, the daemon process alone: a run it left in flight carries on."""
     log = open(home / log_name, "w")
     process = subprocess.Popen(
         [str(Path(sys.executable).parent / "dagster-daemon"), "run", "-w", str(REPO / "workspace.yaml")], cwd=REPO,
         env={**os.environ, "DAGSTER_HOME": str(home), "WIKIMEM_SENSOR_INTERVAL": SENSOR_INTERVAL, "HF_HUB_OFFLINE": "1"},
-        stdout=log, stderr=subprocess.STDOUT, preexec_fn=_reset_signals)
+        stdout=log, stderr=subprocess.STDOUT, preexec_fn=_reset_signals, start_new_session=True)
+    groups.append(process.pid)
     try:
         yield process
     finally:
@@ -118,6 +121,18 @@ def daemon(home: Path, log_name: str):
             process.kill()
         process.wait(timeout=30)
         log.close()
+
+
+@contextlib.contextmanager
+def stopped_at_the_end():
+    """Every process group a daemon of the test started, SIGKILLed when the test ends."""
+    groups: list[int] = []
+    try:
+        yield groups
+    finally:
+        for group in groups:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(group, signal.SIGKILL)
 
 
 def burst_home(home: Path, model_dir: Path) -> tuple[str, list[str]]:
@@ -164,6 +179,30 @@ def wait_for(condition, what: str, timeout: float, home: Path):
     return value
 
 
+def burst_through_a_killed_daemon(home: Path, instance: DagsterInstance, ids: list[str], groups: list[int]) -> list:
+    """The daemon SIGKILLed once two requests are answered, then started again until every run has
+    ended; the run records, checked for overlap on every poll."""
+    with daemon(home, "daemon-1.log", groups) as first:
+        wait_for(lambda: sum(r.dagster_run.status == DagsterRunStatus.SUCCESS for r in request_runs(instance)) >= 2,
+                 "two answered requests", BURST_TIMEOUT, home)
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=30)
+    killed_at = {r.dagster_run.tags["wikimem/request"]: r.dagster_run.status for r in request_runs(instance)}
+    assert len(set(ids) - {i for i, s in killed_at.items() if s == DagsterRunStatus.SUCCESS}) >= 2, \
+        f"too little left for the restarted daemon: {killed_at}"
+
+    def all_done():
+        records = request_runs(instance)
+        assert not overlaps(records), f"request runs overlapped in the lm pool: {overlaps(records)}"
+        done = {r.dagster_run.tags["wikimem/request"] for r in records if r.dagster_run.status in TERMINAL}
+        return records if done >= set(ids) and all(r.dagster_run.status in TERMINAL for r in records) else None
+
+    with daemon(home, "daemon-2.log", groups):
+        wait_for(all_done, f"every one of the {len(ids)} requests' runs finished", BURST_TIMEOUT, home)
+        time.sleep(3 * int(SENSOR_INTERVAL))  # more sensor ticks: nothing launched twice
+        return request_runs(instance)
+
+
 @pytest.mark.slow
 def test_a_burst_is_answered_once_each_one_model_run_at_a_time_across_a_daemon_kill(planted_model, tmp_path):
     home = tmp_path / "home"
@@ -171,24 +210,8 @@ def test_a_burst_is_answered_once_each_one_model_run_at_a_time_across_a_daemon_k
     instance = _instance(home)
     store = intake.RequestStore(f"sqlite:///{home / 'wikimem_registry.db'}")
     ids = add_burst(home, people[:BURST])
-
-    with daemon(home, "daemon-1.log") as first:
-        # killed once the burst is in the queue and some of it answered: mid-way
-        wait_for(lambda: sum(r.dagster_run.status == DagsterRunStatus.SUCCESS for r in request_runs(instance)) >= 2,
-                 "two answered requests", BURST_TIMEOUT, home)
-        first.send_signal(signal.SIGKILL)
-        first.wait(timeout=30)
-    killed_at = {r.dagster_run.run_id: r.dagster_run.status for r in request_runs(instance)}
-    assert any(status not in TERMINAL for status in killed_at.values()), f"nothing left in flight at the kill: {killed_at}"
-    with daemon(home, "daemon-2.log"):
-        def all_done():
-            records = request_runs(instance)
-            assert not overlaps(records), f"request runs overlapped in the lm pool: {overlaps(records)}"
-            done = {r.dagster_run.tags["wikimem/request"] for r in records if r.dagster_run.status in TERMINAL}
-            return records if done >= set(ids) and all(r.dagster_run.status in TERMINAL for r in records) else None
-        records = wait_for(all_done, f"every one of the {BURST} requests' runs finished", BURST_TIMEOUT, home)
-        time.sleep(3 * int(SENSOR_INTERVAL))  # more sensor ticks: nothing launched twice
-        records = request_runs(instance)
+    with stopped_at_the_end() as groups:
+        records = burst_through_a_killed_daemon(home, instance, ids, groups)
 
     by_request: dict[str, list] = {}
     for record in records:
