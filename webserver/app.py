@@ -37,7 +37,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 
 from wikimem_platform.security import policy
 from wikimem_platform.subject_requests.answer_files import LETTER, PDF, answer_dir
@@ -525,9 +525,9 @@ class SignIn:
         await run_in_threadpool(self.access_log.record, who=user.name, surface=surface,
                                 action="read answer pdf" if pdf else "read answer", request_id=request_id, role=user.role)
         headers = {"cache-control": "no-store", "content-security-policy": ANSWER_CSP}
-        if pdf:
-            return FileResponse(file, media_type="application/pdf", headers=headers,
-                                filename=f"{request_id}.pdf", content_disposition_type="inline")
+        if pdf:  # read whole in one open (a FileResponse stats, then reopens: a rewrite between would mix two PDFs)
+            return Response(file.read_bytes(), media_type="application/pdf",
+                            headers={**headers, "content-disposition": f'inline; filename="{request_id}.pdf"'})
         return HTMLResponse(file.read_text(encoding="utf-8"), headers=headers)
 
     async def _access_log_page(self, user: User) -> Response:
