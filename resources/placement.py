@@ -29,9 +29,9 @@ import json
 import os
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import urlsplit
-
 from dagster import DagsterInstance, ExecutorDefinition, multi_or_in_process_executor
+
+from wikimem_platform.security.urls import host_port
 
 LM_POOL = "lm"
 """Concurrency pool of every step that loads a language model (one model in memory per slot)."""
@@ -64,8 +64,9 @@ only where the values are equal (with one server registered, always)."""
 
 
 def endpoint_tags(entries: Iterable) -> dict[str, str]:
-    """{ENDPOINT_TAG: "host:port,..."} for the registry entries served at an endpoint, {} if none."""
-    hosts = sorted({urlsplit(e.source).netloc for e in entries if e.source_kind == "endpoint"})
+    """{ENDPOINT_TAG: "host:port,..."} for the registry entries served at an endpoint, {} if none:
+    never a URL's user or password (a run tag is shown in the UI to everyone)."""
+    hosts = sorted({host_port(e.source) for e in entries if e.source_kind == "endpoint"})
     return {ENDPOINT_TAG: ",".join(hosts)} if hosts else {}
 
 
