@@ -20,6 +20,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from wikimem_platform.lm.endpoint import ACCESS_LEVELS
+from wikimem_platform.security.urls import redact_url
 from wikimem_platform.lm.loading import ModelLoadError, SHIPPED_MODELS
 from wikimem_platform.registry import check_source, infer_source_kind, Registry, RegistryError, RELEASE_FIELDS, Task
 from wikimem_platform.reports import across_models, compliance as reports
@@ -110,7 +111,7 @@ def _register_endpoint(registry: Registry, args) -> int:
     except RegistryError as error:
         raise CliError.of(error, "nothing was registered") from error
     probe = json.loads(entry.endpoint).get("probe") or {}
-    print(f"registered {entry.key} (endpoint {entry.source}, served model {args.served_model}, "
+    print(f"registered {entry.key} (endpoint {redact_url(entry.source)}, served model {args.served_model}, "
           f"access {args.access or 'prompt-logprobs'})")
     if probe.get("nll_token_ids") is not None:
         print(f"probe: {probe['sentence']!r} {probe['local_token_count']} tokens, NLL {probe['nll_token_ids']:.3f} nats "
@@ -153,7 +154,7 @@ def cmd_models_register(args) -> int:
 
 def cmd_models_list(args) -> int:
     entries = _registry(args).list()
-    rows = [{"key": e.key, "display_name": e.display_name, "source_kind": e.source_kind, "source": e.source, "family": e.family, "variant": e.variant,
+    rows = [{"key": e.key, "display_name": e.display_name, "source_kind": e.source_kind, "source": redact_url(e.source), "family": e.family, "variant": e.variant,
              "task": e.task, "parameter_count": e.parameter_count, "quantization": e.quantization, "status": e.status,
              "registered_at": e.registered_at.isoformat(timespec="seconds"),
              **({field: getattr(e, field) for field in RELEASE_FIELDS[1:]} if args.json else {})} for e in entries]
