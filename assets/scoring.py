@@ -29,6 +29,7 @@ from wikimem_platform.vocabulary import LENIENT, M_THRESHOLD
 from wikimem_platform.wikimem import controlled_rates, controls
 from wikimem_platform.wikimem.calibration import DISAGREEMENT, flag_disagreements
 from wikimem_platform.wikimem.control_scoring import audit_cohort
+from wikimem_platform.security.urls import redact_url
 from wikimem_platform.wikimem.memorization import (
     H_CENSORED,
     aliases_by_value,
@@ -99,7 +100,7 @@ def score_shard(
     re-run or a retried step reads them instead of scoring again) and what it cost."""
     entry = model_registry.registry().get(context.partition_key)
     lm = scoring.load(entry, served=True)
-    where = (f"endpoint {entry.source}, requests in flight: {lm.details.get('concurrency')}"
+    where = (f"endpoint {redact_url(entry.source)}, requests in flight: {lm.details.get('concurrency')}"
              if isinstance(lm, EndpointModel) else scoring.device)
     context.log.info(f"{entry.key} ({entry.source_kind}) on {where}, fingerprint {lm.fingerprint}")
     store = ShardStore(scoring.shards_for(context.partition_key))
