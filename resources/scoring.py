@@ -15,6 +15,7 @@ from wikimem_platform.registry import ModelEntry, Registry
 from wikimem_platform.storage import path_safe_key, request_shard_dir
 from wikimem_platform.subject_requests.intake import RequestStore
 from wikimem_platform.wikimem.scoring import SentenceNllCache
+from wikimem_platform.security.urls import redact_url
 
 
 class ScoringResource(ConfigurableResource):
@@ -82,7 +83,7 @@ class ScoringResource(ConfigurableResource):
         error rather than a wrong number."""
         if entry.source_kind == "endpoint" and not served:
             raise ModelLoadError(
-                f"{entry.key} is served at {entry.source} (an endpoint release): this step needs the model's weights; "
+                f"{entry.key} is served at {redact_url(entry.source)} (an endpoint release): this step needs the model's weights; "
                 "endpoint releases are audited through their scores, memorization and data-subject requests only (issue 36)")
         if entry.key not in self._loaded:
             self._loaded.clear()
