@@ -23,6 +23,7 @@ from wikimem_platform.reports.page_policy import csp_meta
 from wikimem_platform.storage import StoredResults, json_scalar
 from wikimem_platform.subject_requests.answer_files import stored_answers
 from wikimem_platform.wikimem.memorization import memorized
+from wikimem_platform.security.urls import redact_url
 from wikimem_platform.vocabulary import AT_THRESHOLD, DEFAULT_CRITERION, DEFAULT_CUE_TAU, LENIENT, STRICT
 
 
@@ -93,7 +94,7 @@ def person_inquiry(
     answers = []
     for model in models:
         pairs = stored.memorization(model.key)
-        entry = {"model": model.key, "source": model.source, "variant": model.variant, "family": model.family}
+        entry = {"model": model.key, "source": redact_url(model.source), "variant": model.variant, "family": model.family}
         if pairs is None:
             answers.append({**entry, "audited": False, "facts": []})
             continue
