@@ -44,6 +44,7 @@ from wikimem_platform.vocabulary import AT_THRESHOLD, DEFAULT_CUE_TAU, LANGUAGE,
 from wikimem_platform.wikimem import controls
 from wikimem_platform.reference.value_forms import with_form_aliases, without_forms
 from wikimem_platform.wikimem.memorization import evaluate_wikimem
+from wikimem_platform.security.urls import redact_url
 
 MEMORIZED, WEAK, NOT_MEMORIZED = "memorized", "weakly associated", "not memorized"
 # A release served with generation access only: the model *says* the value (its completions name
@@ -131,7 +132,7 @@ def release_outcomes(
     outcomes = []
     for row in audits.to_dict("records"):
         entry = entries.get(row["model"])
-        fields = {name: getattr(entry, name, None) for name in ENTRY_FIELDS}
+        fields = {name: getattr(entry, name, None) for name in ENTRY_FIELDS} | {"source": redact_url(getattr(entry, "source", None)) if entry is not None else None}
         if not row["audited"]:
             outcomes.append(ModelOutcome(row["model"], fields, error=row["error"]))
             continue
