@@ -32,6 +32,7 @@ from wikimem_platform.reports import compliance as reports
 from wikimem_platform.storage import report_dir
 from wikimem_platform.subject_requests.inquiry import fact_cues, ModelRef
 from wikimem_platform.versions import source_version
+from wikimem_platform.security.urls import redact_url
 from wikimem_platform.unlearning.forget_sets import DEFAULT_FORGET_CRITERION, best_true_values, forget_set
 from wikimem_platform.vocabulary import CRITERIA, DEFAULT_CRITERION, DEFAULT_CUE_TAU, M_THRESHOLD
 
@@ -151,7 +152,7 @@ def compliance_report(
     run_config = context.run.run_config or {}
     settings = {"run_config": run_config, "report": config.model_dump(), "scoring": scoring.settings()}
     model = {
-        **record_fields(entry, exclude={"id"}), "key": key, "fingerprint": scores_fingerprint(context),
+        **record_fields(entry, exclude={"id"}), "source": redact_url(entry.source), "key": key, "fingerprint": scores_fingerprint(context),
         "registered_at": entry.registered_at.isoformat(timespec="seconds"),
     }
     lineage = run_lineage(context, {"model": model}, settings, started_at=datetime.now(UTC).isoformat(timespec="seconds"))
