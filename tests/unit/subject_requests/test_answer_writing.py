@@ -160,3 +160,20 @@ def test_a_rewrite_keeps_the_exports_and_readers_skip_staging_folders(tmp_path):
     assert [a["request"]["id"] for a in answer_files.stored_answers(storage)] == ["dsr-new"]
     assert answer_files.read_answer(storage, "dsr-1")["request"]["id"] == "dsr-new"
     assert answer_files.staging_dirs(storage, "dsr-1") == [leftover]
+
+
+def test_the_purge_deletes_the_answer_and_any_staging_leftover(tmp_path):
+    from wikimem_platform.security.purge import purge_request
+    from wikimem_platform.subject_requests import intake
+
+    store = intake.RequestStore(f"sqlite:///{tmp_path / 'registry.db'}")
+    person = intake.PersonFacts("Ilse Marwitz", [], {"P19": [intake.FactValue("Tübingen")]})
+    request = store.add(intake.resolve_person(person), "erasure")
+    storage = tmp_path / "storage"
+    folder = answer_files.answer_dir(storage, request.id)
+    write_answer(_versioned("old"), folder)
+    write_answer(_versioned("new"), folder)
+    shutil.copytree(folder, folder.parent / f".{request.id}.staging-killed")  # a run killed mid-write
+    report = purge_request(request.id, storage, store, "dpo@example.org", cache_roots=[])
+    assert list(answer_files.requests_dir(storage).iterdir()) == []
+    assert report.files == 6  # three files of the answer, three of the leftover
