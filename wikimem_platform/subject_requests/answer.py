@@ -34,6 +34,7 @@ from wikimem_platform.subject_requests.audit import (
     WORDING_PROBE,
     wordings_said,
 )
+from wikimem_platform.subject_requests.answer_schema import check_answer
 from wikimem_platform.subject_requests.inquiry import fact_cues
 from wikimem_platform.storage import json_clean, json_scalar
 from wikimem_platform.subject_requests.intake import RequestKind, SubjectRequest
@@ -86,7 +87,8 @@ ANSWER_COLUMNS = [
 # A fact's counts and what each counts out of: both given or both absent (None), never NaN.
 COUNTS = {"n_memorized": "n_variants", "completion_control_hits": "completion_controls",
           "controls_as_extreme": "n_controls", "wordings_said": "wordings_asked"}
-INTEGER_FIELDS = (*COUNTS, *COUNTS.values(), "truth_rank", "n_candidates", "n_controls_planned")
+# "family" and "n_kin" too: a request in several languages concatenates tables where they mix with None (floats)
+INTEGER_FIELDS = (*COUNTS, *COUNTS.values(), "truth_rank", "n_candidates", "n_controls_planned", "family", "n_kin")
 # What each endpoint access level let us read, in the letter's words.
 ACCESS_MEANS = {"prompt-logprobs": "the server's probabilities of our sentences and its completions",
                 "top-logprobs": "the server's most likely next words with their probabilities (its top k), read word "
@@ -737,7 +739,9 @@ def compose_answer(
         "verification": verification,
         "lineage": dict(lineage),
     }
-    return json_clean(document), table
+    document = json_clean(document)
+    check_answer(document)  # a bad value fails here, naming its field, not later in the letter
+    return document, table
 
 
 FORGOTTEN, STILL, NEWLY, NEVER = "forgotten", "still memorized", "newly memorized", "not memorized"
