@@ -583,5 +583,7 @@ def write_answer(document: Mapping, out_dir: str | os.PathLike, pdf: bool = Fals
         if pdf:
             printed.append(render_pdf(staging / LETTER, staging / PDF))
 
-    replace_folder(out, build, carry=lambda name: name not in ANSWER_SET)
+    # carried: the exports and their record; not the old set, nor a temp or hidden file (the old code's answer.html.tmp)
+    replace_folder(out, build, carry=lambda name: name not in ANSWER_SET and not name.startswith(".")
+                   and not name.endswith(".tmp"))
     return AnswerFiles(out / DOCUMENT, out / LETTER, out / ANNEX, out / PDF if printed and printed[0] else None)

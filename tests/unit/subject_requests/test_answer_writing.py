@@ -150,7 +150,9 @@ def test_a_rewrite_keeps_the_exports_and_readers_skip_staging_folders(tmp_path):
     (folder / "exports" / "jsonl" / "forget.jsonl").write_text('{"fact": 1}\n')
     (folder / "exports.json").write_text('["/elsewhere/forget.jsonl"]')
     (folder / "answer.pdf").write_bytes(b"%PDF old")  # part of the old set: not carried into a set printed without it
+    (folder / "answer.html.tmp").write_text("<html>")  # the old code's leftover: not carried either
     write_answer(_versioned("new"), folder)
+    assert sorted(p.name for p in folder.iterdir()) == sorted([DOCUMENT, LETTER, ANNEX, "exports", "exports.json"])
     assert (folder / "exports" / "jsonl" / "forget.jsonl").read_text() == '{"fact": 1}\n'
     assert (folder / "exports.json").read_text() == '["/elsewhere/forget.jsonl"]'
     assert not (folder / "answer.pdf").exists()
