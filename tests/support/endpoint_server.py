@@ -51,7 +51,7 @@ class ScriptedServer:
                  fail_after: int | None = None, logprob_shift: float = 0.0, model=None,
                  token_ids: bool = True, has_tokenize: bool = True, metrics: str | None = None,
                  token_id_keys: bool = True, echo_error: int | None = None, hostile: str | None = None,
-                 redirect_to: str | None = None, prefix_cache: float = 0.0):
+                 redirect_to: str | None = None, prefix_cache: float = 0.0, host: str = "127.0.0.1"):
         self.script = list(script)
         self.hostile, self.redirect_to = hostile, redirect_to
         self.prefix_cache = prefix_cache  # != 0: log-probabilities depend on what was seen before
@@ -189,7 +189,7 @@ class ScriptedServer:
                                                       "completion_tokens": len(choices)}}
                 self._answer(200, json.dumps(body).encode())
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = ThreadingHTTPServer((host, 0), Handler)  # host "0.0.0.0": reachable by a non-loopback address too
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
 

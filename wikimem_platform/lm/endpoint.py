@@ -55,6 +55,7 @@ import numpy as np
 import requests
 from requests.adapters import HTTPAdapter
 from urllib3 import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.connection import HTTPConnection, HTTPSConnection
 
 from wikimem_platform.lm.loading import encode_texts, start_token_ids_for
 from wikimem_platform.security.urls import has_credentials, is_loopback, redact_url, redact_urls_in
@@ -365,6 +366,8 @@ class _Watchdog:
         self._timer.daemon = True
 
     def watch(self, connection) -> None:
+        """A connection (its socket: a kept-alive one's) or a socket just connected (a response
+        that closes the connection keeps the socket after the connection lets go of it)."""
         with self._lock:
             self._connections.append(connection)
             if self.fired:
@@ -378,7 +381,7 @@ class _Watchdog:
 
     @staticmethod
     def _shut(connection) -> None:
-        sock = getattr(connection, "sock", None)
+        sock = connection if isinstance(connection, socket.socket) else getattr(connection, "sock", None)
         if sock is not None:
             try:
                 sock.shutdown(socket.SHUT_RDWR)
@@ -395,7 +398,27 @@ class _Watchdog:
         _WATCH.current = None
 
 
+def _watch(sock) -> None:
+    watchdog = getattr(_WATCH, "current", None)
+    if watchdog is not None and sock is not None:
+        watchdog.watch(sock)
+
+
+class _WatchedConnection(HTTPConnection):
+    def connect(self):
+        super().connect()
+        _watch(self.sock)
+
+
+class _WatchedTlsConnection(HTTPSConnection):
+    def connect(self):
+        super().connect()
+        _watch(self.sock)
+
+
 class _WatchedPool(HTTPConnectionPool):
+    ConnectionCls = _WatchedConnection
+
     def _get_conn(self, timeout=None):
         connection = super()._get_conn(timeout)
         watchdog = getattr(_WATCH, "current", None)
@@ -405,7 +428,7 @@ class _WatchedPool(HTTPConnectionPool):
 
 
 class _WatchedTlsPool(HTTPSConnectionPool, _WatchedPool):
-    pass
+    ConnectionCls = _WatchedTlsConnection
 
 
 class _WatchedAdapter(HTTPAdapter):
@@ -448,7 +471,6 @@ class EndpointClient:
         session = getattr(self._local, "session", None)
         if session is None:
             session = self._local.session = requests.Session()
-            session.max_redirects = 0
             adapter = _WatchedAdapter()
             session.mount("http://", adapter)
             session.mount("https://", adapter)
