@@ -145,3 +145,14 @@ def test_the_plot_pages_of_the_assets_carry_the_policy(tmp_path):
     page = open(plot_path(Context(), "plots", "scores", go.Figure(go.Bar(y=[1, 2])))).read()
     assert _policy(page) == SCRIPTED_PAGE_CSP
     assert re.search(r"<script[^>]+src=", page) is None
+
+
+@pytest.mark.skipif(reports.find_chromium() is None, reason=NO_CHROMIUM)
+def test_the_page_check_still_measures_a_letter_whose_policy_allows_no_script(tmp_path):
+    from wikimem_platform.subject_requests.letter import write_answer
+
+    files = write_answer(_document(), tmp_path / "dsr-1")
+    assert _policy(files.html.read_text()) == PAGE_CSP
+    check = reports.check_page(files.html, width=1280)
+    assert check.fits and "Ilse Marwitz" in check.text
+    assert sorted(p.name for p in files.html.parent.iterdir()) == ["annex.html", "answer.html", "answer.json"]
