@@ -15,7 +15,8 @@
   When it is a new revision of a model already registered (e.g. after unlearning), answered
   erasure requests are audited again too: their answer then verifies the erasure.
 - `request_audit_failure_sensor` marks a request "failed" when its run fails; the answer asset
-  marks it "answered".
+  marks it "answered"; `request_audit_canceled_sensor` marks it "interrupted" when its run is
+  canceled (Terminate in the UI, `wikimem request remove`): `wikimem request run ID` audits it again.
 """
 
 import json
@@ -25,14 +26,17 @@ from dagster import (
     AssetRecordsFilter,
     AssetSelection,
     DagsterRunStatus,
+    DagsterRunStatus,
     DefaultSensorStatus,
     RunFailureSensorContext,
+    RunStatusSensorContext,
     RunRequest,
     RunsFilter,
     SensorEvaluationContext,
     SensorResult,
     define_asset_job,
     run_failure_sensor,
+    run_status_sensor,
     sensor,
 )
 
@@ -163,3 +167,28 @@ def request_audit_failure_sensor(context: RunFailureSensorContext, model_registr
     context.log.info(f"{request_id}: run {run.run_id} failed, marked failed")
 
 
+
+
+@run_status_sensor(
+    run_status=DagsterRunStatus.CANCELED,
+    monitored_jobs=[request_audit_job],
+    minimum_interval_seconds=SENSOR_INTERVAL_SECONDS,
+    default_status=DefaultSensorStatus.RUNNING,
+    description="Marks a data-subject request 'interrupted' when its audit run is canceled (terminated).",
+)
+def request_audit_canceled_sensor(context: RunStatusSensorContext, model_registry: RegistryResource):
+    """A canceled run leaves no request "auditing" forever; an answered request (a re-audit
+    canceled) keeps its answer."""
+    run = context.dagster_run
+    request_id = run.tags.get("wikimem/request") or run.tags.get("dagster/partition")
+    if not request_id:
+        return
+    store = model_registry.requests()
+    try:
+        request = store.get(request_id)
+    except KeyError:
+        context.log.info(f"{request_id}: run {run.run_id} canceled, request no longer stored")
+        return
+    if request.status in (RequestStatus.QUEUED, RequestStatus.AUDITING):
+        store.set_status(request_id, RequestStatus.INTERRUPTED, error=f"audit run {run.run_id} canceled")
+        context.log.info(f"{request_id}: run {run.run_id} canceled, marked interrupted")
