@@ -29,7 +29,7 @@ from tests.e2e.test_planted_pipeline import planted_data_config
 from tests.support.dagster_process import REPO
 from wikimem_platform.planted import registry_fields
 from wikimem_platform.registry import Registry
-from wikimem_platform.subject_requests.intake import RequestStore
+from wikimem_platform.subject_requests.intake import RequestStatus as intake_status, RequestStore
 
 WIKIMEM = Path(sys.executable).parent / "wikimem"
 # The reference data of the planted model's world (a few seconds; the bundled sample takes ~40).
@@ -135,3 +135,42 @@ def test_a_request_removed_during_its_run_ends_the_run_in_one_line(home, tmp_pat
     [line] = _error_lines(stderr)
     assert f"request {request_id!r} was removed while its audit run" in line, line
     assert _run_of(home, request_id).status == DagsterRunStatus.CANCELED
+
+
+def test_a_canceled_sensor_run_marks_its_request_interrupted(tmp_path):
+    """A run the sensor launched, terminated from the UI: the request is "interrupted", not
+    "auditing" forever; an answered request whose re-audit is canceled keeps its answer."""
+    from dagster import DagsterEventType, build_run_status_sensor_context, instance_for_test, job, op
+
+    from resources import RegistryResource
+    from sensors import requests as request_sensors
+    from wikimem_platform.subject_requests.intake import ResolvedSubject
+
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    store = RequestStore(url)
+    auditing = store.add(ResolvedSubject("Q42", "Douglas Adams", "Q42"), "access")
+    store.set_status(auditing.id, intake_status.AUDITING)
+    answered = store.add(ResolvedSubject("Q1035", "Charles Darwin", "Q1035"), "access")
+    store.set_status(answered.id, intake_status.ANSWERED)
+
+    @op
+    def audit():
+        pass
+
+    @job(name="request_audit")
+    def request_audit():
+        audit()
+
+    with instance_for_test() as instance:
+        for request in (auditing, answered):
+            run = instance.create_run_for_job(request_audit, tags={"wikimem/request": request.id})
+            instance.report_run_canceled(run)
+            [record] = instance.get_records_for_run(run.run_id, of_type=DagsterEventType.RUN_CANCELED).records
+            context = build_run_status_sensor_context(
+                sensor_name=request_sensors.request_audit_canceled_sensor.name, dagster_instance=instance,
+                dagster_run=instance.get_run_by_id(run.run_id), dagster_event=record.event_log_entry.dagster_event,
+                resources={"model_registry": RegistryResource(url=url)})
+            request_sensors.request_audit_canceled_sensor(context)
+    interrupted = store.get(auditing.id)
+    assert interrupted.status == "interrupted" and interrupted.is_open and "canceled" in interrupted.error
+    assert store.get(answered.id).status == "answered"
