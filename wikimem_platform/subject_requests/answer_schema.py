@@ -8,7 +8,7 @@ nan`). Everything downstream still reads the plain dict; readers of answer.json 
 `AnswerDocument.model_validate` (or `check_answer`, for the one-line error).
 
 Strict types (no "3" for 3, no 3.0 for a count, no 1 for True), no NaN or infinity anywhere, and
-unknown keys refused (a typo is caught); the lineage is open-ended JSON.
+unknown keys refused (a typo is caught); the lineage is open-ended JSON (finite numbers still).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, model_validator, ValidationError
 
@@ -436,20 +436,7 @@ class AnswerDocument(_Model):
                              f"forget_criterion, got {self.forget_set!r} and {self.forget_criterion!r}")
         if self.verification and not erasure:
             raise ValueError("only an erasure request verifies revisions")
-        _finite_json(self.lineage, "lineage")
         return self
-
-
-def _finite_json(value: Any, path: str) -> None:
-    """JsonValue takes NaN and infinity: the open-ended lineage is searched for them."""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"{path}: must be a finite number, got {value}")
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _finite_json(item, f"{path}.{key}")
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            _finite_json(item, f"{path}[{i}]")
 
 
 def _path(loc: tuple) -> str:
