@@ -184,6 +184,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="also write the lines here")
     parser.add_argument("--keep", action="store_true", help="keep the temporary DAGSTER_HOME")
     args = parser.parse_args()
+    os.umask(0o077)  # the instance is requesters' data: the code location refuses a readable one (issue 60)
     kill_after = args.requests // 3 if args.kill_after is None else args.kill_after
     lines: list[str] = []
 
