@@ -179,3 +179,16 @@ def test_the_purge_deletes_the_answer_and_any_staging_leftover(tmp_path):
     report = purge_request(request.id, storage, store, "dpo@example.org", cache_roots=[])
     assert list(answer_files.requests_dir(storage).iterdir()) == []
     assert report.files == 6  # three files of the answer, three of the leftover
+
+
+def test_without_renameat2_a_rewrite_still_swaps_the_whole_set(tmp_path, monkeypatch):
+    """Where the exchange is missing (not Linux, an old glibc): the old folder is moved aside first."""
+    from wikimem_platform import storage
+
+    monkeypatch.setattr(storage, "_RENAMEAT2", None)
+    folder = tmp_path / "requests" / "dsr-1"
+    write_answer(_versioned("old"), folder)
+    (folder / "exports.json").write_text("[]")
+    write_answer(_versioned("new"), folder)
+    assert check_whole(read_answer_files(folder)) == "dsr-new" and (folder / "exports.json").read_text() == "[]"
+    assert sorted(p.name for p in folder.parent.iterdir()) == ["dsr-1"]
