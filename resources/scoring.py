@@ -8,7 +8,7 @@ from pathlib import Path
 from dagster import ConfigurableResource, InitResourceContext
 from pydantic import PrivateAttr
 
-from wikimem_platform.lm.endpoint import DEFAULT_CONCURRENCY, EndpointConfig, EndpointModel
+from wikimem_platform.lm.endpoint import DEFAULT_CONCURRENCY, DEFAULT_MAX_RESPONSE_BYTES, EndpointConfig, EndpointModel
 from wikimem_platform.lm.fusion import FUSION_CHOICES
 from wikimem_platform.lm.loading import load_model, LoadedModel, ModelLoadError, resolve_device, resolve_dtype
 from wikimem_platform.registry import ModelEntry, Registry
@@ -44,10 +44,11 @@ class ScoringResource(ConfigurableResource):
     nll_cache_dir: str | None = None  # per-model sentence NLLs shared by audits and requests (default <storage>/nll_cache)
     # An endpoint release's server (wikimem_platform.lm.endpoint): requests in flight per step
     # (0: from the server's limits, `EndpointModel.server_concurrency`), prompts per request,
-    # seconds before a request is retried (429/5xx/time-outs back off).
+    # seconds for the whole of one HTTP call (429/5xx/time-outs back off), the most bytes one answer may have.
     endpoint_concurrency: int = 0
     endpoint_prompts_per_request: int = 16
     endpoint_timeout_seconds: float = 120.0
+    endpoint_max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
     _storage: str = PrivateAttr(default="")
     _loaded: dict = PrivateAttr(default_factory=dict)  # {registry key: LoadedModel}: at most one, per process
 
@@ -73,6 +74,8 @@ class ScoringResource(ConfigurableResource):
             raise ModelLoadError("endpoint_concurrency must be >= 0 (0: from the server) and endpoint_prompts_per_request >= 1, "
                                  f"endpoint_timeout_seconds > 0 (got {self.endpoint_concurrency}, "
                                  f"{self.endpoint_prompts_per_request}, {self.endpoint_timeout_seconds})")
+        if not 1024 <= self.endpoint_max_response_bytes <= 2**30:
+            raise ModelLoadError(f"endpoint_max_response_bytes must be between 1024 and {2**30} (got {self.endpoint_max_response_bytes})")
 
     def load(self, entry: ModelEntry, served: bool = False) -> LoadedModel | EndpointModel:
         """The release's model, loaded once per process (the shard steps of an in-process run share
@@ -101,7 +104,8 @@ class ScoringResource(ConfigurableResource):
         if entry.source_kind == "endpoint":  # served elsewhere: a client, no weights in this process
             config = EndpointConfig.from_stored(
                 entry.source, entry.endpoint, concurrency=self.endpoint_concurrency or DEFAULT_CONCURRENCY,
-                prompts_per_request=self.endpoint_prompts_per_request, timeout_seconds=self.endpoint_timeout_seconds)
+                prompts_per_request=self.endpoint_prompts_per_request, timeout_seconds=self.endpoint_timeout_seconds,
+                max_response_bytes=self.endpoint_max_response_bytes)
             model = EndpointModel(config, name=entry.name, revision=entry.revision)
             if not self.endpoint_concurrency:
                 concurrency, why = model.server_concurrency()
