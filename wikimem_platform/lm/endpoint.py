@@ -31,7 +31,16 @@ Requests go out batched (`prompts_per_request` prompts each) on a thread pool (`
 are retried with exponential backoff on 429, 5xx, time-outs and refused connections, and every
 failure ends in an `EndpointError` naming the URL and what the server refused or returned. The
 API key is read from the environment variable whose NAME the registry stores; the key itself is
-never stored or printed. Never imports dagster or torch (a tokenizer is loaded from a local
+never stored or printed.
+
+The server is not trusted (issue 61): each HTTP call has one deadline for all of it
+(`timeout_seconds`: connect, send, every read; a watchdog shuts the socket down at the deadline,
+since requests' timeouts bound each read only), reads at most `max_response_bytes`, follows
+redirects on the same host only, stops retrying when Retry-After asks for longer than the policy
+waits, and sends no API key (nor a URL's password) over plain http except to a loopback address.
+No URL credential reaches an error, a log, the details or the fingerprint (`security.urls`). The
+probe also refuses a server whose scores depend on request order (`_probe_order`: vLLM's prefix
+caching, vLLM issue #42019). Never imports dagster or torch (a tokenizer is loaded from a local
 directory through transformers, lazily).
 """
 
