@@ -153,6 +153,16 @@ def daemon(home: Home, log_name: str, peaks: Peaks, groups: list[int]):
         log.close()
 
 
+def wait_ready(home: Home, log_name: str, timeout: float) -> None:
+    """Until the daemon's request sensor has been evaluated once (its code server is up): the
+    baseline is one request on a running daemon, not the daemon's start."""
+    deadline = time.monotonic() + timeout
+    while "Sensor subject_request_sensor skipped" not in (home.path / log_name).read_text():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"the daemon's request sensor never ran; see {home.path / log_name}")
+        time.sleep(0.5)
+
+
 def wait_answered(home: Home, ids: list[str], count: int, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while True:
@@ -210,6 +220,7 @@ def main() -> None:
         peaks = Peaks()
         peaks.start()
         with daemon(home, "daemon-1.log", peaks, groups) as first:
+            wait_ready(home, "daemon-1.log", args.timeout)
             [alone] = home.add(home.people[:1])
             t0 = time.monotonic()
             wait_answered(home, [alone], 1, args.timeout)
