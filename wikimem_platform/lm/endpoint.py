@@ -574,7 +574,7 @@ class EndpointClient:
                                          f"{size}: refused") from None
             except requests.ConnectionError as error:
                 last = f"cannot connect ({type(error).__name__}: server down or unreachable)"
-            except requests.RequestException as error:
+            except (requests.RequestException, OSError) as error:
                 last = f"broken answer ({type(error).__name__})"
             else:
                 with self._lock:
