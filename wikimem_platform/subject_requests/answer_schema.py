@@ -116,6 +116,8 @@ class Extraction(_Model):
         _counted(self, {"control_hits": "controls"})
         if (self.p_value is None) != (self.controls is None):
             raise ValueError(f"p_value is {self.p_value!r} but controls is {self.controls!r}: given together")
+        if self.controls is None and not self.evidence:
+            raise ValueError("an extraction not compared with the controls is evidence (evidence: true)")
         return self
 
 
@@ -194,6 +196,14 @@ class Fact(_Model):
             raise ValueError("completion and completion_hit are given together or not at all")
         if self.p_ci_low is not None and self.p_ci_high is not None and self.p_ci_low > self.p_ci_high:
             raise ValueError(f"p_ci_low ({self.p_ci_low}) must be at most p_ci_high ({self.p_ci_high})")
+        for group in (COMPLETION_COMPARED, NAME_PRIOR):
+            given = {name: getattr(self, name) for name in group}
+            if len({v is None for v in given.values()}) > 1:
+                raise ValueError(f"{', '.join(group)} are given together or not at all, got "
+                                 + ", ".join(f"{k} {v!r}" for k, v in given.items()))
+        if self.family_reading is not None and (self.family is None or self.p_family is None):
+            raise ValueError(f"family_reading {self.family_reading!r} gives its family and p_family, got {self.family!r} "
+                             f"and {self.p_family!r}")
         compared = {name: getattr(self, name) for name in COMPARED}
         if self.n_controls is None and any(v is not None for v in compared.values()) \
                 or self.n_controls is not None and any(v is None for v in compared.values()):
@@ -214,6 +224,9 @@ class Fact(_Model):
 
 # What a fact compared with the controls gives, all of it (None: not compared).
 COMPARED = ("n_controls_planned", "p_value", "control_alpha", "p_ci_low", "p_ci_high", "control_names")
+# A completion compared with the controls' completions; what the name alone tells the model.
+COMPLETION_COMPARED = ("completion_controls", "completion_p_value")
+NAME_PRIOR = ("name_prior", "n_kin", "name_prior_share_below", "name_prior_p", "name_suggests")
 
 
 class Release(_Model):
@@ -266,6 +279,10 @@ class Release(_Model):
                 raise ValueError(f"{name} must be {expected} (its facts), got {getattr(self, name)!r}")
         if self.access is None:
             raise ValueError("an audited release names its access")
+        for i, fact in enumerate(self.facts):
+            if (fact.model, fact.access) != (self.model, self.access):
+                raise ValueError(f"facts[{i}] is of {fact.model} at {fact.access} access, its release {self.model} at "
+                                 f"{self.access}")
         _counted(self, {"continuations_censored": "continuations"})
         return self
 
@@ -321,6 +338,12 @@ class Method(_Model):
     compared_on: str | None = None
     control_rounds: list[Count] | None = None
     shortlist: Count | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if self.n_controls and self.control_alpha is None:
+            raise ValueError(f"a method with {self.n_controls} controls gives its control_alpha")
+        return self
 
 
 class CoverageRow(_Model):
