@@ -59,14 +59,17 @@ RUN_TAG = "wikimem/materialize"
 # pass is one C call) before the run is recorded canceled without it; a second Ctrl-C stops waiting.
 STOP_GRACE_SECONDS = 30.0
 STOPPING = {DagsterRunStatus.CANCELING, DagsterRunStatus.CANCELED}
+INTERRUPT_AGAIN_SECONDS = 5.0  # a step that caught the interruption is interrupted again
 
 
 class RunInterrupted(Exception):
-    """A run stopped before its end (a signal, or terminated): recorded CANCELED on the instance."""
+    """A run stopped before its end (a signal, or terminated): recorded CANCELED on the instance.
+    `running`: its execution had not ended within STOP_GRACE_SECONDS (a step inside one long C
+    call): the process should then leave at once (os._exit), not wait for it at interpreter exit."""
 
-    def __init__(self, run_id: str | None, reason: str):
+    def __init__(self, run_id: str | None, reason: str, running: bool = False):
         super().__init__(f"run {run_id or '(not started)'} {reason}")
-        self.run_id, self.reason = run_id, reason
+        self.run_id, self.reason, self.running = run_id, reason, running
 
 
 class _Signalled(BaseException):
@@ -97,17 +100,26 @@ def _stop_run(instance: DagsterInstance, marker: str, worker: threading.Thread, 
         records = instance.get_run_records(RunsFilter(tags={RUN_TAG: marker}), limit=1)
         return records[0].dagster_run if records else None
 
+    def endings(run_id: str | None) -> int:
+        ended = {DagsterEventType.STEP_FAILURE, DagsterEventType.RUN_CANCELED}
+        return len(instance.get_records_for_run(run_id, of_type=ended).records) if run_id else 0
+
     run = current()
     if run is not None and not run.is_finished and run.status != DagsterRunStatus.CANCELING:
         instance.report_run_canceling(run, message=f"Stopping: {reason}.")
+    run_id = run.run_id if run is not None else None
+    before = endings(run_id)
     deadline = time.monotonic() + STOP_GRACE_SECONDS
     # The interrupted step's failure and its stack trace go to the run's event log, not the
     # terminal (Dagster's console handler writes to sys.stderr as it is at each message).
     with contextlib.redirect_stderr(io.StringIO()):
         try:
+            _interrupt_thread(worker)
             while worker.is_alive() and time.monotonic() < deadline:
-                _interrupt_thread(worker)  # again each second: a step may catch one
-                worker.join(1.0)
+                worker.join(INTERRUPT_AGAIN_SECONDS)
+                # Once the step has failed as interrupted, Dagster is ending the run: leave it be.
+                if worker.is_alive() and endings(run_id) == before:
+                    _interrupt_thread(worker)
         except (KeyboardInterrupt, _Signalled):
             pass  # a second signal: stop waiting
     run = current()
@@ -204,11 +216,10 @@ def materialize_on(instance: DagsterInstance, selection: str, label: str,
     try:
         _follow(instance, worker, marker, label, total)
     except (KeyboardInterrupt, _Signalled) as signalled:
-        name = "SIGINT" if isinstance(signalled, KeyboardInterrupt) else str(signalled)
-        raise RunInterrupted(_stop_run(instance, marker, worker, f"interrupted ({name})"),
-                             f"interrupted ({name})") from None
+        reason = f"interrupted ({'SIGINT' if isinstance(signalled, KeyboardInterrupt) else signalled})"
+        raise RunInterrupted(_stop_run(instance, marker, worker, reason), reason, worker.is_alive()) from None
     except _Terminated:
-        raise RunInterrupted(_stop_run(instance, marker, worker, "terminated"), "terminated") from None
+        raise RunInterrupted(_stop_run(instance, marker, worker, "terminated"), "terminated", worker.is_alive()) from None
     finally:
         if on_main:
             signal.signal(signal.SIGTERM, previous_term)

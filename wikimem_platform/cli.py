@@ -405,11 +405,17 @@ def cmd_request_run(args) -> int:
     try:
         outcome = runner.process_request(args.id, REFERENCE_SELECTION)
     except runner.RunInterrupted as stopped:
-        _still_stored(store, args.id, stopped.run_id)
-        store.set_status(args.id, intake.RequestStatus.INTERRUPTED, error=f"audit run {stopped.run_id} {stopped.reason}")
-        raise CliError(f"request {args.id!r}: its audit run {stopped.run_id} was {stopped.reason} and is canceled; the "
-                       f"request is marked interrupted (`wikimem request run {args.id}` resumes from the scores "
-                       "already stored)", status=SIGNAL_STATUS.get(stopped.reason, CliError.status)) from None
+        try:
+            _still_stored(store, args.id, stopped.run_id)
+            store.set_status(args.id, intake.RequestStatus.INTERRUPTED, error=f"audit run {stopped.run_id} {stopped.reason}")
+            raise CliError(f"request {args.id!r}: its audit run {stopped.run_id} was {stopped.reason} and is canceled; "
+                           f"the request is marked interrupted (`wikimem request run {args.id}` resumes from the scores "
+                           "already stored)", status=SIGNAL_STATUS.get(stopped.reason, CliError.status)) from None
+        except CliError as error:
+            # Whether or not its step has ended (`stopped.running`: still inside a model's forward
+            # pass), a model interrupted mid-forward may abort in torch's teardown at exit.
+            error.leave_at_once = True
+            raise
     if not outcome.success:
         _still_stored(store, args.id, outcome.run_id)
         store.set_status(args.id, intake.RequestStatus.FAILED, error=f"audit run {outcome.run_id} failed")
@@ -999,6 +1005,12 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except (CliError, UsersCliError) as error:
         print(f"error: {error.message}", *error.extra, sep="\n", file=sys.stderr)
+        if getattr(error, "leave_at_once", False):
+            # A stopped run (recorded CANCELED, the request marked): leave without the interpreter's
+            # shutdown, which would wait on a step still in native code or abort in torch's teardown.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(error.status)
         return error.status
 
 

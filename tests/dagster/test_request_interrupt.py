@@ -34,7 +34,8 @@ from wikimem_platform.subject_requests.intake import RequestStatus as intake_sta
 WIKIMEM = Path(sys.executable).parent / "wikimem"
 # The reference data of the planted model's world (a few seconds; the bundled sample takes ~40).
 BUILD_REFERENCE = """
-import json, sys
+import json, os, sys
+os.umask(0o077)  # as `wikimem` starts: the instance's files private before Dagster writes them
 from sensors.materialize import materialize
 assert materialize("group:data,group:canaries", "reference data", run_config=json.loads(sys.argv[1])).success
 """
@@ -58,11 +59,13 @@ def home(tmp_path_factory, planted_model):
     home = root / "home"
     home.mkdir(mode=0o700)
     shutil.copy(REPO / "dagster.yaml", home / "dagster.yaml")
-    # The request audit's own config: one property, so a run is short when it is not stopped.
-    (home / AUDIT_CONFIG_FILE).write_text(yaml.safe_dump({"ops": {"request_canaries": {"config": {"properties": ["P106"]}}}}))
+    # The request audit's own config: two properties, two score shards per release (the re-run
+    # after an interruption finds the first one stored).
+    (home / AUDIT_CONFIG_FILE).write_text(yaml.safe_dump({"ops": {"request_canaries": {"config": {"properties": ["P106", "P27"]}}}}))
     Registry(f"sqlite:///{home / 'wikimem_registry.db'}").register(**registry_fields(planted_model))
-    subprocess.run([sys.executable, "-c", BUILD_REFERENCE, json.dumps(planted_data_config(planted_model))], cwd=REPO, env=_env(home), check=True,
-                   capture_output=True, timeout=600)
+    built = subprocess.run([sys.executable, "-c", BUILD_REFERENCE, json.dumps(planted_data_config(planted_model))],
+                           cwd=REPO, env=_env(home), capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr[-3000:]
     for path in [home, *home.rglob("*")]:
         path.chmod(0o700 if path.is_dir() else 0o600)
     return home
@@ -70,21 +73,28 @@ def home(tmp_path_factory, planted_model):
 
 def _add(home: Path, name: str) -> str:
     facts = home.parent / f"{name}.yaml"
-    facts.write_text(yaml.safe_dump({"name": name, "facts": {"occupation": ["journalist"]}, "languages": ["en"]}))
+    facts.write_text(yaml.safe_dump({"name": name, "facts": {"occupation": ["journalist"], "P27": {"label": "Germany", "qid": "Q183"}},
+                                     "languages": ["en"]}))
     added = subprocess.run([str(WIKIMEM), "--home", str(home), "request", "add", "--facts", str(facts)],
                            capture_output=True, text=True, timeout=120)
     assert added.returncode == 0, added.stderr
     return re.search(r"received (dsr-\S+):", added.stdout).group(1)
 
 
-def _start_and_wait(home: Path, request_id: str, stem: Path) -> subprocess.Popen:
-    """`wikimem request run ID`, returned once the request's run has marked it auditing."""
+def _shards(home: Path, request_id: str) -> dict[Path, int]:
+    """The request's stored score shards and when each was written."""
+    return {path: path.stat().st_mtime_ns for path in (home / "storage" / "score_shards" / "requests" / request_id).rglob("*.parquet")}
+
+
+def _start_and_wait(home: Path, request_id: str, stem: Path, shard: bool = False) -> subprocess.Popen:
+    """`wikimem request run ID`, returned once the request's run has marked it auditing (`shard`:
+    and has stored a score shard)."""
     out, err = _files(stem)
     child = subprocess.Popen([str(WIKIMEM), "--home", str(home), "request", "run", request_id], stdout=out, stderr=err,
                              env=_env(home))
     store = RequestStore(f"sqlite:///{home / 'wikimem_registry.db'}")
     deadline = time.monotonic() + STARTED_TIMEOUT
-    while store.get(request_id).status != "auditing":
+    while store.get(request_id).status != "auditing" or (shard and not _shards(home, request_id)):
         assert child.poll() is None, f"the command ended before its run started: {stem.with_suffix('.err').read_text()[-2000:]}"
         assert time.monotonic() < deadline, "the request's run did not start"
         time.sleep(0.2)
@@ -108,8 +118,11 @@ def _error_lines(stderr: str) -> list[str]:
 
 @pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_cancels_the_run_and_marks_the_request_interrupted(home, tmp_path, signum, status):
+    """SIGINT once the first score shard is stored, then a re-run that resumes from it; SIGTERM
+    right after the first step."""
+    resume = signum == signal.SIGINT
     request_id = _add(home, f"Ottilie Brannwitz {signum.name}")
-    child = _start_and_wait(home, request_id, tmp_path / "run")
+    child = _start_and_wait(home, request_id, tmp_path / "run", shard=resume)
     child.send_signal(signum)
     code, stderr = _stopped(child, tmp_path / "run")
     assert "Traceback" not in stderr and "Stack Trace" not in stderr, stderr[-3000:]
@@ -121,6 +134,18 @@ def test_a_signal_cancels_the_run_and_marks_the_request_interrupted(home, tmp_pa
     listed = subprocess.run([str(WIKIMEM), "--home", str(home), "request", "list", "--json"],
                             capture_output=True, text=True, timeout=120)
     assert {r["id"]: r["status"] for r in json.loads(listed.stdout)}[request_id] == "interrupted"
+    if not resume:
+        return
+    stored = _shards(home, request_id)
+    assert stored
+    out, err = _files(tmp_path / "rerun")
+    rerun = subprocess.run([str(WIKIMEM), "--home", str(home), "request", "run", request_id], stdout=out, stderr=err,
+                           env=_env(home), timeout=600)
+    assert rerun.returncode == 0, (tmp_path / "rerun.err").read_text()[-3000:]
+    assert RequestStore(f"sqlite:///{home / 'wikimem_registry.db'}").get(request_id).status == "answered"
+    after = _shards(home, request_id)
+    assert {path: after.get(path) for path in stored} == stored  # read back, not scored again
+    assert len(after) == 2 * len(stored) or len(after) > len(stored) or len(stored) == 2, (stored, after)
 
 
 def test_a_request_removed_during_its_run_ends_the_run_in_one_line(home, tmp_path):
