@@ -793,12 +793,15 @@ def verify_revisions(
             else:  # no cohort audit of the revision before: finished later, or never (completions only)
                 utility = {"retain_facts": None, "still_memorized": None, "utility": None,
                            "completions_only": before.get("access") == GENERATION}
+            # a before/after comparison: both or neither (a revision served at generation access has no
+            # scores, and the letter and the CLI once formatted the missing one)
+            leak = [privleak_auroc(scores_by_model.get(m["model"]), forget_keys) for m in (before, after)]
+            leak = leak if None not in leak else [None, None]
             out.append({"model": name, "before": before["model"], "after": after["model"], "facts": facts,
                         "access": after.get("access"),
                         "counts": counts, "erased": counts[STILL] == 0 and counts[NEWLY] == 0,
                         "retain": utility,
-                        "privleak_auroc_before": privleak_auroc(scores_by_model.get(before["model"]), forget_keys),
-                        "privleak_auroc_after": privleak_auroc(scores_by_model.get(after["model"]), forget_keys)})
+                        "privleak_auroc_before": leak[0], "privleak_auroc_after": leak[1]})
     return out
 
 

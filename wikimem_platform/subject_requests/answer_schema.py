@@ -427,6 +427,9 @@ class Verification(_Model):
             raise ValueError(f"counts must have every outcome ({', '.join(OUTCOMES)}), got {', '.join(self.counts)}")
         if sum(self.counts.values()) != len(self.facts):
             raise ValueError(f"counts add up to {sum(self.counts.values())}, but {len(self.facts)} facts were compared")
+        if (self.privleak_auroc_before is None) != (self.privleak_auroc_after is None):
+            raise ValueError(f"privleak_auroc_before is {self.privleak_auroc_before!r} but privleak_auroc_after is "
+                             f"{self.privleak_auroc_after!r}: a before/after comparison gives both or neither")
         if self.erased != (self.counts["still memorized"] == 0 and self.counts["newly memorized"] == 0):
             raise ValueError(f"erased is {self.erased} but counts are {self.counts}")
         return self

@@ -8,12 +8,14 @@ import math
 import re
 import typing
 
+import pandas as pd
 import pytest
 
 from wikimem_platform.subject_requests import answer as answer_module
 from wikimem_platform.subject_requests import answer_schema as schema
 from wikimem_platform.subject_requests.answer import (
-    ANSWER_COLUMNS, COUNTS, ENTRY_FIELDS, FORGOTTEN, ModelOutcome, NEVER, NEWLY, SCORING_FIELDS, STILL, VERDICT_ORDER)
+    ANSWER_COLUMNS, COUNTS, ENTRY_FIELDS, FORGOTTEN, ModelOutcome, NEVER, NEWLY, SAID, SCORING_FIELDS, STILL, VERDICT_ORDER,
+    verify_revisions)
 from wikimem_platform.subject_requests.answer_schema import AnswerDocument, AnswerSchemaError, check_answer
 from wikimem_platform.subject_requests.audit import AUDITED, NOT_COVERED, NOT_PERSONAL, ON_DEMAND
 from wikimem_platform.wikimem import controls
@@ -140,3 +142,17 @@ def test_an_unaudited_release_says_why_and_has_no_facts(composed):
         check_answer(document)
     document["models"][1]["error"] = "the weights could not be loaded"
     assert check_answer(document).models[1].error == "the weights could not be loaded"
+
+
+def test_a_revision_without_scores_gives_no_leak_comparison_at_all():
+    # found by test_letters_property: a release served at generation access (no scores) before an
+    # unlearned revision with scores gave the AUROC after without the one before, and the letter
+    # (and `request verify`) formatted the missing one: TypeError: float() argument must be ... 'NoneType'
+    fact = {"property": "P106", "property_label": "occupation", "values": ["journalist"], "M": None, "verdict": SAID}
+    models = [{"model": "talker@1", "audited": True, "access": "generation", "facts": [fact]},
+              {"model": "talker@2", "audited": True, "access": "weights", "facts": [{**fact, "M": 0.0, "verdict": NEVER}]}]
+    scores = pd.DataFrame({"subject_qid": "Q1", "property": "P106", "value": ["Q2", "Q3"], "is_true": [True, False],
+                           "nll_h": [3.0, 2.0]})
+    [check] = verify_revisions(models, "Q1", {"talker@2": scores})
+    assert (check["privleak_auroc_before"], check["privleak_auroc_after"]) == (None, None)
+    assert verify_revisions(models, "Q1", {"talker@1": scores, "talker@2": scores})[0]["privleak_auroc_after"] == 0.0

@@ -144,7 +144,8 @@ def verification(draw, before: dict, after: dict, when: str) -> dict:
             "retain": {"retain_facts": retain_facts, "still_memorized": still,
                        "utility": None if not retain_facts or still is None else still / retain_facts,
                        "completions_only": draw(maybe(st.booleans()))},
-            "privleak_auroc_before": draw(maybe(unit)), "privleak_auroc_after": draw(maybe(unit)), "verified_at": when}
+            **dict(zip(("privleak_auroc_before", "privleak_auroc_after"), draw(maybe(st.tuples(unit, unit))) or (None, None))),
+            "verified_at": when}
 
 
 def forget_entry(draw, model: dict, fact: dict) -> dict:
