@@ -5,7 +5,9 @@ Dagster run CANCELED (not STARTED forever), and the request in a state `request 
 "interrupted" (run it again), or gone.
 
 The reference data is built once for the module (the planted world's, in seconds); each
-test then starts one `request run` and stops it seconds after its first step.
+test then starts one `request run` and stops it after its first step (SIGINT: after its first
+stored score shard, and a re-run then ends answered with that shard read back, not rewritten). A
+sensor-launched run canceled from the UI marks its request interrupted too (the canceled sensor).
 """
 
 from __future__ import annotations
