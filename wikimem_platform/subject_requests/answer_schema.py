@@ -207,7 +207,7 @@ class Fact(_Model):
         compared = {name: getattr(self, name) for name in COMPARED}
         if self.n_controls is None and any(v is not None for v in compared.values()) \
                 or self.n_controls is not None and any(v is None for v in compared.values()):
-            given = ", ".join(f"{k} {v!r}" for k, v in compared.items())
+            given = ", ".join(f"{k} {f'{len(v)} names' if isinstance(v, list) else repr(v)}" for k, v in compared.items())
             raise ValueError(f"n_controls is {self.n_controls!r}: the comparison with the controls ({', '.join(COMPARED)}) "
                              f"is given whole or not at all, got {given}")
         if self.access == GENERATION:
@@ -320,9 +320,10 @@ class Subject(_Model):
     @model_validator(mode="after")
     def _consistent(self):
         if self.deceased != (self.date_of_death is not None):
-            raise ValueError(f"deceased is {self.deceased} but date_of_death is {self.date_of_death!r}")
+            raise ValueError(f"deceased is {self.deceased} but date_of_death is "
+                             f"{'None' if self.date_of_death is None else 'given'}")
         if self.in_wikidata != (self.qid is not None):
-            raise ValueError(f"in_wikidata is {self.in_wikidata} but qid is {self.qid!r}")
+            raise ValueError(f"in_wikidata is {self.in_wikidata} but qid is {'None' if self.qid is None else 'given'}")
         return self
 
 
@@ -458,8 +459,9 @@ class AnswerDocument(_Model):
     def _consistent(self):
         erasure = self.request.kind == RequestKind.ERASURE.value
         if erasure != (self.forget_set is not None) or erasure != (self.forget_criterion is not None):
+            given = "a list" if self.forget_set is not None else "None"  # the forget set holds the person's values
             raise ValueError(f"an {self.request.kind} request {'has' if erasure else 'has no'} forget_set and "
-                             f"forget_criterion, got {self.forget_set!r} and {self.forget_criterion!r}")
+                             f"forget_criterion, got {given} and {self.forget_criterion!r}")
         if self.verification and not erasure:
             raise ValueError("only an erasure request verifies revisions")
         return self
@@ -482,12 +484,21 @@ def _is_member(part: str) -> bool:
 
 
 def _message(error: Mapping) -> str:
+    """One field's problem. Text the person's data may be in (names, values, completions) is not
+    repeated: the message reaches the run's log; an enumeration's wrong word is."""
     where = _path(error["loc"]) or "answer"
     if error["type"] == "value_error":  # ours: already says what it got
         return f"{where}: {str(error['msg']).removeprefix('Value error, ')}"
+    if error["type"] == "missing":
+        return f"{where}: missing"
     text = str(error["msg"])
     text = text[0].lower() + text[1:]
-    return f"{where}: {text}, got {error['input']!r}" if error["type"] != "missing" else f"{where}: missing"
+    if error["type"] == "extra_forbidden":
+        return f"{where}: {text}"
+    value = error["input"]
+    shown = repr(value) if not isinstance(value, (str, dict, list)) or error["type"] == "literal_error" \
+        else f"a {type(value).__name__}"
+    return f"{where}: {text}, got {shown}"
 
 
 def check_answer(document: Mapping) -> AnswerDocument:

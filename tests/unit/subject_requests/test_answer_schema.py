@@ -156,3 +156,16 @@ def test_a_revision_without_scores_gives_no_leak_comparison_at_all():
     [check] = verify_revisions(models, "Q1", {"talker@2": scores})
     assert (check["privleak_auroc_before"], check["privleak_auroc_after"]) == (None, None)
     assert verify_revisions(models, "Q1", {"talker@1": scores, "talker@2": scores})[0]["privleak_auroc_after"] == 0.0
+
+
+def test_the_refusal_does_not_repeat_the_persons_data(composed):
+    document = copy.deepcopy(composed)
+    fact = document["models"][0]["facts"][0]
+    fact["n_variants"] = "Halina Wierzbowska-Tarr, Kraków"  # a name where a count belongs
+    fact["secret_note"] = "Kraków"
+    with pytest.raises(AnswerSchemaError) as refused:
+        check_answer(document)
+    message = str(refused.value)
+    assert "models[0].facts[0].n_variants: input should be a valid integer, got a str" in message
+    assert "models[0].facts[0].secret_note: extra inputs are not permitted" in message
+    assert "Kraków" not in message and "Halina" not in message
