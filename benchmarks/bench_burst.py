@@ -127,8 +127,9 @@ class Peaks(threading.Thread):
                         rss = proc.memory_info().rss / 2**20
                         total += rss
                         line = " ".join(proc.cmdline())
-                        kind = ("daemon" if proc.pid == root.pid else "run worker" if "execute_run" in line
-                                else "code server" if "grpc" in line else None)
+                        # the code server starts each run worker through multiprocessing (spawn_main)
+                        kind = ("daemon" if proc.pid == root.pid else "code server" if "api grpc" in line
+                                else "run worker" if "spawn_main" in line or "execute_run" in line else None)
                         if kind:
                             self.peak[kind] = max(self.peak[kind], rss)
                 self.peak["all"] = max(self.peak["all"], total)
