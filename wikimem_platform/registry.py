@@ -30,6 +30,7 @@ from wikimem_platform.lm.endpoint import (
     WEIGHTS,
 )
 from wikimem_platform.lm.loading import SHIPPED_MODELS
+from wikimem_platform.security.urls import carries_secrets, redact_url
 
 REGISTRY_URL_ENV = "WIKIMEM_REGISTRY_URL"
 ALLOWED_ROOTS_ENV = "WIKIMEM_ALLOWED_MODEL_ROOTS"
@@ -331,6 +332,11 @@ class Registry:
         ids where the server takes them, else aligned text): what the probe chose is stored.
         top_k: at top-logprobs access, the log-probabilities asked per position (default 20); what
         the server gives, and how it keys their tokens, is what the probe found."""
+        if carries_secrets(url):
+            raise RegistryError("url", f"{redact_url(url)}: the URL carries a credential (a user:password@ or a key in "
+                                "its query), which would be stored in the registry in the clear; register the URL "
+                                "without it and give the key through an environment variable (--api-key-env NAME, "
+                                "sent as a Bearer token); nothing was registered")
         try:
             config = EndpointConfig(url=url, served_model=served_model, access=access, api_key_env=api_key_env,
                                     tokenizer=str(Path(tokenizer).expanduser().resolve()) if tokenizer else None,

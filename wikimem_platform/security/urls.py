@@ -71,6 +71,17 @@ def has_credentials(url: str) -> bool:
     return parts.username is not None or parts.password is not None
 
 
+def carries_secrets(url: str) -> bool:
+    """Whether the URL holds a credential: a user or password, or a credential-like query value
+    (what `redact_url` would hide). Such a URL is not stored: the key comes from the environment."""
+    if has_credentials(url):
+        return True
+    try:
+        return any(_secret_key(k) for k, _ in parse_qsl(urlsplit(str(url)).query, keep_blank_values=True))
+    except ValueError:
+        return False
+
+
 def is_loopback(host: str | None) -> bool:
     """Whether `host` names this machine literally: localhost, 127.0.0.0/8 or ::1."""
     if not host:

@@ -191,7 +191,7 @@ def test_a_key_is_refused_over_plain_http_to_a_non_loopback_host_before_any_conn
 def test_credentials_are_absent_from_the_run_tag_the_display_and_the_errors(tmp_path, capsys):
     from resources.placement import ENDPOINT_TAG, endpoint_tags
     from wikimem_platform.cli import main
-    from wikimem_platform.registry import Registry
+    from wikimem_platform.registry import ModelEntry, Registry, RegistryError
 
     url = f"https://svc:{SECRET}@llm.internal:8443/v1?api_key={SECRET}"
     entry = SimpleNamespace(source=url, source_kind="endpoint")
@@ -199,7 +199,18 @@ def test_credentials_are_absent_from_the_run_tag_the_display_and_the_errors(tmp_
     model = EndpointModel(EndpointConfig(url=url, served_model="m"))
     shown = [repr(model), json.dumps(model.details), model.fingerprint]
     registry_url = f"sqlite:///{tmp_path / 'registry.db'}"
-    Registry(registry_url).register_endpoint("served", url, "m", probe=False)
+    registry = Registry(registry_url)
+    with pytest.raises(RegistryError, match=r"^url: https://llm.internal:8443/v1\?api_key=\[redacted\]: the URL carries a "
+                                            r"credential .*\(--api-key-env NAME") as refused:
+        registry.register_endpoint("served", url, "m", probe=False)
+    assert registry.list() == []  # nothing stored
+    shown.append(str(refused.value))
+    # A registry written before registration refused them may hold one: every listing still redacts it.
+    stored = registry.validate(ModelEntry(name="served", source=url, source_kind="endpoint",
+                                          endpoint=json.dumps(EndpointConfig(url=url, served_model="m").stored())))
+    with registry.session() as session:
+        session.add(stored)
+        session.commit()
     assert main(["--registry-url", registry_url, "models", "list"]) == 0
     shown.append(capsys.readouterr().out)
     with socket.socket() as probe:  # an address where nothing listens: the error names the URL
@@ -209,7 +220,7 @@ def test_credentials_are_absent_from_the_run_tag_the_display_and_the_errors(tmp_
     with pytest.raises(EndpointError, match=rf"endpoint https://127.0.0.1:{port}/v1/completions: gave up") as raised:
         down.score_token_ids([[0, 1, 2]])
     shown += [str(raised.value), raised.value.url]
-    assert "llm.internal:8443" in shown[1] and "served" in shown[3]
+    assert "llm.internal:8443" in shown[1] and "served" in shown[4]
     leaked = [text for text in shown if SECRET in text or "svc:" in text]
     assert not leaked, leaked
 
