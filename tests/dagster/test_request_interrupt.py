@@ -93,7 +93,7 @@ def _start_and_wait(home: Path, request_id: str, stem: Path, shard: bool = False
     and has stored a score shard)."""
     out, err = _files(stem)
     child = subprocess.Popen([str(WIKIMEM), "--home", str(home), "request", "run", request_id], stdout=out, stderr=err,
-                             env=_env(home))
+                             env=_env(home), preexec_fn=_as_foreground)
     store = RequestStore(f"sqlite:///{home / 'wikimem_registry.db'}")
     deadline = time.monotonic() + STARTED_TIMEOUT
     while store.get(request_id).status != "auditing" or (shard and not _shards(home, request_id)):
@@ -101,6 +101,12 @@ def _start_and_wait(home: Path, request_id: str, stem: Path, shard: bool = False
         assert time.monotonic() < deadline, "the request's run did not start"
         time.sleep(0.2)
     return child
+
+
+def _as_foreground() -> None:
+    """Ctrl-C reaches the command as it does at a terminal, even where this suite itself was
+    started in the background (`cmd &`, nohup), which leaves SIGINT ignored in every child."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _run_of(home: Path, request_id: str):
