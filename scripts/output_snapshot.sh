@@ -3,6 +3,7 @@
 # refactor's output with the code before it (scripts/compare_snapshots.py BEFORE AFTER):
 #   scripts/output_snapshot.sh CHECKOUT OUT    (about 10 min on 2 cores; needs this checkout's .venv)
 set -euo pipefail
+umask 077  # the instance refuses to start on group- or world-readable folders (security/files.py)
 CHECKOUT=$(realpath "$1"); OUT=$(realpath -m "$2")
 rm -rf "$OUT"; mkdir -p "$OUT/home"
 export PYTHONPATH="$CHECKOUT" DAGSTER_HOME="$OUT/home" WIKIMEM_REGISTRY_URL="sqlite:///$OUT/registry.db"
