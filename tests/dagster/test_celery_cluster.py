@@ -8,6 +8,9 @@ scores the second property shard; the run, which can no longer finish, is force-
 new worker is started and the run is re-executed from failure: only the lost step runs again
 (the finished shard's step is not re-run), and the memorization table equals the one an
 in-process run computes from scratch.
+
+Real model: SmolLM2's shard steps last long enough to kill the gpu worker while it scores the
+second shard (a tiny model's two steps can end within one poll).
 """
 
 from __future__ import annotations

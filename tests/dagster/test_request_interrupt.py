@@ -124,6 +124,7 @@ def _error_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("error:")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_cancels_the_run_and_marks_the_request_interrupted(home, tmp_path, signum, status):
     """SIGINT once the first score shard is stored, then a re-run that resumes from it; SIGTERM
@@ -156,6 +157,7 @@ def test_a_signal_cancels_the_run_and_marks_the_request_interrupted(home, tmp_pa
     assert len(after) == 2 * len(stored) or len(after) > len(stored) or len(stored) == 2, (stored, after)
 
 
+@pytest.mark.slow
 def test_a_request_removed_during_its_run_ends_the_run_in_one_line(home, tmp_path):
     request_id = _add(home, "Ottilie Brannwitz removed")
     child = _start_and_wait(home, request_id, tmp_path / "run")

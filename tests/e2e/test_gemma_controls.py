@@ -12,6 +12,8 @@ memorized of 20 (README). The invented half again with WIKIMEM_CONTROLS_STUDY_SE
 minutes each): 0 memorized, 0 weakly associated of 20 both times. Narrowed to two properties (occupation, country of citizenship)
 and 20 counterfactual values each (21 candidates: a value ranked first by chance is five times
 likelier than among 101, a harder test of the controls).
+
+Real model: the finding is about a shipped model (what Gemma 3 270M says of invented and well-known people).
 """
 
 import json

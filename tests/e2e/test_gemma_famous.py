@@ -1,5 +1,7 @@
 """The real Gemma 3 270M base model knows famous sample people's occupations (WikiMem, summed
-over the 11 variants), ranked among the property's real counterfactual values."""
+over the 11 variants), ranked among the property's real counterfactual values.
+
+Real model: what is tested is that a model trained on real text knows famous people (a random one knows nobody)."""
 
 import pandas as pd
 import pytest

@@ -101,6 +101,7 @@ def planted_probe(short_planted_model, tmp_path_factory):
                           run_config=PROBE_CONFIG)
 
 
+@pytest.mark.slow
 def test_eme_probe_on_the_planted_model(planted_probe):
     """The probes asset finds the planted ground truth of the 50-epoch model and the soft prompt
     beats the same record prompt without it on the members read 16 times; non-members' facts are
@@ -178,6 +179,7 @@ def test_only_planted_directories_have_ground_truth(planted_audit, tmp_path):
     assert not is_planted_model("smollm2-135m-instruct")
 
 
+@pytest.mark.slow
 def test_most_wordings_tell_members_from_non_members_and_the_best_on_dev_holds_on_test(planted_audit):
     """Wording sensitivity on the planted audit (wikimem_platform.wikimem.wording): each canary wording's
     member-vs-non-member AUC (pair confidence = the share of counterfactuals the best truth beats)
@@ -196,6 +198,7 @@ def test_most_wordings_tell_members_from_non_members_and_the_best_on_dev_holds_o
     criterion("wording: member AUC on test of the best dev wording (worst property)", best.min(), ">", 0.5)
 
 
+@pytest.mark.slow
 def test_planted_model_audited_on_real_subjects_writes_nothing(planted_model, tmp_path):
     """No planted person among the audited subjects (the real sample was the data source): no
     ground truth, so nothing is written, with a warning; a mix of planted and real subjects is an error."""
@@ -217,6 +220,7 @@ def test_planted_model_audited_on_real_subjects_writes_nothing(planted_model, tm
                 list(validation_assets.planted_validation(context, config, memorization=mixed))
 
 
+@pytest.mark.slow
 def test_calibration_study_on_the_planted_model(planted_audit, tmp_path):
     """The calibration_study asset (issue 17.5) on the planted audit's own scores, members vs
     non-members: only the all-part look-alike sentences are scored (tiny model, 5 + 5 subjects),

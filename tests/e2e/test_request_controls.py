@@ -39,6 +39,7 @@ def person(world, qid):
     return world.ref.person(qid)
 
 
+@pytest.mark.slow
 def test_member_read_16_times_beats_every_control(planted_world, tmp_path):
     people = planted_world.people
     qid = next(q for q, p in people.items() if p["member"] and p["repetitions"] == 16)
@@ -75,6 +76,7 @@ def test_member_read_16_times_beats_every_control(planted_world, tmp_path):
             in plain_sentence(row, "x")
 
 
+@pytest.mark.slow
 def test_non_member_and_invented_person_get_no_verdict(planted_world, tmp_path):
     extract, people = planted_world.ref.extract, planted_world.people
     non_member = next(q for q, p in people.items() if not p["member"])
@@ -147,6 +149,7 @@ def test_controls_through_the_request_assets(planted_model, tmp_path):
         assert check.screenshot_nonblank, check
 
 
+@pytest.mark.slow
 def test_rounds_and_shortlist_change_no_verdict(planted_world, tmp_path):
     """The audit scores controls in rounds and on a shortlist of values first; every control
     scored with every value, read the same way, gives the same verdicts, and where the audit

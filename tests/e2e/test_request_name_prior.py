@@ -7,7 +7,9 @@ citizenship: Poland" still come from the Polish lists (a woman's first names, su
 controls of her compared facts are the candidates whose names lead the model to the value as much
 as hers does, and the answer records where her name prior falls among them. Controls drawn
 deliberately from another country's names cannot share it: the check flags the fact, which is then
-never memorized or weakly associated, and the letter says the name suggests the value."""
+never memorized or weakly associated, and the letter says the name suggests the value.
+
+Real model: a name prior is what a model learned of names from real text (a random or planted model has none)."""
 
 from types import SimpleNamespace
 
