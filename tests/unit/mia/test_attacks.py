@@ -266,17 +266,16 @@ TEXTS = ["The capital of France is Paris.", "Marco Polo was a Venetian merchant.
          "The capital of France is Paris."]
 
 
-@pytest.mark.slow
-def test_token_stats_match_a_direct_forward(smollm2):
+def test_token_stats_match_a_direct_forward(tiny_lm):
     import torch
 
-    stats = mia.token_stats(smollm2, TEXTS, batch_tokens=16)   # small batches: several forwards
+    stats = mia.token_stats(tiny_lm, TEXTS, batch_tokens=16)   # small batches: several forwards
     assert stats[0].token_logprobs == pytest.approx(stats[3].token_logprobs)   # duplicate run once
     for text, st in zip(TEXTS[:3], stats):
-        ids = smollm2.encode([text])[0]
+        ids = tiny_lm.encode([text])[0]
         assert st.token_ids.tolist() == ids[1:] and st.text == text
         with torch.inference_mode():
-            logp = torch.log_softmax(smollm2.model(torch.tensor([ids])).logits[0, :-1].double(), -1)
+            logp = torch.log_softmax(tiny_lm.model(torch.tensor([ids])).logits[0, :-1].double(), -1)
         p = logp.exp()
         mu = (p * logp).sum(-1)
         var = (p * logp ** 2).sum(-1) - mu ** 2
@@ -285,19 +284,21 @@ def test_token_stats_match_a_direct_forward(smollm2):
         assert st.var == pytest.approx(var.numpy(), rel=1e-3, abs=2e-4)
     # the NLL engine agrees on the totals
     from wikimem_platform.lm.nll import score_sentences
-    assert [st.total_nll for st in stats] == pytest.approx(score_sentences(smollm2, TEXTS), abs=1e-3)
+    assert [st.total_nll for st in stats] == pytest.approx(score_sentences(tiny_lm, TEXTS), abs=1e-3)
 
 
-@pytest.mark.slow
-def test_run_attacks_shares_one_pass(smollm2):
-    texts = TEXTS[:2]
-    neighbours = [["The capital of France is Rome."], ["Marco Polo was a Venetian."]]
-    frame = mia.run_attacks(smollm2, texts, reference_lm=smollm2, neighbours=neighbours,
+RUN_ATTACKS_TEXTS = TEXTS[:2]
+RUN_ATTACKS_NEIGHBOURS = [["The capital of France is Rome."], ["Marco Polo was a Venetian."]]
+
+
+def test_run_attacks_shares_one_pass(tiny_lm):
+    texts, neighbours = RUN_ATTACKS_TEXTS, RUN_ATTACKS_NEIGHBOURS
+    frame = mia.run_attacks(tiny_lm, texts, reference_lm=tiny_lm, neighbours=neighbours,
                             reference_corpus=["Paris is in France."])
     assert list(frame.columns) == ["mean_nll", "loss", "zlib", "zlib_total", "min_k", "min_k_pp", "reference",
                                    "dc_pdd", "neighbourhood", "lowercase"]
-    own = mia.token_stats(smollm2, texts + [n[0] for n in neighbours])
-    lowered = mia.token_stats(smollm2, [t.lower() for t in texts])
+    own = mia.token_stats(tiny_lm, texts + [n[0] for n in neighbours])
+    lowered = mia.token_stats(tiny_lm, [t.lower() for t in texts])
     assert frame["lowercase"].tolist() == pytest.approx(
         [lowered[i].mean_nll - own[i].mean_nll for i in range(2)], abs=1e-5)
     assert frame["mean_nll"].tolist() == pytest.approx([st.mean_nll for st in own[:2]], abs=1e-5)
@@ -307,19 +308,28 @@ def test_run_attacks_shares_one_pass(smollm2):
     # the model as its own reference: no difference (engine vs pass agree to float32 noise)
     assert frame["reference"].abs().max() < 1e-4
     assert (frame["dc_pdd"] > 0).all() and (frame["dc_pdd"] <= mia.DC_PDD_CAP).all()
-    assert frame["loss"].iloc[0] > frame["loss"].iloc[1]    # a famous fact reads better
 
 
 @pytest.mark.slow
-def test_dc_pdd_frequencies_count_the_tokenizers_ids(smollm2):
+def test_a_famous_fact_reads_better_to_the_real_model(smollm2):
+    """Real model: only a model that has read about Paris finds its famous fact likelier than a
+    merchant's (the pass's plumbing is `test_run_attacks_shares_one_pass`, on a tiny model)."""
+    frame = mia.run_attacks(smollm2, RUN_ATTACKS_TEXTS, reference_lm=smollm2, neighbours=RUN_ATTACKS_NEIGHBOURS,
+                            reference_corpus=["Paris is in France."])
+    assert list(frame.columns) == ["mean_nll", "loss", "zlib", "zlib_total", "min_k", "min_k_pp", "reference",
+                                   "dc_pdd", "neighbourhood", "lowercase"]
+    assert frame["loss"].iloc[0] > frame["loss"].iloc[1]    # a famous fact reads better
+
+
+def test_dc_pdd_frequencies_count_the_tokenizers_ids(tiny_lm):
     corpus = ["Paris Paris", "Rome"]
-    ids = smollm2.tokenizer(corpus, add_special_tokens=False)["input_ids"]
-    freq = mia.dc_pdd_frequencies(smollm2, corpus)
+    ids = tiny_lm.tokenizer(corpus, add_special_tokens=False)["input_ids"]
+    freq = mia.dc_pdd_frequencies(tiny_lm, corpus)
     total = sum(len(i) for i in ids)
     paris = ids[0][0]
     count = sum(i.count(paris) for i in ids)
     assert freq[paris] == pytest.approx((1 + count) / (total + len(freq)))
-    assert freq.sum() == pytest.approx(1.0) and len(freq) >= len(smollm2.tokenizer)
+    assert freq.sum() == pytest.approx(1.0) and len(freq) >= len(tiny_lm.tokenizer)
 
 
 # ----------------------------------------------------------------------------- attacks of issue 17.10
@@ -359,48 +369,47 @@ def test_bag_of_words_baseline_sees_a_shifted_split_and_not_a_fair_one():
     assert np.isnan(mia.bag_of_words_scores(["a b", "c d", "e f"], [True, False, False])).all()
 
 
-@pytest.mark.slow
-def test_prefixed_nll_and_gradient_norm_match_direct_computations(smollm2):
+def test_prefixed_nll_and_gradient_norm_match_direct_computations(tiny_lm):
     import torch
 
     texts = ["Ada Lovelace was born in London.", "Alan Turing studied at Cambridge."]
     prefix = "Marie Curie was a physicist."
-    got = mia.prefixed_mean_nlls(smollm2, texts, [prefix])
-    prefix_ids = smollm2.encode([prefix])[0]
+    got = mia.prefixed_mean_nlls(tiny_lm, texts, [prefix])
+    prefix_ids = tiny_lm.encode([prefix])[0]
     for text, value in zip(texts, got):
-        own = smollm2.tokenizer(text, add_special_tokens=False)["input_ids"]
+        own = tiny_lm.tokenizer(text, add_special_tokens=False)["input_ids"]
         ids = torch.tensor([prefix_ids + own])
         with torch.inference_mode():
-            logp = torch.log_softmax(smollm2.model(input_ids=ids).logits[0, :-1].double(), -1)
+            logp = torch.log_softmax(tiny_lm.model(input_ids=ids).logits[0, :-1].double(), -1)
         picked = logp[torch.arange(len(prefix_ids) - 1, ids.shape[1] - 1), ids[0, len(prefix_ids):]]
         assert value == pytest.approx(float(-picked.mean()), abs=1e-4)
 
-    before = [p.detach().clone() for p in smollm2.model.parameters()][:3]
-    frozen = [p.requires_grad_(False) for p in smollm2.model.parameters()]  # as the scoring resource loads it
-    [norm] = mia.gradient_norms(smollm2, texts[:1])
-    assert not any(p.requires_grad for p in smollm2.model.parameters())  # left as found
-    smollm2.model.requires_grad_(True)
+    before = [p.detach().clone() for p in tiny_lm.model.parameters()][:3]
+    frozen = [p.requires_grad_(False) for p in tiny_lm.model.parameters()]  # as the scoring resource loads it
+    [norm] = mia.gradient_norms(tiny_lm, texts[:1])
+    assert not any(p.requires_grad for p in tiny_lm.model.parameters())  # left as found
+    tiny_lm.model.requires_grad_(True)
     del frozen
-    ids = torch.tensor(smollm2.encode(texts[:1]))
-    smollm2.model.zero_grad(set_to_none=True)
-    smollm2.model(input_ids=ids, labels=ids).loss.backward()  # transformers' own mean NLL
-    expected = torch.stack([p.grad.norm(2) for p in smollm2.model.parameters() if p.grad is not None]).mean()
-    smollm2.model.zero_grad(set_to_none=True)
+    ids = torch.tensor(tiny_lm.encode(texts[:1]))
+    tiny_lm.model.zero_grad(set_to_none=True)
+    tiny_lm.model(input_ids=ids, labels=ids).loss.backward()  # transformers' own mean NLL
+    expected = torch.stack([p.grad.norm(2) for p in tiny_lm.model.parameters() if p.grad is not None]).mean()
+    tiny_lm.model.zero_grad(set_to_none=True)
     assert norm == pytest.approx(float(expected), rel=1e-4)
-    assert all(torch.equal(a, b) for a, b in zip(before, list(smollm2.model.parameters())[:3]))  # weights untouched
-    frame = mia.run_attacks(smollm2, texts, nonmember_shots=[prefix], member_shots=texts[:1], gradient_norm=True)
+    assert all(torch.equal(a, b) for a, b in zip(before, list(tiny_lm.model.parameters())[:3]))  # weights untouched
+    frame = mia.run_attacks(tiny_lm, texts, nonmember_shots=[prefix], member_shots=texts[:1], gradient_norm=True)
     assert frame["recall"].to_numpy() == pytest.approx(got / frame["mean_nll"].to_numpy(), rel=1e-6)
     assert frame["gradient_norm"].iloc[0] == pytest.approx(-norm, rel=1e-4)
     assert {"lowercase", "con_recall"} <= set(frame.columns)
     # Shots that do not fit the context with the longest text are dropped from the front.
-    short = dataclasses.replace(smollm2, model=_WithContext(smollm2.model, len(prefix_ids) + 12))
+    short = dataclasses.replace(tiny_lm, model=_WithContext(tiny_lm.model, len(prefix_ids) + 12))
     two_shots = mia.prefixed_mean_nlls(short, texts, ["An early shot that no longer fits.", prefix])
     assert two_shots == pytest.approx(got)
-    assert np.isnan(mia.prefixed_mean_nlls(dataclasses.replace(smollm2, model=_WithContext(smollm2.model, 5)),
+    assert np.isnan(mia.prefixed_mean_nlls(dataclasses.replace(tiny_lm, model=_WithContext(tiny_lm.model, 5)),
                                            texts, [prefix])).all()
     # No shot fits with the longest text: the shortest shot alone, the texts that fit after it scored.
-    lengths = [len(ids) for ids in smollm2.tokenizer(texts, add_special_tokens=False)["input_ids"]]
-    tight = dataclasses.replace(smollm2, model=_WithContext(smollm2.model, len(prefix_ids) + min(lengths)))
+    lengths = [len(ids) for ids in tiny_lm.tokenizer(texts, add_special_tokens=False)["input_ids"]]
+    tight = dataclasses.replace(tiny_lm, model=_WithContext(tiny_lm.model, len(prefix_ids) + min(lengths)))
     partial = mia.prefixed_mean_nlls(tight, texts, [prefix, prefix + " " + prefix])
     shorter = int(np.argmin(lengths))
     assert lengths[0] != lengths[1] and partial[shorter] == pytest.approx(got[shorter])
@@ -427,13 +436,12 @@ def test_rouge1_and_samia_by_hand():
     assert np.isnan(mia.samia_score([], "x"))
 
 
-@pytest.mark.slow
-def test_samia_samples_through_the_shared_generator_seeded(smollm2):
+def test_samia_samples_through_the_shared_generator_seeded(tiny_lm):
     from wikimem_platform.lm.generation import sample_generate
 
     texts = ["Ada Lovelace was born in London in 1815 and worked with Babbage.", "Too short."]
-    first = mia.samia_scores(smollm2, texts, n_samples=3, seed=4)
-    assert first[0] == mia.samia_scores(smollm2, texts, n_samples=3, seed=4)[0]  # seeded
+    first = mia.samia_scores(tiny_lm, texts, n_samples=3, seed=4)
+    assert first[0] == mia.samia_scores(tiny_lm, texts, n_samples=3, seed=4)[0]  # seeded
     assert 0.0 <= first[0] <= 1.0 and np.isnan(first[1])  # under 4 words: no second half to compare
-    drawn = sample_generate(smollm2, ["Ada Lovelace was born in"], n_samples=4, max_new_tokens=6, seed=1)
+    drawn = sample_generate(tiny_lm, ["Ada Lovelace was born in"], n_samples=4, max_new_tokens=6, seed=1)
     assert len(drawn) == 1 and len(drawn[0]) == 4 and len(set(drawn[0])) > 1  # sampled, not greedy
