@@ -15,7 +15,8 @@ COLOURS = LEFT.split() + RIGHT.split()
 
 @pytest.fixture(scope="module")
 def tokenizer(smollm2):
-    """SmolLM2's fast tokenizer (the session's model is loaded anyway by the MIA tests)."""
+    """SmolLM2's fast tokenizer. Real model: the windows below were worked out by hand on its
+    vocabulary (every word one token); the tests that use it are `slow`."""
     words = f"{LEFT} Paris {RIGHT}"
     assert len(smollm2.tokenizer(words, add_special_tokens=False)["input_ids"]) == 19   # one token a word
     return smollm2.tokenizer
@@ -26,6 +27,7 @@ def windows(tokenizer, rows, min_tokens, max_tokens):
     return mb.value_windows(frame, tokenizer, min_tokens, max_tokens)
 
 
+@pytest.mark.slow
 def test_windows_grow_symmetrically_and_borrow_at_the_edges(tokenizer):
     middle = f"{LEFT} Paris {RIGHT}"
     rows = [(middle, "Paris"),                                                   # 9 tokens each side
@@ -50,6 +52,7 @@ def test_windows_grow_symmetrically_and_borrow_at_the_edges(tokenizer):
         assert value in window and window in text
 
 
+@pytest.mark.slow
 def test_rows_without_a_window_are_dropped_and_counted(tokenizer):
     rows = [("Paris one", "Paris"),                                  # 2 tokens < min 3
             ("red green Kingdom of Italy one two", "Kingdom of Italy"),  # 3-token value > max 2
@@ -66,6 +69,7 @@ def test_rows_without_a_window_are_dropped_and_counted(tokenizer):
                       "dropped_value_too_long": 0, "dropped_too_short": 1}
 
 
+@pytest.mark.slow
 def test_crm_windows_of_50_to_150_tokens(tokenizer):
     long_words = [COLOURS[i % len(COLOURS)] for i in range(400)]
     long_words[100] = "Paris"
@@ -117,6 +121,7 @@ def planted_dir(tmp_path):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_planted_sets_cut_to_value_windows(planted_dir, tokenizer):
     plain = mb.membership_set("planted", str(planted_dir))
     assert plain["value"].isna().all()              # off: no values (PII neighbours unchanged)
@@ -142,9 +147,10 @@ def test_planted_sets_cut_to_value_windows(planted_dir, tokenizer):
         mb.membership_set("planted", str(planted_dir), value_windows=[50, 150], tokenizer=tokenizer)
 
 
-def test_run_mia_reports_the_window_description(planted_dir, smollm2):
-    cut = mb.membership_set("planted", str(planted_dir), value_windows=[8, 8], tokenizer=smollm2.tokenizer)
-    _, table = mb.run_mia(smollm2, cut, n_neighbours=0, n_bootstrap=10, prefix_shots=0, gradient_norm=False,
+def test_run_mia_reports_the_window_description(planted_dir, tiny_lm):
+    """The description follows the cut set through the attacks: plumbing, any model's (a tiny one)."""
+    cut = mb.membership_set("planted", str(planted_dir), value_windows=[8, 8], tokenizer=tiny_lm.tokenizer)
+    _, table = mb.run_mia(tiny_lm, cut, n_neighbours=0, n_bootstrap=10, prefix_shots=0, gradient_norm=False,
                           samia_samples=0)
     assert (table["set_description"] == cut["set_description"].iloc[0]).all()
     assert "windows" in table["set_description"].iloc[0]
