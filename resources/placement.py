@@ -26,12 +26,12 @@ checks they equal `dagster_k8s.job.USER_DEFINED_K8S_CONFIG_KEY` and
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from typing import Any
 from dagster import DagsterInstance, ExecutorDefinition, multi_or_in_process_executor
 
 from wikimem_platform.security.urls import host_port
+from wikimem_platform.settings import EXECUTORS, get_settings, Settings
 
 LM_POOL = "lm"
 """Concurrency pool of every step that loads a language model (one model in memory per slot)."""
@@ -91,9 +91,8 @@ LM_OP_TAGS: dict[str, str] = {
 """Op tags of every model-loading step (see the module docstring)."""
 
 # --------------------------------------------------------------------------- the executor
-EXECUTOR_ENV = "WIKIMEM_EXECUTOR"
-LOCAL, K8S, CELERY = "local", "k8s", "celery"
-EXECUTORS = (LOCAL, K8S, CELERY)
+EXECUTOR_ENV = Settings.env_name("executor")
+LOCAL, K8S, CELERY = EXECUTORS
 # Local runs launched by the sensors, the schedule and `wikimem demo` execute in one process unless
 # their run config says otherwise (on 2 cores a process per step costs more in imports than it gains).
 IN_PROCESS_EXECUTION = {"execution": {"config": {"in_process": {}}}}
@@ -101,10 +100,7 @@ IN_PROCESS_EXECUTION = {"execution": {"config": {"in_process": {}}}}
 
 def executor_name() -> str:
     """$WIKIMEM_EXECUTOR: local (default: in-process or multiprocess, chosen per run), k8s or celery."""
-    name = os.environ.get(EXECUTOR_ENV, LOCAL)
-    if name not in EXECUTORS:
-        raise ValueError(f"${EXECUTOR_ENV} must be one of {', '.join(EXECUTORS)}; got {name!r}")
-    return name
+    return get_settings().executor  # a value other than these is refused naming the variable (SettingsError)
 
 
 def executor() -> ExecutorDefinition:

@@ -26,7 +26,6 @@ $DAGSTER_HOME/wikimem_audit.yaml if it exists, else every asset's defaults (a fu
 """
 
 import json
-import os
 from pathlib import Path
 
 import yaml
@@ -60,15 +59,15 @@ from resources.placement import default_execution, endpoint_tags, ensure_lm_pool
 from resources.scoring import RegistryResource
 from wikimem_platform.lm.endpoint import GENERATION
 from wikimem_platform.registry import Status, Task
+from wikimem_platform.settings import DEFAULT_REAUDIT_CRON, get_settings, Settings  # noqa: F401 (DEFAULT_REAUDIT_CRON: the default, named here for tests)
 
 MODEL_GROUPS = ("scoring", "validation", "summaries", "probes", "reports")  # validation: planted models only
 NER_GROUPS = ("ner",)  # token-classification releases: their own audit, no reference data needed
 REFERENCE_GROUPS = ("data", "canaries")
-AUDIT_CONFIG_ENV = "WIKIMEM_AUDIT_CONFIG"
+AUDIT_CONFIG_ENV = Settings.env_name("audit_config")
 AUDIT_CONFIG_FILE = "wikimem_audit.yaml"
-SENSOR_INTERVAL_ENV = "WIKIMEM_SENSOR_INTERVAL"
-REAUDIT_CRON_ENV = "WIKIMEM_REAUDIT_CRON"
-DEFAULT_REAUDIT_CRON = "0 3 * * 1"
+SENSOR_INTERVAL_ENV = Settings.env_name("sensor_interval")
+REAUDIT_CRON_ENV = Settings.env_name("reaudit_cron")
 IN_FLIGHT = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING, DagsterRunStatus.STARTED]
 
 model_audit_job = define_asset_job(
@@ -88,7 +87,7 @@ ner_audit_job = define_asset_job(
 )
 
 AUDIT_JOBS = [model_audit_job, model_audit_with_reference_data_job, ner_audit_job]
-SENSOR_INTERVAL_SECONDS = int(os.environ.get(SENSOR_INTERVAL_ENV, "10"))
+SENSOR_INTERVAL_SECONDS = get_settings().sensor_interval
 
 
 
@@ -109,13 +108,14 @@ NER_OPS = frozenset(a.node_def.name for a in _asset_defs(ner_assets) if set(a.gr
 
 def audit_config_path() -> Path | None:
     """The run-config file for sensor and schedule runs, if any."""
-    if os.environ.get(AUDIT_CONFIG_ENV):
-        path = Path(os.environ[AUDIT_CONFIG_ENV])
+    settings = get_settings()
+    if settings.audit_config:
+        path = settings.audit_config
         if not path.is_file():
             raise FileNotFoundError(f"${AUDIT_CONFIG_ENV} points to {path}, which does not exist")
         return path
-    if os.environ.get("DAGSTER_HOME"):
-        path = Path(os.environ["DAGSTER_HOME"]) / AUDIT_CONFIG_FILE
+    if settings.dagster_home:  # only a DAGSTER_HOME that is set (the one Dagster runs on), not the CLI's default
+        path = settings.dagster_home / AUDIT_CONFIG_FILE
         return path if path.is_file() else None
     return None
 
@@ -205,7 +205,7 @@ def model_registry_sensor(context: SensorEvaluationContext, model_registry: Regi
 
 @schedule(
     job=model_audit_job,
-    cron_schedule=os.environ.get(REAUDIT_CRON_ENV, DEFAULT_REAUDIT_CRON),
+    cron_schedule=get_settings().reaudit_cron,
     execution_timezone="UTC",
     default_status=DefaultScheduleStatus.RUNNING,
     description="Re-audits every registered release; unchanged shards are reused, not re-scored.",

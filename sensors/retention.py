@@ -5,18 +5,16 @@ request ids and counts only. By hand: `wikimem request purge --older-than DAYS`.
 """
 
 
-import os
-
 from dagster import DefaultScheduleStatus, OpExecutionContext, job, op, schedule
 
 from resources.scoring import RegistryResource, ScoringResource
 from sensors.instance_purge import erase_request_runs
 from wikimem_platform.security.access_log import AccessLog
 from wikimem_platform.security.purge import expired_requests, purge_request
+from wikimem_platform.settings import get_settings, Settings
 from wikimem_platform.subject_requests.controller import retention_periods
 
-RETENTION_CRON_ENV = "WIKIMEM_RETENTION_CRON"
-DEFAULT_RETENTION_CRON = "17 3 * * *"  # daily, at night
+RETENTION_CRON_ENV = Settings.env_name("retention_cron")
 
 
 @op(description="Purge every answered request past the retention period; prune the access log.")
@@ -41,7 +39,7 @@ def request_retention_job():
     purge_expired_requests()
 
 
-@schedule(job=request_retention_job, cron_schedule=os.environ.get(RETENTION_CRON_ENV, DEFAULT_RETENTION_CRON),
+@schedule(job=request_retention_job, cron_schedule=get_settings().retention_cron,
           execution_timezone="UTC", default_status=DefaultScheduleStatus.RUNNING,
           description="Purges every request answered longer ago than the controller's retention period.")
 def request_retention_schedule():

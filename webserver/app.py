@@ -40,10 +40,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 
 from wikimem_platform.security import policy
+from wikimem_platform.settings import get_settings, Settings
 from wikimem_platform.subject_requests.answer_files import LETTER, PDF, answer_dir
 
 SESSION_COOKIE, LOGIN_CSRF_COOKIE = "wikimem_session", "wikimem_login_csrf"
-SECRET_ENV, SECRET_FILE = "WIKIMEM_SESSION_SECRET", "session_secret"
+SECRET_ENV, SECRET_FILE = Settings.env_name("session_secret"), "session_secret"
 SESSION_MAX_AGE = 8 * 3600
 LOGIN_FAILURES, LOGIN_LOCKOUT_S = 5, 60
 ANSWER_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'"
@@ -57,8 +58,9 @@ SECURITY_HEADERS = [(b"x-frame-options", b"DENY"), (b"x-content-type-options", b
 def session_secret(home: str | os.PathLike) -> bytes:
     """$WIKIMEM_SESSION_SECRET, else <instance>/session_secret (32 random bytes, 0600, made once).
     Changing it signs everybody out."""
-    if os.environ.get(SECRET_ENV):
-        value = os.environ[SECRET_ENV].encode()
+    given = get_settings().session_secret
+    if given:
+        value = given.get_secret_value().encode()
         if len(value) < 32:
             raise ValueError(f"${SECRET_ENV} is shorter than 32 characters")
         return value

@@ -8,7 +8,6 @@ Entries are validated before they are stored, and errors name the offending fiel
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -31,9 +30,10 @@ from wikimem_platform.lm.endpoint import (
 )
 from wikimem_platform.lm.loading import SHIPPED_MODELS
 from wikimem_platform.security.urls import carries_secrets, redact_url
+from wikimem_platform.settings import get_settings, Settings
 
-REGISTRY_URL_ENV = "WIKIMEM_REGISTRY_URL"
-ALLOWED_ROOTS_ENV = "WIKIMEM_ALLOWED_MODEL_ROOTS"
+REGISTRY_URL_ENV = Settings.env_name("registry_url")
+ALLOWED_ROOTS_ENV = Settings.env_name("allowed_model_roots")
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 REVISION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 HUB_ID_PATTERN = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
@@ -133,11 +133,12 @@ class ModelEntry(SQLModel, table=True):
 
 def default_registry_url() -> str:
     """$WIKIMEM_REGISTRY_URL, else SQLite in $DAGSTER_HOME (or ./.dagster_home)."""
-    if os.environ.get(REGISTRY_URL_ENV):
-        return os.environ[REGISTRY_URL_ENV]
-    home = Path(os.environ.get("DAGSTER_HOME") or ".dagster_home").resolve()
-    home.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{home / 'wikimem_registry.db'}"
+    settings = get_settings()
+    if settings.registry_url:
+        return settings.registry_url
+    paths = settings.instance_paths()
+    paths.home.mkdir(parents=True, exist_ok=True)
+    return paths.registry_url
 
 
 WEIGHT_PATTERNS = ("*.safetensors", "*.bin", "*.safetensors.index.json", "*.bin.index.json")
@@ -153,7 +154,7 @@ def check_source(kind: str, source: str) -> None:
 
         if isinstance(try_to_load_from_cache(source, "config.json"), str):
             return
-        if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on"):
+        if get_settings().hf_hub_offline:
             raise RegistryError("source", f"{source!r} is not in this machine's Hugging Face cache and the hub is not "
                                 "reachable from here (HF_HUB_OFFLINE=1): download it where the hub is reachable and "
                                 "register its folder (--kind hf-dir), or pass --defer-check")
@@ -233,8 +234,8 @@ class Registry:
         self.engine = create_engine(self.url)
         SQLModel.metadata.create_all(self.engine, tables=[ModelEntry.__table__])
         add_missing_columns(self.engine, ModelEntry.__table__)
-        if allowed_roots is None and os.environ.get(ALLOWED_ROOTS_ENV):
-            allowed_roots = os.environ[ALLOWED_ROOTS_ENV].split(os.pathsep)
+        if allowed_roots is None:
+            allowed_roots = get_settings().allowed_model_roots
         self.allowed_roots = [Path(r).expanduser().resolve() for r in allowed_roots or []]
 
     @contextmanager

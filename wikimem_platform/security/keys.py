@@ -15,13 +15,15 @@ import secrets
 from functools import lru_cache
 from pathlib import Path
 
-SECRET_ENV = "WIKIMEM_INSTANCE_SECRET"
+from wikimem_platform.settings import get_settings, instance_paths, Settings
+
+SECRET_ENV = Settings.env_name("instance_secret")
 SECRET_FILE = "instance_secret"
 
 
 def instance_home() -> Path:
     """$DAGSTER_HOME, else ./.dagster_home (as the registry and the instance default)."""
-    return Path(os.environ.get("DAGSTER_HOME") or ".dagster_home").resolve()
+    return instance_paths().home
 
 
 def secret_path(home: str | os.PathLike | None = None) -> Path:
@@ -30,9 +32,9 @@ def secret_path(home: str | os.PathLike | None = None) -> Path:
 
 def instance_secret(home: str | os.PathLike | None = None) -> bytes:
     """The secret bytes (created 0600 on first use when neither the environment nor the file has one)."""
-    from_env = os.environ.get(SECRET_ENV)
+    from_env = get_settings().instance_secret
     if from_env:
-        return from_env.encode("utf-8")
+        return from_env.get_secret_value().encode("utf-8")
     return _file_secret(str(secret_path(home)))
 
 

@@ -7,12 +7,12 @@ $WIKIMEM_NEW_PASSWORD (scripts, containers) or is asked for twice with getpass.
 from __future__ import annotations
 
 import getpass
-import os
 
 from wikimem_platform.security.policy import ROLE_HELP, ROLES
 from wikimem_platform.security.users import UserStore
+from wikimem_platform.settings import get_settings, Settings
 
-PASSWORD_ENV = "WIKIMEM_NEW_PASSWORD"
+PASSWORD_ENV = Settings.env_name("new_password")
 
 
 class UsersCliError(Exception):
@@ -41,8 +41,9 @@ def _role(value: str) -> str:
 
 
 def _new_password() -> str:
-    if os.environ.get(PASSWORD_ENV):
-        return os.environ[PASSWORD_ENV]
+    given = get_settings().new_password
+    if given:
+        return given.get_secret_value()
     try:
         first = getpass.getpass("password: ")
         second = getpass.getpass("password again: ")
