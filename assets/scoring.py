@@ -23,7 +23,6 @@ from assets.partitions import models_partitions
 from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform.canaries.encoders import load_encoder
-from wikimem_platform.lm.endpoint import EndpointModel
 from wikimem_platform.versions import source_version
 from wikimem_platform.vocabulary import LENIENT, M_THRESHOLD
 from wikimem_platform.wikimem import controlled_rates, controls
@@ -101,16 +100,16 @@ def score_shard(
     entry = model_registry.registry().get(context.partition_key)
     lm = scoring.load(entry, served=True)
     where = (f"endpoint {redact_url(entry.source)}, requests in flight: {lm.details.get('concurrency')}"
-             if isinstance(lm, EndpointModel) else scoring.device)
+             if lm.capabilities.served else scoring.device)
     context.log.info(f"{entry.key} ({entry.source_kind}) on {where}, fingerprint {lm.fingerprint}")
     store = ShardStore(scoring.shards_for(context.partition_key))
-    sent_before = lm.client.usage.as_dict() if isinstance(lm, EndpointModel) else {}
+    sent_before = lm.usage()
     _, report = score_canaries(lm, shard_canaries, candidates, store, scoring.settings(),
                                log=context.log.info, sentence_cache=scoring.sentence_cache(lm))
     planned = report.shards  # of the canaries this access scores (`scorable_canaries`)
     # What this step sent to a served model (0 for a local one): the run's requests and tokens.
     sent = {f"endpoint_{name}": value - sent_before.get(name, 0)
-            for name, value in (lm.client.usage.as_dict() if isinstance(lm, EndpointModel) else {}).items()}
+            for name, value in lm.usage().items()}
     if not planned:  # every wording of this property puts the value first: nothing a top-k server can rank
         return pd.DataFrame([{"property": context.get_mapping_key(), "shard_path": "", "model_fingerprint": lm.fingerprint,
                               "precision": report.precision, "seconds": 0.0,

@@ -20,7 +20,6 @@ from assets.partitions import models_partitions
 from resources.placement import LM_OP_TAGS, LM_POOL
 from resources.scoring import RegistryResource, ScoringResource
 from wikimem_platform.crm import metrics as crm
-from wikimem_platform.lm.endpoint import access_of, NO_TEXT_PROBABILITY
 from wikimem_platform.lm.loading import other_shipped_model
 from wikimem_platform.mia import auroc_figure, membership, unavailable_attacks
 from wikimem_platform.planted.validation import ground_truth
@@ -95,7 +94,7 @@ def crm_summary(
         metadata={
             "rows": len(rates),
             "model": entry.key,
-            "access": access_of(lm),
+            "access": lm.access,
             "examples": len(audit.examples),
             "memorized_and_cue_resistant": int(flagged["memorized_and_cue_resistant"].sum()),
             "memorized": int(flagged[config.memorized_column].sum()),
@@ -156,12 +155,12 @@ def mia_summary(
     registry = model_registry.registry()
     entry = registry.get(context.partition_key)
     lm = scoring.load(entry, served=True)
-    if access_of(lm) in NO_TEXT_PROBABILITY:
-        reason = (f"{entry.key} is served at {access_of(lm)} access: no log-probability of a given text, so no "
+    if not lm.capabilities.scores_text:
+        reason = (f"{entry.key} is served at {lm.access} access: no log-probability of a given text, so no "
                   "membership attack")
         context.log.warning(reason)
         return Output(pd.DataFrame(columns=["attack", "auroc", "set_kind", "set_description"]),
-                      metadata={"rows": 0, "model": entry.key, "access": access_of(lm), "not_available": reason})
+                      metadata={"rows": 0, "model": entry.key, "access": lm.access, "not_available": reason})
     unavailable = unavailable_attacks(lm)
     if unavailable:
         context.log.info(f"{entry.key} is served at an endpoint: not run here — "
@@ -198,7 +197,7 @@ def mia_summary(
             "set_kind": str(table["set_kind"].iloc[0]) if len(table) else "",
             "set_description": description,
             "reference_model": reference_name,
-            "access": access_of(lm),
+            "access": lm.access,
             "attacks_not_run": MetadataValue.md("\n".join(f"- {a}: {why}" for a, why in unavailable.items()) or "none"),
             **windows,
             **{f"auroc_{row['attack']}": float(row["auroc"]) for row in table.to_dict("records")},

@@ -11,6 +11,7 @@ from pydantic import PrivateAttr
 from wikimem_platform.lm.endpoint import DEFAULT_CONCURRENCY, DEFAULT_MAX_RESPONSE_BYTES, EndpointConfig, EndpointModel
 from wikimem_platform.lm.fusion import FUSION_CHOICES
 from wikimem_platform.lm.loading import load_model, LoadedModel, ModelLoadError, resolve_device, resolve_dtype
+from wikimem_platform.lm.scorer import Scorer
 from wikimem_platform.registry import ModelEntry, Registry
 from wikimem_platform.storage import path_safe_key, request_shard_dir
 from wikimem_platform.subject_requests.intake import RequestStore
@@ -77,7 +78,7 @@ class ScoringResource(ConfigurableResource):
         if not 1024 <= self.endpoint_max_response_bytes <= 2**30:
             raise ModelLoadError(f"endpoint_max_response_bytes must be between 1024 and {2**30} (got {self.endpoint_max_response_bytes})")
 
-    def load(self, entry: ModelEntry, served: bool = False) -> LoadedModel | EndpointModel:
+    def load(self, entry: ModelEntry, served: bool = False) -> Scorer:
         """The release's model, loaded once per process (the shard steps of an in-process run share
         it); loading another release first lets go of this one, so one model is in memory at a time.
         An endpoint release (served elsewhere) is given only to callers that say `served=True`
@@ -94,13 +95,13 @@ class ScoringResource(ConfigurableResource):
             self._loaded[entry.key] = self._load(entry)
         return self._loaded[entry.key]
 
-    def load_reference(self, source: str | ModelEntry) -> LoadedModel:
+    def load_reference(self, source: str | ModelEntry) -> Scorer:
         """A second model beside the release's (the MIA reference attack): a shipped name or path,
         or a registered release; same settings, not kept: it does not replace the release's model
         in this process."""
         return self._load(source) if isinstance(source, ModelEntry) else self._load_source(source)
 
-    def _load(self, entry: ModelEntry) -> LoadedModel | EndpointModel:
+    def _load(self, entry: ModelEntry) -> Scorer:
         if entry.source_kind == "endpoint":  # served elsewhere: a client, no weights in this process
             config = EndpointConfig.from_stored(
                 entry.source, entry.endpoint, concurrency=self.endpoint_concurrency or DEFAULT_CONCURRENCY,
@@ -142,7 +143,7 @@ class ScoringResource(ConfigurableResource):
         return request_shard_dir(self.shard_dir or os.path.join(self._storage or ".", "score_shards"), request_id) \
             / path_safe_key(partition_key)
 
-    def sentence_cache(self, lm: LoadedModel) -> SentenceNllCache:
+    def sentence_cache(self, lm: Scorer) -> SentenceNllCache:
         """The persistent sentence cache of this model (fingerprint) and these settings."""
         base = self.nll_cache_dir or os.path.join(self._storage or ".", "nll_cache")
         settings = self.settings()

@@ -18,7 +18,7 @@ import pandas as pd
 
 from wikimem_platform.canaries.text import render, unmarked_value, VALUE
 from wikimem_platform.lm.generation import greedy_generate, reconstruction_loglik, substring_hit
-from wikimem_platform.lm.loading import LoadedModel
+from wikimem_platform.lm.scorer import Scorer
 from wikimem_platform.vocabulary import CONTEXTUALIZED_KINDS, MAX_NEW_TOKENS
 
 # App. B's English templates (pii_crm templates/templates.json, "en"), with the PII type made
@@ -41,7 +41,7 @@ EXAMPLE_COLUMNS = ["paradigm", "template_id", "prompt", "joiner", "targets", "cu
 
 # --------------------------------------------------------------------------- running
 
-def run_examples(lm: LoadedModel, examples: pd.DataFrame, max_new_tokens: int = MAX_NEW_TOKENS,
+def run_examples(lm: Scorer, examples: pd.DataFrame, max_new_tokens: int = MAX_NEW_TOKENS,
                  with_reconstruction: bool = True, batch_size: int | None = None,
                  progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
     """Generate for every example, mark hits, add the reconstruction log-likelihood.

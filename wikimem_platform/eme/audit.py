@@ -42,10 +42,9 @@ from wikimem_platform.eme.soft_prompts import (
     training_texts,
     with_soft_prompt,
 )
-from wikimem_platform.lm.endpoint import EndpointModel
 from wikimem_platform.lm.generation import greedy_generate, substring_hit
 from wikimem_platform.lm.loading import LoadedModel
-from wikimem_platform.lm.nll import score_sentences
+from wikimem_platform.lm.scorer import Scorer
 from wikimem_platform.planted.validation import ground_truth
 from wikimem_platform.progress import throttled
 from wikimem_platform.vocabulary import MAX_NEW_TOKENS
@@ -156,14 +155,14 @@ def untrained_copy(lm: LoadedModel, seed: int = 0) -> LoadedModel:
     return dataclasses.replace(lm, model=model, name=f"{lm.name}-untrained", fingerprint=fingerprint)
 
 
-def _mean_token_nll(lm: LoadedModel, texts: Sequence[str]) -> np.ndarray:
+def _mean_token_nll(lm: Scorer, texts: Sequence[str]) -> np.ndarray:
     """Per-token NLL of each whole text (log perplexity): the ensemble's tie-breaker."""
-    totals = score_sentences(lm, list(texts))
+    totals = lm.score_sentences(list(texts))
     lengths = np.array([max(len(ids) - 1, 1) for ids in lm.encode(list(texts))])
     return totals / lengths
 
 
-def _generate(lm: LoadedModel, examples: pd.DataFrame, arm: Mapping, max_new_tokens: int,
+def _generate(lm: Scorer, examples: pd.DataFrame, arm: Mapping, max_new_tokens: int,
               log: Log) -> pd.DataFrame:
     started = time.perf_counter()
     out = examples.copy()
@@ -188,7 +187,7 @@ def _arm_name(arm: Mapping) -> str:
     return ", ".join(str(p) for p in parts)
 
 
-def eme_audit(lm: LoadedModel, facts: pd.DataFrame, store: SoftPromptStore, config: EmeConfig = EmeConfig(),
+def eme_audit(lm: Scorer, facts: pd.DataFrame, store: SoftPromptStore, config: EmeConfig = EmeConfig(),
               *, never_train: Sequence[str] = (), evaluate_only: Sequence[str] | None = None,
               control_lm: LoadedModel | None = None, group_by: Sequence[str] = (),
               cohorts: pd.DataFrame | None = None, taus: Sequence[float] = TAUS,
@@ -201,7 +200,7 @@ def eme_audit(lm: LoadedModel, facts: pd.DataFrame, store: SoftPromptStore, conf
     member / repetitions, or the well-known / lesser-known cohort.
     """
     log = log or (lambda message: None)
-    if isinstance(lm, EndpointModel) and (config.methods or config.control == "untrained"):
+    if not lm.capabilities.can_use_soft_prompts and (config.methods or config.control == "untrained"):
         log(f"EME on {lm.name}, served at an endpoint: the text prompts are asked through its server; soft prompts "
             "and the untrained control are skipped (they need the model's weights)")
         config = dataclasses.replace(config, methods=(), control="none")
@@ -308,7 +307,7 @@ def _soft_arms(config: EmeConfig, training_sets: Mapping, role: str):
     return arms
 
 
-def _ensembles(lm: LoadedModel, examples: pd.DataFrame, config: EmeConfig) -> pd.DataFrame:
+def _ensembles(lm: Scorer, examples: pd.DataFrame, config: EmeConfig) -> pd.DataFrame:
     """The paper's ensemble of the soft-prompt methods per (training data, length), where at
     least two methods ran on all the training records of the audited model."""
     soft = examples[(examples["model_role"] == AUDITED) & examples["prompt_method"].isin(METHODS)]
@@ -343,7 +342,7 @@ def _ensembles(lm: LoadedModel, examples: pd.DataFrame, config: EmeConfig) -> pd
 
 # --------------------------------------------------------------------------- per person
 
-def person_extractions(lm: LoadedModel, facts: pd.DataFrame, store: SoftPromptStore | None = None,
+def person_extractions(lm: Scorer, facts: pd.DataFrame, store: SoftPromptStore | None = None,
                        n_identifiers: int = DEFAULT_N_IDENTIFIERS, property_order: Sequence[str] | None = None,
                        max_new_tokens: int = MAX_NEW_TOKENS, log: Log | None = None,
                        targets: set[str] | None = None) -> pd.DataFrame:

@@ -20,21 +20,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from wikimem_platform.labels import fold, normalize_label
 from wikimem_platform.lm.batching import padded_batches
-from wikimem_platform.lm.endpoint import EndpointModel, token_id_nlls
-from wikimem_platform.lm.loading import LoadedModel
 from wikimem_platform.vocabulary import MAX_NEW_TOKENS
+
+if TYPE_CHECKING:  # LoadedModel imports this module where it generates (no cycle at run time)
+    from wikimem_platform.lm.loading import LoadedModel
+    from wikimem_platform.lm.scorer import Scorer
 
 GENERATION_AUTO_BATCH = 32  # prompts per generate call when the batch size is automatic
 
 
 # --------------------------------------------------------------------------- decoding
 
-def greedy_generate(lm: LoadedModel | EndpointModel, prompts: Sequence[str], max_new_tokens: int = MAX_NEW_TOKENS,
+def greedy_generate(lm: Scorer, prompts: Sequence[str], max_new_tokens: int = MAX_NEW_TOKENS,
                     batch_size: int | None = None,
                     progress: Callable[[int, int], None] | None = None,
                     unpadded: bool = False) -> list[str]:
@@ -47,12 +50,15 @@ def greedy_generate(lm: LoadedModel | EndpointModel, prompts: Sequence[str], max
     A release served behind an endpoint completes on its server (`EndpointModel.complete_greedy`:
     temperature 0, token-id prompts with the same start-token rule; the server batches and pads
     itself, so `batch_size` and `unpadded` do not apply): the same text as the local model.
+    Any scorer completes through its own `complete_greedy` (weights loaded here: `local_greedy`).
     """
-    if isinstance(lm, EndpointModel):
-        outputs = lm.complete_greedy(prompts, max_new_tokens)
-        if progress is not None:
-            progress(len(outputs), len(outputs))
-        return outputs
+    return lm.complete_greedy(prompts, max_new_tokens, batch_size=batch_size, progress=progress, unpadded=unpadded)
+
+
+def local_greedy(lm: LoadedModel, prompts: Sequence[str], max_new_tokens: int = MAX_NEW_TOKENS,
+                 batch_size: int | None = None, progress: Callable[[int, int], None] | None = None,
+                 unpadded: bool = False) -> list[str]:
+    """`greedy_generate` on weights loaded here (`LoadedModel.complete_greedy`)."""
     return _generate(lm, prompts, max_new_tokens, batch_size, progress, unpadded, sampling=None)
 
 
@@ -154,7 +160,7 @@ def substring_hit(output: str, targets: Sequence[str] | str, kind: str = "text")
 
 # --------------------------------------------------------------------------- reconstruction
 
-def reconstruction_loglik(lm: LoadedModel | EndpointModel, prompts: Sequence[str], continuations: Sequence[str],
+def reconstruction_loglik(lm: Scorer, prompts: Sequence[str], continuations: Sequence[str],
                           ) -> pd.DataFrame:
     """log p(continuation | prompt) for each pair, from the NLL engine (one call for all).
 
@@ -169,7 +175,7 @@ def reconstruction_loglik(lm: LoadedModel | EndpointModel, prompts: Sequence[str
     whole = lm.encode([p + c for p, c in zip(prompts, continuations)])
     context = lm.encode(prompts)
     cuts = [prompt_cut(w, c) for w, c in zip(whole, context)]
-    nll = token_id_nlls(lm, [*whole, *[w[:cut] for w, cut in zip(whole, cuts)]])
+    nll = lm.score_token_ids([*whole, *[w[:cut] for w, cut in zip(whole, cuts)]])
     n = len(prompts)
     return pd.DataFrame({
         "recon_ll": nll[n:] - nll[:n],

@@ -20,10 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
+import numpy as np
+
+from wikimem_platform.lm.access import CAPABILITIES, Capabilities, WEIGHTS
 from wikimem_platform.lm.fusion import FusionError, resolve_fusion
 
 if TYPE_CHECKING:  # torch is imported where it is used: loading the code location (every Dagster
     import torch  # step process) must not pay ~1.5 s for it in steps that load no model
+    from collections.abc import Callable, Mapping
+
+    from wikimem_platform.lm.precision import Float32Verdicts
 
 DEFAULT_CACHE_DIR = Path.home() / ".cache" / "wikimem" / "models"
 CACHE_DIR_ENV = "WIKIMEM_CACHE_DIR"
@@ -74,7 +80,11 @@ SHIPPED_MODELS: dict[str, ShippedModel] = {
 
 @dataclass
 class LoadedModel:
-    """A causal LM ready for scoring, with where it came from and how sentences start."""
+    """A causal LM ready for scoring, with where it came from and how sentences start: the
+    `lm.scorer.Scorer` of weights loaded here (every access level's capability; the engines it
+    scores, generates and reads token log-probabilities with are imported when first used)."""
+
+    access = WEIGHTS  # a class attribute, not a field
 
     model: Any
     tokenizer: Any
@@ -113,6 +123,67 @@ class LoadedModel:
                 fusion=self.details.get("fusion_requested", "auto"),
             )
         return self._float32_twin
+
+    # ---------------------------------------------------------------- the Scorer protocol (lm.scorer)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return CAPABILITIES[WEIGHTS]
+
+    def usage(self) -> dict[str, int]:
+        """Nothing is sent anywhere: no counts."""
+        return {}
+
+    def context_length(self) -> int | None:
+        """The most positions the model takes (None when its config does not say)."""
+        config = self.model.config
+        return getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
+
+    def rescoring_plan(self, settings: dict | None) -> tuple[str, Float32Verdicts | None]:
+        """(precision, the float32 re-scoring config or None): `precision.rescoring_plan`."""
+        from wikimem_platform.lm.precision import rescoring_plan  # lazy: precision imports the engine (torch)
+
+        return rescoring_plan(self, settings)
+
+    def sentence_nlls(self, sentences: Sequence[str], *, cache: dict[str, float] | None = None,
+                      progress: Callable[[int, int], None] | None = None,
+                      prefixes: Mapping[str, str] | None = None) -> np.ndarray:
+        """The ranking's NLLs: whole sentences (weights read every token; `prefixes` are not needed)."""
+        return self.score_sentences(sentences, cache=cache, progress=progress)
+
+    def score_sentences(self, sentences: Sequence[str], *, cache: dict[str, float] | None = None,
+                        progress: Callable[[int, int], None] | None = None, **engine_options) -> np.ndarray:
+        """`nll.score_sentences` on this model (the prefix-tree engine)."""
+        from wikimem_platform.lm.nll import score_sentences  # lazy: the engine imports torch
+
+        return score_sentences(self, sentences, cache=cache, progress=progress, **engine_options)
+
+    def score_token_ids(self, token_ids: Sequence[Sequence[int]], *, progress: Callable[[int, int], None] | None = None,
+                        **engine_options) -> np.ndarray:
+        """`nll.score_token_ids` on this model."""
+        from wikimem_platform.lm.nll import score_token_ids  # lazy: the engine imports torch
+
+        return score_token_ids(self, token_ids, progress=progress, **engine_options)
+
+    def token_logprobs(self, texts: Sequence[str], *, with_distribution: bool = True, batch_tokens: int | None = None,
+                       progress: Callable[[int, int], None] | None = None) -> list:
+        """`token_pass.token_logprobs`: log p of each token and the distribution's moments, one pass."""
+        from wikimem_platform.lm.token_pass import token_logprobs  # lazy: the pass imports torch
+
+        return token_logprobs(self, texts, with_distribution=with_distribution, batch_tokens=batch_tokens,
+                              progress=progress)
+
+    def complete_greedy(self, prompts: Sequence[str], max_new_tokens: int, *, batch_size: int | None = None,
+                        progress: Callable[[int, int], None] | None = None, unpadded: bool = False) -> list[str]:
+        """`generation.local_greedy`: greedy decoding with left padding (see `generation.greedy_generate`)."""
+        from wikimem_platform.lm.generation import local_greedy  # lazy: generation imports torch and pandas
+
+        return local_greedy(self, prompts, max_new_tokens, batch_size=batch_size, progress=progress, unpadded=unpadded)
+
+    @staticmethod
+    def censored(sentences: Sequence[str], cache: Mapping[str, float]) -> np.ndarray:
+        """Weights read every token: no continuation is ever censored."""
+        return np.zeros(len(list(sentences)), dtype=bool)
 
 
 def encode_texts(tokenizer: Any, start_token_ids: Sequence[int], texts: Sequence[str]) -> list[list[int]]:

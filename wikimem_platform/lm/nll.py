@@ -39,10 +39,11 @@ import numpy as np
 
 from wikimem_platform.lm.batching import padded_batches
 from wikimem_platform.lm.fusion import fused
-from wikimem_platform.lm.loading import LoadedModel
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # LoadedModel imports this engine where it scores (no cycle at run time)
     import torch
+
+    from wikimem_platform.lm.loading import LoadedModel
 
 DEFAULT_CHUNK_TOKENS = 256  # tree nodes per packed row: attention cost grows with its square
 TOKENS_PER_SENTENCE = 32  # converts LoadedModel.batch_size (sentences) into tokens per forward

@@ -45,13 +45,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from wikimem_platform.lm.loading import LoadedModel
 from wikimem_platform.lm.nll import score_sentences
+
+if TYPE_CHECKING:  # LoadedModel imports this module where it plans re-scoring (no cycle at run time)
+    from wikimem_platform.lm.loading import LoadedModel
 
 FLOAT32 = "float32"
 NF4 = "nf4"

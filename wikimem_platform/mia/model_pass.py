@@ -1,11 +1,12 @@
 """The one model pass every attack reads: `token_stats` runs a model once over texts and their
 neighbours, `run_attacks` turns that pass into every attack's score per text.
 
-A release served behind an endpoint at prompt-logprobs access gives each token's log p but not
-the next-token distribution nor gradients: the attacks read from log p run through the server
-(loss, zlib, min-k%, lowercase, neighbourhood, DC-PDD, ReCaLL / Con-ReCall with token-id
-prompts, reference with a local reference model); min-k%++, the gradient norm and SaMIA are
-not (`ENDPOINT_UNAVAILABLE`: SaMIA samples with the model's own generator, which a server does
+Any scorer (`lm.scorer.Scorer`) runs it; what its access level cannot give is asked of its
+capabilities. A release served behind an endpoint at prompt-logprobs access gives each token's
+log p but not the next-token distribution nor gradients: the attacks read from log p run through
+the server (loss, zlib, min-k%, lowercase, neighbourhood, DC-PDD, ReCaLL / Con-ReCall with
+token-id prompts, reference with a local reference model); min-k%++, the gradient norm and SaMIA
+are not (`ENDPOINT_UNAVAILABLE`: SaMIA samples with the model's own generator, which a server does
 not reproduce), and `run_attacks` refuses them by name.
 """
 
@@ -16,10 +17,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from wikimem_platform.lm.batching import padded_batches
-from wikimem_platform.lm.endpoint import EndpointModel, token_id_nlls
 from wikimem_platform.lm.generation import sample_generate
-from wikimem_platform.lm.nll import _logits, LOGIT_ROWS, TOKENS_PER_SENTENCE
+from wikimem_platform.lm.scorer import Scorer
 from wikimem_platform.mia.attacks import (
     attack_scores,
     con_recall_score,
@@ -34,119 +33,67 @@ from wikimem_platform.mia.attacks import (
 )
 
 
-# Attacks a served model cannot give, and why (`run_attacks` on an EndpointModel).
+# Attacks a served model cannot give, and why (`run_attacks` on a scorer without these capabilities).
 ENDPOINT_UNAVAILABLE = {
     "min_k_pp": "it needs the whole next-token distribution; a server returns the tokens' own log p",
     "gradient_norm": "it needs the model's weights for a backward pass",
     "samia": "it samples with the model's own generator and seed",
 }
+NO_TOKEN_ID_PREFIXES = "its prefixes are built as token ids, which this server refuses"
 
 
-def unavailable_attacks(lm) -> dict[str, str]:
-    """The attacks `lm` cannot give, each with why: none for a model loaded here."""
-    return served_unavailable(lm.config.prompt_mode) if isinstance(lm, EndpointModel) else {}
+def unavailable_attacks(lm: Scorer) -> dict[str, str]:
+    """The attacks `lm` cannot give, each with why (from its capabilities): none for a model loaded here."""
+    can = lm.capabilities
+    out = {name: why for name, why, has in zip(ENDPOINT_UNAVAILABLE, ENDPOINT_UNAVAILABLE.values(),
+                                               (can.has_distribution, can.has_gradients, can.samples)) if not has}
+    if not can.scores_token_ids:
+        out["recall"] = out["con_recall"] = NO_TOKEN_ID_PREFIXES
+    return out
 
 
 def served_unavailable(prompt_mode: str = "token-ids") -> dict[str, str]:
     """The attacks a release served at prompt-logprobs access cannot give, each with why."""
     out = dict(ENDPOINT_UNAVAILABLE)
     if prompt_mode != "token-ids":
-        out["recall"] = out["con_recall"] = "its prefixes are built as token ids, which this server refuses"
+        out["recall"] = out["con_recall"] = NO_TOKEN_ID_PREFIXES
     return out
 
 
-def token_stats(lm, texts: Sequence[str], *, batch_tokens: int | None = None,
+def token_stats(lm: Scorer, texts: Sequence[str], *, batch_tokens: int | None = None,
                 with_distribution: bool = True, progress=None) -> list[TokenStats]:
-    """TokenStats of every text from ONE pass of `lm` (a `models.LoadedModel`): what every attack reads.
+    """TokenStats of every text from ONE pass of `lm` (`Scorer.token_logprobs`): what every attack reads.
 
-    Texts are encoded with `lm.encode` (start token first, the models module's rule), sorted by
-    length (longest first, so a memory error shows at once) and run in right-padded batches of
-    about `batch_tokens` tokens (default lm.batch_size * 32, as the NLL engine). Per scored token:
-    log p of the actual token, and with_distribution the mean and variance of log p under the
-    full next-token distribution (min-k%++). Log-probabilities are taken in float32 as
-    logit - logsumexp, the output projection applied in slices of rows (Gemma's 262k vocabulary).
-    Identical texts are run once.
+    Identical texts are run once. Weights loaded here give per scored token log p of the actual
+    token and with_distribution the mean and variance of log p under the full next-token
+    distribution (min-k%++; `lm.token_pass`: batches of about `batch_tokens` tokens, default
+    lm.batch_size * 32); a served model gives log p only (min-k%++ is left out).
     """
-    import torch
-
     texts = list(texts)
     distinct = list(dict.fromkeys(texts))
-    if isinstance(lm, EndpointModel):  # log p of each token only: no distribution (min-k%++ is left out)
-        served = lm.token_logprobs(distinct, progress=progress)
-        by_text = {t: TokenStats(token_logprobs=lp, token_ids=np.asarray(ids, dtype=np.int64), mu=None, var=None, text=t)
-                   for t, (lp, ids) in zip(distinct, served)}
-        return [by_text[t] for t in texts]
-    encoded = lm.encode(distinct) if distinct else []
-    budget = batch_tokens or lm.batch_size * TOKENS_PER_SENTENCE
-    results: dict[int, TokenStats] = {}
-    done = 0
-    with torch.inference_mode():
-        for padded in padded_batches(encoded, batch_tokens=budget):
-            batch, input_ids = padded.indices, padded.input_ids
-            if padded.width < 2:
-                for i in batch:
-                    results[i] = TokenStats(token_logprobs=np.empty(0), token_ids=np.empty(0, np.int64),
-                                            mu=np.empty(0) if with_distribution else None,
-                                            var=np.empty(0) if with_distribution else None,
-                                            text=distinct[i])
-                continue
-            hidden = lm.model.base_model(input_ids=input_ids.to(lm.device),
-                                         attention_mask=padded.attention_mask.to(lm.device),
-                                         use_cache=False).last_hidden_state
-            # every scored position of the batch, flattened: row r predicts token j+1 from j
-            lengths = [len(encoded[i]) - 1 for i in batch]
-            rows_idx = torch.cat([torch.full((n,), r) for r, n in enumerate(lengths)])
-            cols_idx = torch.cat([torch.arange(n) for n in lengths])
-            flat_hidden = hidden[rows_idx.to(lm.device), cols_idx.to(lm.device)]
-            targets = input_ids[rows_idx, cols_idx + 1].to(lm.device)
-            picked, mus, vars_ = [], [], []
-            for lo in range(0, len(targets), LOGIT_ROWS):
-                logits = _logits(lm.model, flat_hidden[lo:lo + LOGIT_ROWS]).float()
-                logp = logits - torch.logsumexp(logits, dim=-1, keepdim=True)
-                picked.append(logp.gather(-1, targets[lo:lo + LOGIT_ROWS, None]).squeeze(-1))
-                if with_distribution:
-                    p = logp.exp()
-                    mu = (p * logp).sum(-1)
-                    mus.append(mu)
-                    vars_.append(((p * logp.square()).sum(-1) - mu.square()).clamp_min(0.0))
-            splits = np.cumsum(lengths)[:-1]
-
-            def per_row(parts):
-                return np.split(torch.cat(parts).double().cpu().numpy(), splits)
-
-            lp_rows = per_row(picked)
-            mu_rows = per_row(mus) if with_distribution else [None] * len(batch)
-            var_rows = per_row(vars_) if with_distribution else [None] * len(batch)
-            for row, i in enumerate(batch):
-                results[i] = TokenStats(token_logprobs=lp_rows[row],
-                                        token_ids=np.asarray(encoded[i][1:], dtype=np.int64),
-                                        mu=mu_rows[row], var=var_rows[row], text=distinct[i])
-            done += len(batch)
-            if progress is not None:
-                progress(done, len(distinct))
-    index = {t: i for i, t in enumerate(distinct)}
-    return [results[index[t]] for t in texts]
+    passed = lm.token_logprobs(distinct, with_distribution=with_distribution, batch_tokens=batch_tokens,
+                               progress=progress)
+    by_text = {t: TokenStats(token_logprobs=lp, token_ids=np.asarray(ids, dtype=np.int64), mu=mu, var=var, text=t)
+               for t, (lp, ids, mu, var) in zip(distinct, passed)}
+    return [by_text[t] for t in texts]
 
 
-def mean_nlls(lm, texts: Sequence[str]) -> np.ndarray:
+def mean_nlls(lm: Scorer, texts: Sequence[str]) -> np.ndarray:
     """Mean NLL per scored token of each text under `lm`, from the shared-prefix NLL engine
     (what a reference model needs: no full distribution). NaN for a text with no scored token."""
 
     ids = lm.encode(list(texts))
-    # a served model scores the texts as it was registered to (token ids, or aligned text)
-    total = lm.score_sentences(list(texts)) if isinstance(lm, EndpointModel) else token_id_nlls(lm, ids)
+    # the engine on these texts' ids; a served model scores them as it was registered to (token ids, or aligned text)
+    total = lm.score_sentences(list(texts))
     counts = np.array([len(i) - 1 for i in ids], dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(counts > 0, total / counts, np.nan)
 
 
-def context_length(lm) -> int | None:
+def context_length(lm: Scorer) -> int | None:
     """The most positions the model takes (None when its config does not say; a served model's
     from its server's model list where it says)."""
-    if isinstance(lm, EndpointModel):
-        return lm.context_length()
-    config = lm.model.config
-    return getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
+    return lm.context_length()
 
 
 def prefixed_mean_nlls(lm, texts: Sequence[str], shots: Sequence[str]) -> np.ndarray:
@@ -170,7 +117,7 @@ def prefixed_mean_nlls(lm, texts: Sequence[str], shots: Sequence[str]) -> np.nda
     scored = [prefix_ids + list(ids) for ids, ok in zip(own, fits) if ok]
     result = np.full(len(own), np.nan)
     if scored:
-        totals = token_id_nlls(lm, [prefix_ids, *scored])
+        totals = lm.score_token_ids([prefix_ids, *scored])
         result[np.flatnonzero(fits)] = (totals[1:] - totals[0]) / np.array([len(s) - len(prefix_ids) for s in scored])
     return result
 

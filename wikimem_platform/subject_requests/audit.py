@@ -14,11 +14,11 @@ line saying why.
 time; a release that fails to load or score is recorded as not audited and the others go on.
 
 A release served behind an OpenAI-compatible endpoint (`lm.endpoint.EndpointModel`, access
-prompt-logprobs) is audited the same way: its canaries (the person's and the controls') are
+prompt-logprobs or top-logprobs; any `lm.scorer.Scorer`, asked what its access allows) is audited the same way: its canaries (the person's and the controls') are
 scored through the server's prompt log-probabilities (`wikimem.scoring.sentence_nlls`), its
 completions and record-prompt extractions come from the server's greedy completions
 (`lm.generation.greedy_generate`); soft prompts, which need the weights, are skipped and the log
-says so. Every result names the access that produced it (`lm.endpoint.access_of`).
+says so. Every result names the access that produced it (`Scorer.access`).
 
 A release served with *generation* access only (no probabilities) is audited by what it says
 (`audit_person_by_generation`): the greedy completion of every wording that names the person
@@ -45,9 +45,9 @@ from wikimem_platform.canaries.languages import ENGLISH
 from wikimem_platform.crm.giveaways import find_giveaways
 from wikimem_platform.crm.examples import canary_examples
 from wikimem_platform.eme.soft_prompts import SoftPromptStore
-from wikimem_platform.lm.endpoint import access_of, EndpointModel, GENERATION, RANKING_ACCESS, WEIGHTS
+from wikimem_platform.lm.access import GENERATION, RANKING_ACCESS, WEIGHTS
 from wikimem_platform.lm.generation import greedy_generate, MAX_NEW_TOKENS, substring_hit
-from wikimem_platform.lm.loading import LoadedModel
+from wikimem_platform.lm.scorer import Scorer
 from wikimem_platform.progress import throttled
 from wikimem_platform.reference.counterfactuals import build_candidates, draw_counterfactuals
 from wikimem_platform.reference.value_forms import (
@@ -436,7 +436,7 @@ def in_languages(audits: Mapping[str, ModelAudit]) -> ModelAudit:
                                candidate_scores=joined("candidate_scores"))
 
 
-def _completed(lm: LoadedModel | EndpointModel, examples: pd.DataFrame, probe: str,
+def _completed(lm: Scorer, examples: pd.DataFrame, probe: str,
                max_new_tokens: int = MAX_NEW_TOKENS) -> pd.DataFrame:
     """`examples` (prompt, targets: `canary_examples`' rows) with the greedy completion of each
     prompt, whether it names a target (`hit`) and its CRM cue; COMPLETION_COLUMNS, `probe` given."""
@@ -449,7 +449,7 @@ def _completed(lm: LoadedModel | EndpointModel, examples: pd.DataFrame, probe: s
     return examples[COMPLETION_COLUMNS]
 
 
-def complete_baselines(lm: LoadedModel | EndpointModel, canaries: pd.DataFrame, max_new_tokens: int = MAX_NEW_TOKENS) -> pd.DataFrame:
+def complete_baselines(lm: Scorer, canaries: pd.DataFrame, max_new_tokens: int = MAX_NEW_TOKENS) -> pd.DataFrame:
     """What the model says: the greedy continuation of each property's first canary wording that
     names the person before the value (the baseline where it does), with its CRM cue and whether
     it contains a true value."""
@@ -460,7 +460,7 @@ def complete_baselines(lm: LoadedModel | EndpointModel, canaries: pd.DataFrame, 
     return _completed(lm, first, CANARY_PROBE, max_new_tokens)
 
 
-def entity_extractions(lm: LoadedModel | EndpointModel, plan: PersonPlan, soft_prompts: SoftPromptStore | None,
+def entity_extractions(lm: Scorer, plan: PersonPlan, soft_prompts: SoftPromptStore | None,
                        max_new_tokens: int = MAX_NEW_TOKENS, targets: set[str] | None = None) -> pd.DataFrame:
     """What the model says when asked with the person's record ("name: ...; occupation: ...;
     employer:"), as written and through the release's stored soft prompts (trained on other
@@ -478,7 +478,7 @@ def entity_extractions(lm: LoadedModel | EndpointModel, plan: PersonPlan, soft_p
 
 
 def audit_person_on_model(
-    lm: LoadedModel | EndpointModel,
+    lm: Scorer,
     plan: PersonPlan,
     store: ShardStore,
     sentence_cache: SentenceNllCache | None,
@@ -501,15 +501,15 @@ def audit_person_on_model(
     through the same shards and sentence cache (controls of the same shape, origin and facts recur
     across requests).
 
-    A served model (EndpointModel) is scored and completes through its server; a soft prompt
+    A served model (`lm.endpoint.EndpointModel`) is scored and completes through its server; a soft prompt
     needs the weights, so none is tried on it (logged). extract: ask the entity-level record
     prompts (written in English; a request in several languages asks them once)."""
-    if isinstance(lm, EndpointModel) and lm.access == GENERATION:
+    if not lm.capabilities.ranks and lm.capabilities.generates:
         return audit_person_by_generation(lm, plan, log, max_new_tokens, value_aliases, extract=extract)
-    if isinstance(lm, EndpointModel) and lm.access not in RANKING_ACCESS:
+    if not lm.capabilities.ranks:
         raise ValueError(f"{lm.name} is served with {lm.access} access: a request audit needs "
                          f"{', '.join(RANKING_ACCESS)} or {GENERATION} access")
-    if soft_prompts is not None and isinstance(lm, EndpointModel):
+    if soft_prompts is not None and not lm.capabilities.can_use_soft_prompts:
         log(f"soft prompts skipped: {lm.name} is served at an endpoint and a soft prompt needs the model's weights; "
             "the record prompts are asked as written only")
         soft_prompts = None
@@ -530,10 +530,10 @@ def audit_person_on_model(
     return ModelAudit(lm.name, scores, pd.concat([said, extracted], ignore_index=True), report, lm.fingerprint,
                       control_scores=control_scores, control_report=control_report, compared=compared,
                       control_completions=complete_controls(lm, plan, said, extracted, soft_prompts, max_new_tokens),
-                      access=access_of(lm), kin_scores=kin_scores, candidate_scores=candidate_scores)
+                      access=lm.access, kin_scores=kin_scores, candidate_scores=candidate_scores)
 
 
-def wording_completions(lm: LoadedModel | EndpointModel, canaries: pd.DataFrame, keep: Callable[[pd.DataFrame], pd.DataFrame],
+def wording_completions(lm: Scorer, canaries: pd.DataFrame, keep: Callable[[pd.DataFrame], pd.DataFrame],
                         value_aliases: Mapping[str, Sequence[str]] | None, max_new_tokens: int = MAX_NEW_TOKENS,
                         ) -> pd.DataFrame:
     """The greedy completion of every scored wording (baseline and paraphrases) of `canaries` that
@@ -555,7 +555,7 @@ def wordings_said(completions: pd.DataFrame) -> pd.DataFrame:
             .groupby(["subject_qid", "property"], sort=True)["hit"].agg(wordings="size", said="sum").reset_index())
 
 
-def audit_person_by_generation(lm: LoadedModel | EndpointModel, plan: PersonPlan, log: Callable[[str], None] = print,
+def audit_person_by_generation(lm: Scorer, plan: PersonPlan, log: Callable[[str], None] = print,
                                max_new_tokens: int = MAX_NEW_TOKENS,
                                value_aliases: Mapping[str, Sequence[str]] | None = None,
                                extract: bool = True) -> ModelAudit:
@@ -596,10 +596,10 @@ def audit_person_by_generation(lm: LoadedModel | EndpointModel, plan: PersonPlan
          complete_controls(lm, plan, mine.iloc[:0], extracted, None, max_new_tokens)], ignore_index=True)
     return ModelAudit(lm.name, pd.DataFrame(), pd.concat([mine, extracted], ignore_index=True), ScoringReport(),
                       lm.fingerprint, compared=tuple(to_compare), control_completions=control_completions,
-                      access=access_of(lm))
+                      access=lm.access)
 
 
-def complete_controls(lm: LoadedModel | EndpointModel, plan: PersonPlan, said: pd.DataFrame, extracted: pd.DataFrame,
+def complete_controls(lm: Scorer, plan: PersonPlan, said: pd.DataFrame, extracted: pd.DataFrame,
                       soft_prompts: SoftPromptStore | None = None, max_new_tokens: int = MAX_NEW_TOKENS) -> pd.DataFrame:
     """The invented people's completions of every prompt whose completion named a true value for
     the person (the canary wording, the record prompt as written or through a soft prompt): such a
@@ -788,10 +788,10 @@ def _audited(key: str, audit: ModelAudit, seconds: float) -> dict:
 
 def audit_person_on_releases(
     releases: Sequence,
-    load: Callable[[object], LoadedModel | EndpointModel],
+    load: Callable[[object], Scorer],
     plan: PersonPlan,
     shards_for: Callable[[str], str | Path],
-    sentence_cache: Callable[[LoadedModel | EndpointModel], SentenceNllCache | None],
+    sentence_cache: Callable[[Scorer], SentenceNllCache | None],
     settings: dict | None = None,
     label: str = "request",
     log: Callable[[str], None] = print,
@@ -800,7 +800,7 @@ def audit_person_on_releases(
     value_aliases: pd.DataFrame | None = None,
 ) -> ReleaseAudits:
     """`audit_person_on_model` on every release (objects with a `key`, e.g. registry entries),
-    one at a time: `load(release)` gives its model (loaded here, or served: an EndpointModel),
+    one at a time: `load(release)` gives its model (loaded here, or served: an EndpointModel; any Scorer),
     `shards_for(key)` its shard folder and
     `sentence_cache(lm)` its sentence cache. A release that fails to load or score is logged
     through `warn` and recorded as not audited (`error` says why); the others go on. Each model

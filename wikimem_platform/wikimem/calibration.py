@@ -36,8 +36,7 @@ import numpy as np
 import pandas as pd
 
 from wikimem_platform.canaries.names import all_parts_similar_names
-from wikimem_platform.lm.endpoint import EndpointModel
-from wikimem_platform.lm.loading import LoadedModel
+from wikimem_platform.lm.scorer import CachingScorer, Scorer
 from wikimem_platform.vocabulary import CONTEXTUALIZED_KINDS
 from wikimem_platform.wikimem.memorization import (
     EQUIVALENCE_THRESHOLD,
@@ -321,7 +320,7 @@ def with_all_parts_lookalikes(canaries: pd.DataFrame, n: int = ALL_PARTS_PER_SUB
     return out
 
 
-def score_all_parts(lm: LoadedModel | EndpointModel, scores: pd.DataFrame, canaries: pd.DataFrame, candidates: pd.DataFrame,
+def score_all_parts(lm: Scorer, scores: pd.DataFrame, canaries: pd.DataFrame, candidates: pd.DataFrame,
                     n: int = ALL_PARTS_PER_SUBJECT, sentence_cache=None,
                     progress: Callable[[int, int], None] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, int]:
     """(scores + nll_similar_all_parts, the look-alike names per subject, sentences computed).
@@ -337,12 +336,9 @@ def score_all_parts(lm: LoadedModel | EndpointModel, scores: pd.DataFrame, canar
     rows = expand_canaries(chosen, candidates)
     counts = rows["sentences_similar"].map(len).to_numpy()
     flat = [sentence for group in rows["sentences_similar"] for sentence in group]
-    cache: dict[str, float] = dict(sentence_cache.get_many(flat)) if sentence_cache is not None else {}
-    n_cached = len(cache)
+    scorer = CachingScorer(lm, sentence_cache)  # read first, filled after
     prefixes = sentence_prefixes(rows) if reads_continuations(lm) else None
-    nll = sentence_nlls(lm, flat, cache=cache, progress=progress, prefixes=prefixes)  # a served release: its server
-    if sentence_cache is not None:
-        sentence_cache.put_many(cache)
+    nll = sentence_nlls(scorer, flat, cache={}, progress=progress, prefixes=prefixes)  # a served release: its server
     rows[LOOKALIKE_COLUMNS[ALL_PARTS]] = [part.tolist() for part in np.split(nll, np.cumsum(counts)[:-1])] \
         if len(rows) else []
     merge_keys = [*VARIANT_KEYS, "value"]
@@ -355,7 +351,7 @@ def score_all_parts(lm: LoadedModel | EndpointModel, scores: pd.DataFrame, canar
     names = chosen.drop_duplicates("subject_qid")[["subject_qid", "subject", "subject_similar_one_part",
                                                     "subject_similar"]]
     names = names.rename(columns={"subject_similar_one_part": ONE_PART, "subject_similar": ALL_PARTS})
-    return out, names.reset_index(drop=True), len(cache) - n_cached
+    return out, names.reset_index(drop=True), scorer.computed
 
 
 # --------------------------------------------------------------------------- memorization table flag

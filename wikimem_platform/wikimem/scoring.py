@@ -33,10 +33,10 @@ import numpy as np
 import pandas as pd
 
 from wikimem_platform.canaries.text import render, text_before_value, value_follows_subject
-from wikimem_platform.lm.endpoint import EndpointModel, TOP_LOGPROBS
+from wikimem_platform.lm.access import TOP_LOGPROBS
 from wikimem_platform.lm.loading import LoadedModel
-from wikimem_platform.lm.nll import score_sentences
-from wikimem_platform.lm.precision import refine_to_float32, rescoring_plan
+from wikimem_platform.lm.precision import refine_to_float32
+from wikimem_platform.lm.scorer import CachingScorer, Scorer
 from wikimem_platform.progress import LOG_EVERY_SECONDS, throttled
 from wikimem_platform.security.keys import purpose_key
 from wikimem_platform.storage import write_atomically
@@ -75,13 +75,13 @@ def expand_canaries(canaries: pd.DataFrame, candidates: pd.DataFrame) -> pd.Data
     return rows
 
 
-def reads_continuations(lm) -> bool:
+def reads_continuations(lm: Scorer) -> bool:
     """Whether `lm` gives each sentence's NLL after its prefix only (a release served at
     top-logprobs access) rather than the whole sentence's."""
-    return isinstance(lm, EndpointModel) and lm.access == TOP_LOGPROBS
+    return lm.capabilities.reads_continuations
 
 
-def scorable_canaries(lm, canaries: pd.DataFrame) -> pd.DataFrame:
+def scorable_canaries(lm: Scorer, canaries: pd.DataFrame) -> pd.DataFrame:
     """The canary variants `lm` can rank: all of them, except at top-logprobs access the wordings
     that put the value before the person ("Paris is where Ada Lovelace was born"): there the text
     before the value does not name the person, and the name's tokens, read after the value, are
@@ -115,7 +115,7 @@ def sentence_prefixes(rows: pd.DataFrame) -> dict[str, str]:
 
 
 def sentence_nlls(
-    lm: LoadedModel | EndpointModel,
+    lm: Scorer,
     sentences: list[str],
     cache: dict[str, float] | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -125,18 +125,12 @@ def sentence_nlls(
     a release served behind an OpenAI-compatible endpoint, the server's prompt log-probabilities
     of the same token ids (same NLL, same cache semantics). At top-logprobs access, the NLL after
     each sentence's prefix (`prefixes`, from `sentence_prefixes`): the same ranks and score
-    differences within a wording and name, read from the server's top k."""
-    if reads_continuations(lm):
-        if prefixes is None:
-            raise ValueError(f"{lm.name} is served at top-logprobs access: its sentences need their prefixes")
-        return lm.score_continuations(sentences, prefixes, cache=cache, progress=progress)
-    if isinstance(lm, EndpointModel):
-        return lm.score_sentences(sentences, cache=cache, progress=progress)
-    return score_sentences(lm, sentences, cache=cache, progress=progress)
+    differences within a wording and name, read from the server's top k (`Scorer.sentence_nlls`)."""
+    return lm.sentence_nlls(sentences, cache=cache, progress=progress, prefixes=prefixes)
 
 
 def score_expanded(
-    lm: LoadedModel | EndpointModel,
+    lm: Scorer,
     rows: pd.DataFrame,
     cache: dict[str, float] | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -351,20 +345,14 @@ def combined_precision(precisions) -> str:
     return "+".join(sorted({part for p in precisions for part in str(p).split("+")} - {""}))
 
 
-ENDPOINT_CHUNK_SENTENCES = 512  # an endpoint's NLLs are persisted every this many sentences
+ENDPOINT_CHUNK_SENTENCES = 512  # a served model's NLLs are persisted every this many sentences
 
 
-def _score_through_endpoint(lm: EndpointModel, sentences: list[str], cache: dict[str, float],
-                            sentence_cache: SentenceNllCache, progress: Callable[[int, int], None] | None,
-                            prefixes: dict[str, str] | None = None) -> None:
-    """A served model's sentences in chunks, each chunk's NLLs persisted as soon as it is back: a
-    run killed or failed mid-shard re-sends at most one chunk (requests cost money and quota)."""
-    for start in range(0, len(sentences), ENDPOINT_CHUNK_SENTENCES):
-        chunk = sentences[start:start + ENDPOINT_CHUNK_SENTENCES]
-        sentence_nlls(lm, chunk, cache=cache, prefixes=prefixes)
-        sentence_cache.put_many({s: cache[s] for s in chunk})
-        if progress is not None:
-            progress(start + len(chunk), len(sentences))
+def cached_scorer(lm: Scorer, sentence_cache: SentenceNllCache | None) -> CachingScorer:
+    """`lm` behind its persistent sentence cache (None: counted only); a served model's sentences
+    go in chunks, each chunk's NLLs persisted as soon as it is back: a run killed or failed
+    mid-shard re-sends at most one chunk (requests cost money and quota)."""
+    return CachingScorer(lm, sentence_cache, ENDPOINT_CHUNK_SENTENCES if lm.capabilities.served else None)
 
 
 def _shard_sentences(rows: pd.DataFrame) -> list[str]:
@@ -374,7 +362,7 @@ def _shard_sentences(rows: pd.DataFrame) -> list[str]:
 
 
 def score_canaries(
-    lm: LoadedModel | EndpointModel,
+    lm: Scorer,
     canaries: pd.DataFrame,
     candidates: pd.DataFrame,
     store: ShardStore,
@@ -405,10 +393,8 @@ def score_canaries(
             f"not scored at {TOP_LOGPROBS} access")
     canaries = scorable
     shards = plan_shards(canaries, candidates, lm.fingerprint, settings)
-    if isinstance(lm, EndpointModel):  # the server's precision is its own: stated, never re-scored here
-        precision, rescoring = f"endpoint:{lm.access}", None
-    else:
-        precision, rescoring = rescoring_plan(lm, settings)
+    precision, rescoring = lm.rescoring_plan(settings)  # a served model's precision is its own: never re-scored
+    scorer = cached_scorer(lm, sentence_cache)
     report = ScoringReport(shards_total=len(shards), precision=precision, shards=list(shards))
     censoring_before = (lm.censoring.sentences, lm.censoring.censored) if reads_continuations(lm) else None
     cache: dict[str, float] = {}
@@ -423,17 +409,11 @@ def score_canaries(
         started = time.perf_counter()
         rows = expand_canaries(shard.canaries, shard.candidates)
         sentences = _shard_sentences(rows)
-        if sentence_cache is not None:
-            cache.update(sentence_cache.get_many([s for s in sentences if s not in cache]))
-        report.sentences_computed += sum(s not in cache for s in sentences)
         shard_progress = progress or throttled(log, f"shard {number}/{len(shards)} {shard.property}",
                                                every=LOG_EVERY_SECONDS)
-        if isinstance(lm, EndpointModel) and sentence_cache is not None:
-            _score_through_endpoint(lm, [s for s in sentences if s not in cache], cache, sentence_cache, shard_progress,
-                                    prefixes=sentence_prefixes(rows) if reads_continuations(lm) else None)
-        scores = score_expanded(lm, rows, cache=cache, progress=shard_progress)
-        if sentence_cache is not None:
-            sentence_cache.put_many({s: cache[s] for s in sentences})
+        computed_before = scorer.computed
+        scores = score_expanded(scorer, rows, cache=cache, progress=shard_progress)
+        report.sentences_computed += scorer.computed - computed_before
         report.sentences_distinct += len(sentences)
         if rescoring is not None:
             reference = float32_model if float32_model is not None else lm.float32_twin()
@@ -463,7 +443,7 @@ def score_canaries(
         report.continuations = lm.censoring.sentences - censoring_before[0]
         report.continuations_censored = lm.censoring.censored - censoring_before[1]
         if report.continuations:
-            log(f"top-{lm.config.top_k} continuations: {report.continuations_censored:,} of {report.continuations:,} "
+            log(f"top-{lm.details['top_k']} continuations: {report.continuations_censored:,} of {report.continuations:,} "
                 "censored (a token outside the server's top k)")
     scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCORE_COLUMNS)
     return scores, report
