@@ -10,7 +10,9 @@ export PYTHONPATH="$CHECKOUT" DAGSTER_HOME="$OUT/home" WIKIMEM_REGISTRY_URL="sql
 PY="$(cd "$(dirname "$0")/.." && pwd)/.venv/bin/python"
 cd "$CHECKOUT"
 $PY -c "import wikimem_platform, sys; print(wikimem_platform.__file__)"
-$PY -m wikimem_platform.cli --home "$OUT/home" demo > "$OUT/demo.log" 2>&1
+# The command line of CHECKOUT: the package cli/ since issue 62, wikimem_platform/cli.py before it.
+if [ -f cli/__main__.py ]; then WIKIMEM=(-m cli); else WIKIMEM=(-m wikimem_platform.cli); fi
+$PY "${WIKIMEM[@]}" --home "$OUT/home" demo > "$OUT/demo.log" 2>&1
 cat > "$OUT/facts.yaml" <<'YAML'
 name: Ilse Marwitz
 aliases: [I. Marwitz]
@@ -19,10 +21,10 @@ facts:
   P27: {label: Germany, qid: Q183}
   place of birth: Tübingen
 YAML
-$PY -m wikimem_platform.cli controller set --name "Musterfirma KI GmbH" --address "Beispielweg 5, 10115 Berlin" \
+$PY "${WIKIMEM[@]}" controller set --name "Musterfirma KI GmbH" --address "Beispielweg 5, 10115 Berlin" \
   --contact datenschutz@musterfirma.example --dpo "Dr. Lena Vogt" --supervisory-authority "BlnBDI" >> "$OUT/demo.log" 2>&1
-$PY -m wikimem_platform.cli request add --qid "Q42" --kind access >> "$OUT/demo.log" 2>&1 || true
-$PY -m wikimem_platform.cli request add --facts "$OUT/facts.yaml" --kind erasure >> "$OUT/demo.log" 2>&1
+$PY "${WIKIMEM[@]}" request add --qid "Q42" --kind access >> "$OUT/demo.log" 2>&1 || true
+$PY "${WIKIMEM[@]}" request add --facts "$OUT/facts.yaml" --kind erasure >> "$OUT/demo.log" 2>&1
 $PY - >> "$OUT/demo.log" 2>&1 <<'PYEOF'
 import json, os
 from dagster import DagsterInstance

@@ -11,7 +11,7 @@ from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
 
 from tests.dagster.test_sensors import SMOL
 from tests.support.dagster_process import REPO
-from wikimem_platform.cli import main
+from cli.main import main
 from wikimem_platform.registry import Registry
 from wikimem_platform.subject_requests import intake
 

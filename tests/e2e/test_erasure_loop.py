@@ -20,7 +20,7 @@ from resources import ParquetIOManager, RegistryResource
 from sensors import requests as request_sensors
 from tests.support.scoring_setup import UPSTREAM, resources
 from tests.e2e.test_planted_pipeline import planted_data_config
-from wikimem_platform.cli import main
+from cli.main import main
 from wikimem_platform.planted import load_manifest, registry_fields
 from wikimem_platform.registry import Registry
 from wikimem_platform.subject_requests import intake

@@ -31,7 +31,7 @@ from resources import ParquetIOManager, RegistryResource, ScoringResource
 from sensors.retention import request_retention_job
 from tests.e2e.test_planted_pipeline import planted_data_config
 from tests.support.scoring_setup import UPSTREAM
-from wikimem_platform.cli import main
+from cli.main import main
 from wikimem_platform.labels import normalize_label
 from wikimem_platform.planted import registry_fields
 from wikimem_platform.registry import Registry

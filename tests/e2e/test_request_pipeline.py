@@ -15,7 +15,7 @@ from tests.support.checks import REQUEST_CHECKS
 from tests.support.checks import SCORING_CHECKS
 from resources import ParquetIOManager
 from tests.support.scoring_setup import UPSTREAM, UPSTREAM_CONFIG, resources, scores_config
-from wikimem_platform.cli import main
+from cli.main import main
 from wikimem_platform.reference.value_forms import is_form
 from wikimem_platform.registry import Registry
 from wikimem_platform.reports import compliance as reports

@@ -81,7 +81,7 @@ RUN_TIMES = """query($runId: ID!) {
 # `wikimem request add` for each facts file given, in one process (so within one sensor tick).
 ADD_REQUESTS = """
 import sys
-from wikimem_platform.cli import main
+from cli.main import main
 for facts in sys.argv[2:]:
     assert main(["--home", sys.argv[1], "request", "add", "--facts", facts]) in (0, None)
 """

@@ -12,7 +12,7 @@ import pytest
 from tests.unit.subject_requests.test_inquiry import storage  # noqa: F401  (fixture: hand-made stored results)
 from tests.unit.reports.test_compliance import SCORES
 from tests.unit.unlearning.test_forget_sets import controlled_table
-from wikimem_platform.cli import CliError, main
+from cli.main import CliError, main
 from wikimem_platform.registry import Registry
 from wikimem_platform.reports import compliance as reports
 from wikimem_platform.subject_requests.controller import CONTROLLER_FILE
@@ -150,7 +150,7 @@ def test_main_prints_a_cli_error_with_its_extra_lines(monkeypatch, capsys):
     def refuse(args):
         raise CliError.of(KeyError("no request 'dsr-x'"), "first hint", "second hint")
 
-    monkeypatch.setattr("wikimem_platform.cli.cmd_request_list", refuse)
+    monkeypatch.setattr("cli.commands.cmd_request_list", refuse)
     assert main(["--registry-url", "sqlite://", "request", "list"]) == 2
     assert capsys.readouterr().err == "error: no request 'dsr-x'\nfirst hint\nsecond hint\n"
     assert CliError.of(ValueError("bad")).message == "bad" and CliError("x").status == 2

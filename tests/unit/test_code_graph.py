@@ -45,6 +45,23 @@ def test_the_domain_library_never_imports_the_dagster_layer():
     assert upward == []
 
 
+def test_the_cli_reaches_the_dagster_layer_by_import_and_nothing_imports_the_cli():
+    """`cli/` is the one part that imports both layers: its edges to the Dagster layer are real
+    imports this graph sees (never a module name in a string), and no module outside it imports it."""
+    imports = project_imports(PROJECT_ROOT)
+    edges = {(i.source, i.target) for i in imports}
+    assert {("cli.instance", "sensors.materialize"), ("cli.instance", "sensors.instance_purge")} <= edges
+    assert ("cli.commands", "cli.instance") in edges and ("cli.main", "cli.commands") in edges
+    assert not [f"{i.source} -> {i.target}" for i in imports if i.target.split(".")[0] == "cli" and i.source.split(".")[0] != "cli"]
+    sources = "\n".join(path.read_text() for name, path in module_files(PROJECT_ROOT).items() if name.split(".")[0] == "cli")
+    assert "import_module" not in sources and "importlib" not in sources and "__import__" not in sources
+    # the Dagster layer is reached from cli.instance alone
+    assert {i.source for i in imports if i.source.startswith("cli") and i.target.split(".")[0] in DAGSTER_LAYER} == {"cli.instance"}
+
+
+DAGSTER_LAYER = ("assets", "resources", "sensors", "expectations", "definitions")
+
+
 def test_a_planted_cycle_an_import_back_up_and_an_unexplained_lazy_import_are_found(tmp_path):
     root = write_package(tmp_path, {
         "pkg.__init__": "from pkg.stage import a\n",

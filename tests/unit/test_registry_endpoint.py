@@ -15,7 +15,7 @@ import pytest
 
 from resources.scoring import ScoringResource
 from tests.support.endpoint_server import ScriptedServer, toy_nll
-from wikimem_platform.cli import main
+from cli.main import main
 from wikimem_platform.lm.endpoint import EndpointError, EndpointModel
 from wikimem_platform.lm.loading import ModelLoadError
 from wikimem_platform.registry import Registry, RegistryError

@@ -2,7 +2,7 @@
 so what it creates is 0700 (folders) and 0600 (files, SQLite databases and their -wal/-shm), and
 it refuses to start on an instance another local user could read.
 
-`secure_startup` is called first thing by the CLI (`wikimem_platform.cli.main`) and by the code
+`secure_startup` is called first thing by the CLI (`cli.main.main`) and by the code
 location (`definitions.py`, loaded by the webserver's code server, the daemon and every run
 worker). It sets the umask, then checks — cheaply, without walking the tree — the instance
 folder ($DAGSTER_HOME, else ./.dagster_home), its immediate sub-folders, the storage folder and

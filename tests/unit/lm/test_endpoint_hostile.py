@@ -190,7 +190,7 @@ def test_a_key_is_refused_over_plain_http_to_a_non_loopback_host_before_any_conn
 
 def test_credentials_are_absent_from_the_run_tag_the_display_and_the_errors(tmp_path, capsys):
     from resources.placement import ENDPOINT_TAG, endpoint_tags
-    from wikimem_platform.cli import main
+    from cli.main import main
     from wikimem_platform.registry import ModelEntry, Registry, RegistryError
 
     url = f"https://svc:{SECRET}@llm.internal:8443/v1?api_key={SECRET}"

@@ -187,7 +187,7 @@ def test_the_cli_registers_a_top_logprobs_release_and_a_changed_model_is_refused
     probe sentence's continuation are stored; the scoring resource loads the release with them
     and re-probes it, so other weights behind the same URL are refused before any scoring."""
     from resources.scoring import ScoringResource
-    from wikimem_platform.cli import main
+    from cli.main import main
     from wikimem_platform.registry import Registry
 
     url = f"sqlite:///{tmp_path / 'registry.db'}"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.unit.subject_requests.test_letter import _document
-from wikimem_platform.cli import main
+from cli.main import main
 from wikimem_platform.security import files
 from wikimem_platform.security.files import InsecureFilesError, private_tree, secure_startup
 from wikimem_platform.subject_requests.answer_files import answer_dir, DOCUMENT

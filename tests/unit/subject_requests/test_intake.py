@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from expectations.requests import deadline_result
-from wikimem_platform.cli import main
+from cli.main import main
 from wikimem_platform.subject_requests import intake
 from wikimem_platform.storage import StoredResults
 from wikimem_platform.subject_requests.intake import add_one_month, deadline_state, IntakeError, RequestStore

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from wikimem_platform.cli import main
+from cli.main import main
 from wikimem_platform.storage import StoredResults
 from wikimem_platform.subject_requests import intake
 from wikimem_platform.subject_requests.intake import IntakeError, RequestStore, ResolvedSubject

@@ -6,7 +6,7 @@ import sqlite3
 import pandas as pd
 import pytest
 
-from wikimem_platform.cli import main
+from cli.main import main
 from wikimem_platform.registry import Registry, RegistryError, RELEASE_FIELDS
 from wikimem_platform.reports import compliance as reports
 from wikimem_platform.subject_requests.controller import (

@@ -1,17 +1,14 @@
-"""`wikimem`: the command line of wikimem-platform (registry, inquiries, forget sets, diffs, demo).
+"""The commands of `wikimem` (registry, controller, inquiries, requests, forget sets, unlearning,
+diffs, demo): each reads its arguments and calls library functions.
 
-Everything here reads the registry and the stored results directly. The demo hands the
-materializations to the Dagster layer (`sensors.materialize`: Dagster's Python API against the
-instance of DAGSTER_HOME), imported only when the demo runs.
+They read the registry and the stored results directly; what runs on the Dagster instance (the
+demo, `request run`, withdrawing a removed release's runs, a purge's runs and event logs) goes
+through `cli.instance`, the command line's one door to the Dagster layer.
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import json
-import os
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -19,14 +16,12 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from wikimem_platform.lm.endpoint import ACCESS_LEVELS
-from wikimem_platform.security.urls import redact_url
-from wikimem_platform.lm.loading import ModelLoadError, SHIPPED_MODELS
-from wikimem_platform.registry import check_source, infer_source_kind, Registry, RegistryError, RELEASE_FIELDS, Task
+from cli import instance
+from wikimem_platform.lm.loading import ModelLoadError
+from wikimem_platform.registry import check_source, infer_source_kind, Registry, RegistryError, RELEASE_FIELDS
 from wikimem_platform.reports import across_models, compliance as reports
-from wikimem_platform.security.files import InsecureFilesError, secure_startup
 from wikimem_platform.security import access_log, purge
-from wikimem_platform.security.users_cli import add_commands as add_user_commands, UsersCliError
+from wikimem_platform.security.urls import redact_url
 from wikimem_platform.storage import StoredResults, json_scalar, report_dir, to_json, path_safe_key
 from wikimem_platform.subject_requests import answer, answer_files, inquiry as inq, intake, reference
 from wikimem_platform.subject_requests.controller import ControllerError, load_controller, save_controller
@@ -36,10 +31,9 @@ from wikimem_platform.unlearning import (
     stored as unlearning_stored,
     verify as unlearning_verify,
 )
-from wikimem_platform.unlearning.methods import ADAPTERS, METHODS, RETAIN_LOSSES, TRAINING_DTYPES, UnlearnConfig
+from wikimem_platform.unlearning.forget_sets import write_jsonl
+from wikimem_platform.unlearning.methods import UnlearnConfig
 from wikimem_platform.wikimem.release_diff import diff_records, diff_summary, diff_utility, release_diff
-from wikimem_platform.unlearning.forget_sets import DEFAULT_FORGET_CRITERION, write_jsonl
-from wikimem_platform.vocabulary import CRITERIA, DEFAULT_CRITERION, M_THRESHOLD
 
 # The demo: the bundled Wikidata sample with every data default (100 + 100 subjects, 100
 # counterfactuals per property), and a narrow audit so it ends within ~15 minutes on 2 CPU cores.
@@ -52,16 +46,6 @@ REFERENCE_SELECTION = "group:data,group:canaries"
 MODEL_SELECTION = "group:scoring,group:summaries,group:reports"
 # What the across-models sensor runs after an audit on a live instance (no sensor runs here).
 ACROSS_MODELS_SELECTION = "group:across_models"
-DAGSTER_RUNNER = "sensors.materialize"  # the Dagster-layer module that materializes
-INSTANCE_PURGE = "sensors.instance_purge"  # the Dagster-layer share of a purge (runs, event logs)
-
-
-def repo_root() -> Path | None:
-    """The checkout holding the default instance config (dagster.yaml), if this runs from one."""
-    for candidate in (Path.cwd(), Path(__file__).resolve().parent.parent):
-        if (candidate / "definitions.py").is_file() and (candidate / "dagster.yaml").is_file():
-            return candidate
-    return None
 
 
 class CliError(Exception):
@@ -180,6 +164,18 @@ def cmd_models_edit(args) -> int:
     return 0
 
 
+# `wikimem controller set`: each field of the controller, with the help its option shows.
+CONTROLLER_ARGS = {
+    "name": "the controller's legal name", "address": "postal address",
+    "contact": "where people write to (e-mail or web form)", "dpo": "the data protection officer: name and contact",
+    "supervisory_authority": "the authority a complaint can be lodged with, with its address or web site",
+    "automated_decisions": "the Art. 15(1)(h) statement on automated decision-making (default: none)",
+    "retention_days": "days a request's data and answer are kept after it is answered, then purged (default 90)",
+    "access_log_days": "days a row of the access log is kept (default 365)",
+}
+CONTROLLER_INTEGERS = {"retention_days", "access_log_days"}
+
+
 def cmd_controller_set(args) -> int:
     fields = {name: getattr(args, name) for name in CONTROLLER_ARGS}
     try:
@@ -216,9 +212,10 @@ def cmd_models_remove(args) -> int:
 def _withdraw(partitions: str, key: str) -> str:
     """Cancel the queued and running runs of a removed release or request and delete its partition
     on the instance (when there is one); what was done, for the message."""
-    if not _existing_instance():
+    withdrawn = instance.withdraw_partition(partitions, key)
+    if withdrawn is None:
         return ""
-    canceled, existed = importlib.import_module(DAGSTER_RUNNER).withdraw_partition(partitions, key)
+    canceled, existed = withdrawn
     return ((f"; {len(canceled)} queued or running run(s) canceled ({', '.join(canceled)})" if canceled else "")
             + ("; its partition deleted (its materializations stay in the event log)" if existed else ""))
 
@@ -352,17 +349,30 @@ def _print_request_answer(document: dict) -> None:
 
 
 def cmd_request_show(args) -> int:
-    try:
-        request = _requests(args).get(args.id)
-    except KeyError as error:
-        raise CliError.of(error) from error
-    stored = _stored(args)
-    document = answer_files.read_answer(stored.storage_dir, request.id)
-    folder = answer_files.answer_dir(stored.storage_dir, request.id)
-    _log_read(args, request.id, "show request" + (" (json)" if args.json else ""))
     if args.json:
+        request, document = _read_request(args, args.id, "show request (json)")
         _print_json({"request": request.summary() | {"subject_label": request.subject_label}, "answer": document})
         return 0
+    show_request(args, args.id)
+    return 0
+
+
+def _read_request(args, request_id: str, action: str) -> tuple[intake.SubjectRequest, dict | None]:
+    """A request and its answer document (None before it is answered); the read goes in the access log."""
+    try:
+        request = _requests(args).get(request_id)
+    except KeyError as error:
+        raise CliError.of(error) from error
+    document = answer_files.read_answer(_stored(args).storage_dir, request.id)
+    _log_read(args, request.id, action)
+    return request, document
+
+
+def show_request(args, request_id: str) -> None:
+    """One request as `wikimem request show` prints it: its row, deadline, run and answer, with the
+    answer's files (`request run` ends with it too)."""
+    request, document = _read_request(args, request_id, "show request")
+    folder = answer_files.answer_dir(_stored(args).storage_dir, request.id)
     print(pd.DataFrame(_request_rows([request])).to_string(index=False))
     state = intake.deadline_state(request)
     print(f"deadline: {state.message}")
@@ -371,24 +381,11 @@ def cmd_request_show(args) -> int:
     _print_run_progress(request.id)
     if document is None:
         print("no answer yet")
-        return 0
+        return
     _print_request_answer(document)
     pdf = folder / answer_files.PDF
     print(f"\nletter: {folder / answer_files.LETTER}" + (f"\npdf:    {pdf}" if pdf.is_file() else "")
           + f"\nannex:  {folder / answer_files.ANNEX}\njson:   {folder / answer_files.DOCUMENT}")
-    return 0
-
-
-def _instance_home(home: str | None) -> Path:
-    """The Dagster instance directory ($DAGSTER_HOME, else ./.dagster_home), with the checkout's
-    default dagster.yaml on first use; exported for the Dagster layer."""
-    path = Path(home or os.environ.get("DAGSTER_HOME") or Path.cwd() / ".dagster_home").resolve()
-    path.mkdir(parents=True, exist_ok=True)
-    checkout = repo_root()
-    if not (path / "dagster.yaml").exists() and checkout is not None:
-        shutil.copy(checkout / "dagster.yaml", path / "dagster.yaml")
-    os.environ["DAGSTER_HOME"] = str(path)
-    return path
 
 
 def cmd_request_run(args) -> int:
@@ -399,11 +396,12 @@ def cmd_request_run(args) -> int:
         raise CliError(f"request {args.id!r} was purged: only its record is left, there is nothing to audit")
     if not Registry(args.registry_url).list():
         raise CliError(f"request {args.id!r}: no model is registered (`wikimem models register ...`); nothing was run")
-    home = _instance_home(args.home)
+    home = instance.prepared_home()
     print(f"DAGSTER_HOME={home}: auditing {args.id} on every registered release (the run is in the UI's run list)")
-    runner = importlib.import_module(DAGSTER_RUNNER)
+    runner = instance.runner()
     try:
-        outcome = runner.process_request(args.id, REFERENCE_SELECTION)
+        with instance.dagster_home(home):
+            outcome = runner.process_request(args.id, REFERENCE_SELECTION)
     except runner.RunInterrupted as stopped:
         try:
             _still_stored(store, args.id, stopped.run_id)
@@ -421,7 +419,8 @@ def cmd_request_run(args) -> int:
         store.set_status(args.id, intake.RequestStatus.FAILED, error=f"audit run {outcome.run_id} failed")
         raise CliError(f"request {args.id!r}: the audit run {outcome.run_id} failed (its event log is in the Dagster UI "
                        f"on {home}); the request is marked failed", *outcome.failures)
-    return cmd_request_show(argparse.Namespace(**{**vars(args), "json": False}))
+    show_request(args, args.id)
+    return 0
 
 
 # A run stopped by a signal exits as a shell reports a process killed by it (128 + the signal's number).
@@ -437,22 +436,12 @@ def _still_stored(store: intake.RequestStore, request_id: str, run_id: str | Non
                        "and nothing more is stored for the request") from None
 
 
-def _existing_instance() -> bool:
-    """Whether a Dagster instance lives in $DAGSTER_HOME (else ./.dagster_home), exported for the
-    Dagster layer; commands that only read or clean up on it do nothing without one."""
-    home = Path(os.environ.get("DAGSTER_HOME") or ".dagster_home")
-    if not (home / "dagster.yaml").is_file():
-        return False
-    os.environ["DAGSTER_HOME"] = str(home.resolve())
-    return True
-
-
 def _print_run_progress(request_id: str) -> None:
     """The request's newest run on the instance (when there is one): its state, steps done and
     newest progress line from the run's event log."""
-    if not _existing_instance():
+    run = instance.request_run_progress(request_id)
+    if run is False:  # no instance
         return
-    run = importlib.import_module(DAGSTER_RUNNER).request_run_progress(request_id)
     if run is None:
         print("run: none yet on this instance")
         return
@@ -501,9 +490,9 @@ def cmd_request_verify(args) -> int:
 def _purge(args, request_id: str, who: str) -> purge.PurgeReport:
     """Every copy of one request's personal data deleted (`security.purge`), the instance's runs
     and event logs included where there is an instance."""
-    runs = importlib.import_module(INSTANCE_PURGE).erase_request_runs if _existing_instance() else None
     try:
-        return purge.purge_request(request_id, _stored(args).storage_dir, _requests(args), who, erase_runs=runs)
+        return purge.purge_request(request_id, _stored(args).storage_dir, _requests(args), who,
+                                   erase_runs=instance.run_eraser())
     except KeyError as error:
         raise CliError.of(error) from error
 
@@ -708,7 +697,7 @@ def demo_run_config(properties: list[str], per_cohort: int) -> dict:
 
 def cmd_demo(args) -> int:
     started = time.monotonic()
-    home = _instance_home(args.home)
+    home = instance.prepared_home()
     registry = Registry(args.registry_url)
     keys = []
     for short_name in args.models:
@@ -717,15 +706,17 @@ def cmd_demo(args) -> int:
         except KeyError:
             keys.append(registry.register_source(short_name).key)
     print(f"DAGSTER_HOME={home}; models: {', '.join(keys)}")
-    # The Dagster layer runs the materializations (this library never imports Dagster itself).
-    runner = importlib.import_module(DAGSTER_RUNNER)
-    runner.add_model_partitions(keys)
+    # The Dagster layer runs the materializations (the domain library never imports Dagster itself).
+    runner = instance.runner()
+    with instance.dagster_home(home):
+        runner.add_model_partitions(keys)
     storage = home / "storage"
     runs = [("reference data", REFERENCE_SELECTION, None, None)]
     runs += [(key, MODEL_SELECTION, key, demo_run_config(args.properties, args.subjects_per_cohort)) for key in keys]
     runs.append(("across models", ACROSS_MODELS_SELECTION, None, None))
     for label, selection, partition_key, run_config in runs:
-        outcome = runner.materialize(selection, label, partition_key=partition_key, run_config=run_config)
+        with instance.dagster_home(home):
+            outcome = runner.materialize(selection, label, partition_key=partition_key, run_config=run_config)
         if not outcome.success:
             raise SystemExit(f"{label} failed (run {outcome.run_id}; its event log is in the Dagster UI on {home}):\n"
                              + "\n".join(outcome.failures))
@@ -750,269 +741,3 @@ def check_reports(paths: list[Path]) -> int:
               f"screenshot {check.screenshot} {'shows content' if check.screenshot_nonblank else 'is BLANK'}")
         failed += not check.ok
     return 1 if failed else 0
-
-
-# --------------------------------------------------------------------------- parser
-
-def _export_source_arguments(parser: argparse.ArgumentParser, release_help: str) -> None:
-    """Where a forget set comes from: a release, or answered erasure requests (forget-set, unlearn)."""
-    parser.add_argument("model", nargs="?", help="name@revision, or name for its newest revision")
-    parser.add_argument("--request", nargs="+", help="answered erasure requests (one or several ids) instead of a release")
-    parser.add_argument("--release", help=release_help)
-    parser.add_argument("--criterion", choices=CRITERIA, default=DEFAULT_FORGET_CRITERION,
-                        help="which pairs of a release enter the forget set (default lenient: any wording memorized)")
-    parser.add_argument("--beyond-controls", action="store_true",
-                        help="only the facts that beat invented people given the same facts (p <= alpha; needs the "
-                             "release's controlled_memorization, or a request answered with controls). Default: every "
-                             "fact, whatever the controls say (erasure errs on the side of inclusion)")
-
-
-RELEASE_HELP = {
-    "display_name": "the name a person knows the model by (default for shipped models: its published name)",
-    "purposes": "what the model is used for (Art. 15(1)(a))",
-    "recipients": "who receives the model or its output (Art. 15(1)(c))",
-    "retention": "how long the model is kept (Art. 15(1)(d))",
-    "training_data": "where its training data came from (Art. 15(1)(g))",
-    "transfers": "transfers to third countries and their safeguards (Art. 15(2))",
-}
-CONTROLLER_ARGS = {
-    "name": "the controller's legal name", "address": "postal address",
-    "contact": "where people write to (e-mail or web form)", "dpo": "the data protection officer: name and contact",
-    "supervisory_authority": "the authority a complaint can be lodged with, with its address or web site",
-    "automated_decisions": "the Art. 15(1)(h) statement on automated decision-making (default: none)",
-    "retention_days": "days a request's data and answer are kept after it is answered, then purged (default 90)",
-    "access_log_days": "days a row of the access log is kept (default 365)",
-}
-CONTROLLER_INTEGERS = {"retention_days", "access_log_days"}
-
-
-def _release_arguments(parser: argparse.ArgumentParser) -> None:
-    for field in RELEASE_FIELDS:
-        parser.add_argument("--" + field.replace("_", "-"), help=RELEASE_HELP[field])
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="wikimem", description=__doc__.splitlines()[0])
-    parser.add_argument("--home", help="DAGSTER_HOME (default: $DAGSTER_HOME, else ./.dagster_home)")
-    parser.add_argument("--registry-url", help="SQLAlchemy URL of the registry (default: $WIKIMEM_REGISTRY_URL, else SQLite in DAGSTER_HOME)")
-    parser.add_argument("--storage", help="the instance's storage directory (default: DAGSTER_HOME/storage)")
-    commands = parser.add_subparsers(dest="command", required=True)
-    add_user_commands(commands)  # `wikimem users ...`: sign-in users of the Dagster UI and their roles
-
-    models = commands.add_parser("models", help="register, list, remove model releases").add_subparsers(dest="action", required=True)
-    register = models.add_parser("register", help="register a release (the sensor audits it)")
-    register.add_argument("source", help=f"shipped short name ({', '.join(SHIPPED_MODELS)}), HF directory, .gguf file or hub "
-                                         "id; with --endpoint, the release's name")
-    register.add_argument("--defer-check", action="store_true",
-                          help="register even though the weights cannot be found from this machine now (a hub id "
-                               "without hub access, a folder without weights); its audit fails until they can")
-    register.add_argument("--endpoint", metavar="URL", help="the model is served there (OpenAI-compatible: vLLM, SGLang, "
-                                                             "...); probed before it is registered")
-    register.add_argument("--served-model", metavar="ID", help="with --endpoint: the model id the server serves")
-    register.add_argument("--api-key-env", metavar="VAR", help="with --endpoint: the environment variable holding the API "
-                                                                "key (its name is stored, never the key)")
-    register.add_argument("--access", choices=list(ACCESS_LEVELS),
-                          help="with --endpoint: prompt log-probabilities (default; the full WikiMem scores), the top-k "
-                               "next-token log-probabilities only (the ranking read from them, censored below the k-th), "
-                               "or greedy generations only")
-    register.add_argument("--top-k", type=int, metavar="K",
-                          help="with --access top-logprobs: log-probabilities asked per position (default 20, "
-                               "vLLM's and OpenAI's limit)")
-    register.add_argument("--tokenizer", metavar="DIR", help="with --endpoint: a local copy of the served model's tokenizer "
-                                                              "(token-id prompts with the start-token rule; required for prompt-logprobs and "
-                                                              "top-logprobs)")
-    register.add_argument("--prompt-mode", choices=["token-ids", "text"],
-                          help="with --endpoint: what scoring sends (default: token ids where the server takes them, else "
-                               "text that the server's /tokenize turns into the same ids; both checked by the probe)")
-    register.add_argument("--name")
-    register.add_argument("--revision")
-    register.add_argument("--kind", choices=["shipped", "hf-dir", "gguf", "hub"])
-    register.add_argument("--family")
-    register.add_argument("--parameter-count", type=int)
-    register.add_argument("--variant", choices=["base", "instruct"])
-    register.add_argument("--quantization", choices=["none", "nf4"])
-    register.add_argument("--trust-remote-code", action="store_true")
-    register.add_argument("--task", choices=[t.value for t in Task],
-                          help="causal-lm (default; inferred from a local model's config) or token-classification (NER)")
-    _release_arguments(register)
-    register.set_defaults(func=cmd_models_register)
-    edit = models.add_parser("edit", help="change what letters tell a person about a release (display name, purposes, ...)")
-    edit.add_argument("key", help="name@revision (or name for its newest)")
-    _release_arguments(edit)
-    edit.set_defaults(func=cmd_models_edit)
-    listing = models.add_parser("list", help="registered releases")
-    listing.add_argument("--json", action="store_true")
-    listing.set_defaults(func=cmd_models_list)
-    remove = models.add_parser("remove", help="remove a release (name@revision, or name for its newest)")
-    remove.add_argument("key")
-    remove.set_defaults(func=cmd_models_remove)
-
-    controller = commands.add_parser("controller", help="who answers requests: controller, DPO, supervisory authority") \
-        .add_subparsers(dest="action", required=True)
-    setting = controller.add_parser("set", help="set (or change) the controller named in every letter")
-    for name, text in CONTROLLER_ARGS.items():
-        setting.add_argument("--" + name.replace("_", "-"), help=text, type=int if name in CONTROLLER_INTEGERS else str)
-    setting.set_defaults(func=cmd_controller_set)
-    controller.add_parser("show", help="the configured controller").set_defaults(func=cmd_controller_show)
-
-    criterion = dict(choices=CRITERIA, default=DEFAULT_CRITERION,
-                     help=f"memorized = at_threshold (M >= {M_THRESHOLD}, default), lenient (M > 0) or strict (M = 1)")
-    person = commands.add_parser("inquiry", help="Art. 15: what every registered model associates with a person")
-    person.add_argument("query", help="a QID (Q42) or a name / alias")
-    person.add_argument("--criterion", **criterion)
-    person.add_argument("--json", action="store_true")
-    person.add_argument("--html", help="also write the answer as an HTML page here")
-    person.set_defaults(func=cmd_inquiry)
-
-    request = commands.add_parser("request", help="data-subject requests: access (Art. 15) and erasure (Art. 17)") \
-        .add_subparsers(dest="action", required=True)
-    add = request.add_parser("add", help="take in a request (the request sensor audits it on every registered model)")
-    who = add.add_mutually_exclusive_group(required=True)
-    who.add_argument("--qid", help="the person's Wikidata id (Q42)")
-    who.add_argument("--name", help="a name, resolved against the extract's labels and aliases")
-    who.add_argument("--facts", help="a YAML file describing a person not in Wikidata (name, aliases, facts)")
-    add.add_argument("--kind", choices=[k.value for k in intake.RequestKind], default=intake.RequestKind.ACCESS.value)
-    add.add_argument("--reference", help="the requester's own reference (letter, ticket number)")
-    add.add_argument("--languages", help=("languages to audit the facts in, comma-separated, e.g. de,en (en, de, fr, "
-                                          "pl); default: the facts file's, else English and the languages of the "
-                                          "person's citizenship"))
-    add.add_argument("--letter-language", choices=list(intake.LETTER_LANGUAGES),
-                     help="the letter's language (default: the first of --languages that has a letter, else en)")
-    add.set_defaults(func=cmd_request_add)
-    listing = request.add_parser("list", help="requests with status and due date")
-    listing.add_argument("--status", choices=[s.value for s in intake.RequestStatus])
-    listing.add_argument("--json", action="store_true")
-    listing.set_defaults(func=cmd_request_list)
-    show = request.add_parser("show", help="one request, its deadline and its answer")
-    show.add_argument("id")
-    show.add_argument("--json", action="store_true")
-    show.set_defaults(func=cmd_request_show)
-    run = request.add_parser("run", help="audit a request now, without `dagster dev` (Dagster's Python API, progress bar)")
-    run.add_argument("id")
-    run.set_defaults(func=cmd_request_run)
-    verify = request.add_parser("verify", help="an erasure request on a new revision: forgotten, still and newly memorized, utility")
-    verify.add_argument("id")
-    verify.add_argument("--release", required=True, help="the new revision, name@revision")
-    verify.add_argument("--json", action="store_true")
-    verify.add_argument("--purge", action="store_true",
-                        help="once the erasure is verified complete, purge the request (send its letter first: it goes too)")
-    verify.set_defaults(func=cmd_request_verify)
-    remove = request.add_parser("remove", help="delete a request (its answer stays unless --purge)")
-    remove.add_argument("id")
-    remove.add_argument("--purge", action="store_true",
-                        help="delete every copy of its personal data (answer, tables, scores, caches, runs and event "
-                             "logs); an accountability record without personal data stays")
-    remove.set_defaults(func=cmd_request_remove)
-    purging = request.add_parser("purge", help="delete every copy of requests' personal data, by id or past a retention period")
-    purging.add_argument("ids", nargs="*", help="request ids")
-    purging.add_argument("--older-than", type=int, metavar="DAYS",
-                         help="every answered request whose answer is older than DAYS days")
-    purging.set_defaults(func=cmd_request_purge)
-
-    reads = commands.add_parser("access-log", help="who read which request's data, when and how (admins)")
-    reads.add_argument("--request", help="only this request's reads")
-    reads.add_argument("--json", action="store_true")
-    reads.set_defaults(func=cmd_access_log)
-
-    forget = commands.add_parser(
-        "forget-set", help="Art. 17: the memorized facts of a release or an erasure request, for unlearning tools",
-        description="Without --format: the release's forget set as one JSONL (stdout or --out FILE). With --format: "
-                    "a folder (--out DIR) with the forget set, a retain set of other people's memorized facts and a "
-                    "manifest, in the format an unlearning tool reads.")
-    _export_source_arguments(forget, "with --request: only this release's entries (default: every release)")
-    forget.add_argument("--format", choices=unlearning_export.FORMATS,
-                        help="jsonl (facts), tofu (QA with paraphrased questions and perturbed answers), "
-                             "openunlearning (question/answer and text corpora), rwku (probes)")
-    forget.add_argument("--out", help="without --format: a JSONL file (default stdout); with --format: a folder")
-    forget.set_defaults(func=cmd_forget_set)
-
-    unlearn = commands.add_parser(
-        "unlearn", help="reference unlearning (a verification aid) on a forget/retain export, registered as a new revision",
-        description="Gradient ascent or NPO with a retain loss, on the forget and retain sets of a release or an "
-                    "erasure request, for a Hugging Face model directory; the result is registered as a new revision "
-                    "of the same model (the registry sensor audits it). A verification aid, not a product guarantee.")
-    _export_source_arguments(unlearn, "with --request: the release to unlearn from")
-    unlearn.add_argument("--method", choices=list(METHODS), default=UnlearnConfig.method)
-    unlearn.add_argument("--steps", type=int, default=UnlearnConfig.steps)
-    unlearn.add_argument("--learning-rate", type=float, default=UnlearnConfig.learning_rate)
-    unlearn.add_argument("--batch-size", type=int, default=UnlearnConfig.batch_size, help="texts per step, forget and retain each")
-    unlearn.add_argument("--beta", type=float, default=UnlearnConfig.beta, help="NPO's inverse temperature")
-    unlearn.add_argument("--retain-weight", type=float, default=UnlearnConfig.retain_weight,
-                         help="weight of the retain texts' NLL (gradient difference)")
-    unlearn.add_argument("--retain-loss", choices=list(RETAIN_LOSSES), default=UnlearnConfig.retain_loss,
-                         help="nll+kl: the retain NLL plus KL to the original model on the sentences an audit ranks for "
-                              "each retain fact (competing values, look-alike names); nll: the retain NLL alone")
-    unlearn.add_argument("--kl-weight", type=float, default=UnlearnConfig.kl_weight, help="weight of the ranking KL")
-    unlearn.add_argument("--adapter", choices=list(ADAPTERS), default=UnlearnConfig.adapter,
-                         help="none: fine-tune every weight (default); lora: LoRA adapters (peft), the NPO reference is "
-                              "the model with its adapters disabled (no copy), merged into the new revision on output")
-    unlearn.add_argument("--lora-rank", type=int, default=UnlearnConfig.lora_rank)
-    unlearn.add_argument("--lora-alpha", type=float, default=UnlearnConfig.lora_alpha)
-    unlearn.add_argument("--lora-target-modules", nargs="+", default=None,
-                         help="module names to adapt (default: every linear projection but the output head)")
-    unlearn.add_argument("--lora-learning-rate", type=float, default=UnlearnConfig.lora_learning_rate,
-                         help="the learning rate with --adapter lora (--learning-rate is full fine-tuning's)")
-    unlearn.add_argument("--seed", type=int, default=0)
-    unlearn.add_argument("--device", default="cpu",
-                         help="cpu, cuda, cuda:N or auto (as the scoring resource's device); a model whose full "
-                              "fine-tuning does not fit the GPU is refused, not moved")
-    unlearn.add_argument("--dtype", choices=list(TRAINING_DTYPES), default="float32",
-                         help="the weights' dtype while training and in the new revision")
-    unlearn.add_argument("--out", help="the new model directory (default: beside the base model)")
-    unlearn.add_argument("--no-register", action="store_true", help="write the model, do not register it")
-    unlearn.set_defaults(func=cmd_unlearn)
-
-    diff = commands.add_parser("diff", help="facts newly memorized and forgotten between two releases")
-    diff.add_argument("old", help="name@revision")
-    diff.add_argument("new", help="name@revision")
-    diff.add_argument("--criterion", **criterion)
-    diff.add_argument("--json", action="store_true")
-    diff.set_defaults(func=cmd_diff)
-
-    demo = commands.add_parser(
-        "demo",
-        help="the main job: register the shipped model and audit it on the bundled sample",
-        description=(
-            "Register the shipped model(s), then materialize the reference data (bundled Wikidata sample, every "
-            "data default) and, per model, scores, memorization, CRM/MIA summaries, wording sensitivity and the "
-            "compliance report, then the tables across models, "
-            f"through Dagster (runs recorded on the SQLite instance in DAGSTER_HOME). The audit is narrowed to stay within "
-            f"15 minutes on 2 CPU cores: properties {' '.join(DEMO_PROPERTIES)}, {DEMO_SUBJECTS_PER_COHORT} subject "
-            f"per cohort, {DEMO_CRM_EXAMPLES} CRM examples per paradigm, {DEMO_MIA_PER_CLASS} MIA texts per class."
-        ),
-    )
-    demo.add_argument("--models", nargs="+", default=DEMO_MODELS, choices=sorted(SHIPPED_MODELS),
-                      help=f"shipped models to audit (default: {' '.join(DEMO_MODELS)}; gemma-3-270m takes ~2x longer)")
-    demo.add_argument("--properties", nargs="+", default=DEMO_PROPERTIES)
-    demo.add_argument("--subjects-per-cohort", type=int, default=DEMO_SUBJECTS_PER_COHORT)
-    demo.set_defaults(func=cmd_demo)
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:  # umask 077 before anything is created, and no start on an instance other users can read (issue 60)
-        secure_startup(args.home, args.storage, registry_url=args.registry_url)
-    except InsecureFilesError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return CliError.status
-    if args.home:
-        home = Path(args.home).resolve()
-        home.mkdir(parents=True, exist_ok=True)
-        os.environ["DAGSTER_HOME"] = str(home)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    try:
-        return args.func(args)
-    except (CliError, UsersCliError) as error:
-        print(f"error: {error.message}", *error.extra, sep="\n", file=sys.stderr)
-        if getattr(error, "leave_at_once", False):
-            # A stopped run (recorded CANCELED, the request marked): leave without the interpreter's
-            # shutdown, which would wait on a step still in native code or abort in torch's teardown.
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(error.status)
-        return error.status
-
-
-if __name__ == "__main__":
-    sys.exit(main())
