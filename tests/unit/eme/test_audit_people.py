@@ -23,6 +23,7 @@ def test_real_people_the_audited_cohorts_are_evaluated_and_never_trained_on():
 
 
 def test_a_planted_model_on_its_people_uses_the_ground_truth(planted_model):
+    """Planted model: the manifest and membership files its training wrote are what is read (slow: trained once)."""
     manifest = load_manifest(planted_model)
     subjects = pd.DataFrame({"qid": [p["qid"] for p in manifest["people"][:3]], "cohort": "planted"})
     people = eme.audit_people(planted_model, subjects, CLAIMS, HUMANS, PROPERTIES)
@@ -34,5 +35,6 @@ def test_a_planted_model_on_its_people_uses_the_ground_truth(planted_model):
 
 
 def test_a_planted_model_audited_on_real_people_has_no_ground_truth(planted_model):
+    """Planted model: a real planted directory, audited on other people (slow: trained once)."""
     people = eme.audit_people(planted_model, SUBJECTS, CLAIMS, HUMANS, PROPERTIES)
     assert not people.planted and people.group == "cohort"
