@@ -17,6 +17,8 @@ UPSTREAM = "humans,claims,value_aliases,dump_properties,entity_terms,property_ta
 
 @pytest.mark.slow
 def test_killed_scoring_run_resumes_from_finished_shards(tmp_path):
+    """Real model: SmolLM2's shard steps last long enough for the kill to land after the first
+    shard is stored and before the second (a tiny model's two steps can end within one poll)."""
     home = tmp_path / "home"
     home.mkdir()
     (home / "dagster.yaml").write_text((REPO / "dagster.yaml").read_text())

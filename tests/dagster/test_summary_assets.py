@@ -33,6 +33,8 @@ SUMMARY_CONFIG = {
 
 @pytest.fixture(scope="module")
 def summaries(tmp_path_factory):
+    """Real model: what the summaries check is read off a model of language on real people (CRM
+    generations, MIA on SmolLM2 with Gemma 3 as the reference model, EME on real records, wording AUCs)."""
     tmp_path = tmp_path_factory.mktemp("summaries")
     url = f"sqlite:///{tmp_path / 'registry.db'}"
     entry = Registry(url).register(name=MODEL, source_kind="shipped", source=MODEL, variant="instruct")
