@@ -11,6 +11,8 @@ MODEL = "smollm2-135m-instruct"
 
 @pytest.fixture(scope="module")
 def audit(tmp_path_factory):
+    """Real model: the shipped SmolLM2 as a release is audited (its GGUF dequantized to float32, the
+    precision the scores' metadata states)."""
     tmp_path = tmp_path_factory.mktemp("audit")
     url = f"sqlite:///{tmp_path / 'registry.db'}"
     entry = Registry(url).register(name=MODEL, source_kind="shipped", source=MODEL, variant="instruct")
