@@ -53,6 +53,9 @@ from sensors.registry import (
 from wikimem_platform.registry import split_key
 from wikimem_platform.subject_requests.intake import RequestKind, RequestStatus
 
+# The tag Dagster's run retries put on a failed run it will launch again (dagster._core.storage.tags).
+WILL_RETRY_TAG = "dagster/will_retry"
+
 request_audit_job = define_asset_job(
     REQUEST_JOB_NAME,
     selection=AssetSelection.groups(GROUP),
@@ -148,6 +151,14 @@ def subject_request_sensor(context: SensorEvaluationContext, model_registry: Reg
     )
 
 
+def will_be_retried(instance, run_id: str) -> bool:
+    """Whether Dagster's run retries will launch this failed run again (dagster.yaml `run_retries`:
+    only a run the machinery failed, e.g. one left STARTING by a killed daemon); the tag is read
+    fresh, as the retry daemon may set it after the failure event."""
+    run = instance.get_run_by_id(run_id)
+    return bool(run) and run.tags.get(WILL_RETRY_TAG, "").lower() == "true"
+
+
 @run_failure_sensor(
     monitored_jobs=[request_audit_job],
     minimum_interval_seconds=SENSOR_INTERVAL_SECONDS,
@@ -158,6 +169,9 @@ def request_audit_failure_sensor(context: RunFailureSensorContext, model_registr
     run = context.dagster_run
     request_id = run.tags.get("wikimem/request") or run.tags.get("dagster/partition")
     if not request_id:
+        return
+    if will_be_retried(context.instance, run.run_id):  # it never started (a daemon killed mid-launch)
+        context.log.info(f"{request_id}: run {run.run_id} did not start, launched again (run retries)")
         return
     try:
         model_registry.requests().set_status(request_id, RequestStatus.FAILED, error=f"audit run {run.run_id} failed")
