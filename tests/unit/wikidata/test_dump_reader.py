@@ -432,6 +432,7 @@ def test_extract_fans_out_over_chunk_steps_and_resumes(tmp_path):
         assert not (Path(instance.storage_directory()) / "wikidata_extract" / failed.run_id).exists()  # parts removed
 
 
+@pytest.mark.slow  # Dagster end to end: a job on the multiprocess executor, one Python process a step
 def test_extract_chunk_steps_run_in_separate_processes(tmp_path):
     """The multiprocess executor: each chunk step in its own process, the parts found by the merging
     step through the instance storage."""
