@@ -75,14 +75,16 @@ def _wait_until_serving(process: subprocess.Popen, port: int, log: Path, what: s
 
 
 @contextlib.contextmanager
-def dagster_dev(home: Path, port: int | None = None, startup_timeout: float = 180, env: dict | None = None) -> Iterator[int]:
-    """Run `dagster dev` (webserver + daemon) with DAGSTER_HOME=home; yield its port."""
+def dagster_dev(home: Path, port: int | None = None, startup_timeout: float = 180, env: dict | None = None,
+                workspace: Path | None = None) -> Iterator[int]:
+    """Run `dagster dev` (webserver + daemon) with DAGSTER_HOME=home, on the repository's
+    workspace.yaml or `workspace`; yield its port."""
     port = port or free_port()
     home.mkdir(parents=True, exist_ok=True)
     (home / "dagster.yaml").write_text((REPO / "dagster.yaml").read_text())
     log = open(home / "dagster-dev.log", "w")
     process = subprocess.Popen(
-        [str(Path(sys.executable).parent / "dagster"), "dev", "-h", "127.0.0.1", "-p", str(port), "-w", "workspace.yaml"],
+        [str(Path(sys.executable).parent / "dagster"), "dev", "-h", "127.0.0.1", "-p", str(port), "-w", str(workspace or "workspace.yaml")],
         cwd=REPO,
         env={**os.environ, "DAGSTER_HOME": str(home), **(env or {})},
         stdout=log,
