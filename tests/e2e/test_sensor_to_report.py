@@ -110,11 +110,11 @@ SENSOR_TICKS = """query($selector: SensorSelector!, $statuses: [InstigationTickS
   }
 }"""
 # `wikimem request add` for each facts file given, in one process (so within one sensor tick);
-# the CLI's entry point as installed, wherever its module lives.
+# `main` imported as the installed `wikimem` script imports it, wherever its module lives.
 ADD_REQUESTS = """
-import sys
-from importlib.metadata import entry_points
-main = entry_points(group="console_scripts")["wikimem"].load()
+import re, sys
+from pathlib import Path
+exec(re.search(r"^from \\S+ import main$", (Path(sys.executable).parent / "wikimem").read_text(), re.M).group(0))
 for facts in sys.argv[2:]:
     assert main(["--home", sys.argv[1], "request", "add", "--facts", facts]) in (0, None)
 """
