@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from dagster import DagsterInstance
+from dagster import DagsterInstance, DagsterRunStatus, RunsFilter
 
 from resources.placement import LM_POOL
 from tests.e2e import lm_pool_location
@@ -313,6 +313,11 @@ def test_two_runs_in_the_lm_pool_run_one_at_a_time(dev, audited_release):
     assert lm_pool_location.POOL == LM_POOL
     with DagsterInstance.from_config(str(dev.home)) as instance:  # the limit the sensors set before their first run
         assert instance.event_log_storage.get_concurrency_info(LM_POOL).slot_count == 1
+        # an earlier test's run still in the pool (a slow machine) would hold the slot past this test's limit
+        busy, deadline = DagsterRunStatus.QUEUED, time.monotonic() + RUN_TIMEOUT
+        while instance.get_runs(RunsFilter(statuses=[busy, DagsterRunStatus.STARTING, DagsterRunStatus.STARTED])):
+            assert time.monotonic() < deadline, "an earlier test's run still holds the lm pool"
+            time.sleep(2)
     runs = [launch_probe_run(port, dev.releases, marker) for marker in ("first", "second")]
     seen_waiting, deadline = False, time.monotonic() + RUN_TIMEOUT
     while True:
