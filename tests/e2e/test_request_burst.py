@@ -252,7 +252,7 @@ def test_a_run_a_killed_daemon_left_starting_is_failed_and_launched_again(plante
     home = tmp_path / "home"
     release, people = burst_home(home, planted_model)
     config = yaml.safe_load((home / "dagster.yaml").read_text())
-    config.setdefault("run_monitoring", {}).update(start_timeout_seconds=15, poll_interval_seconds=3)
+    config.setdefault("run_monitoring", {}).update(start_timeout_seconds=90, poll_interval_seconds=3)  # the retry too must start within it
     (home / "dagster.yaml").write_text(yaml.safe_dump(config))
     instance = _instance(home)
     store = intake.RequestStore(f"sqlite:///{home / 'wikimem_registry.db'}")
