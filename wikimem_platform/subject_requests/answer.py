@@ -78,8 +78,9 @@ ANSWER_COLUMNS = [
     "p_family", "family", "family_reading",
     # what the name alone tells the model (`controls.name_priors`): the person's name prior (mean lift of
     # names sharing their first name or surname), the share of controls below it, its p among them, and
-    # whether the name alone explains the result (then never memorized or weakly associated)
-    "name_prior", "n_kin", "name_prior_share_below", "name_prior_p", "name_suggests",
+    # whether that prior can be the name's bearers' rather than the person's own memory (name_prior_backed),
+    # and whether the name alone explains the result (then never memorized or weakly associated)
+    "name_prior", "n_kin", "name_prior_share_below", "name_prior_p", "name_prior_backed", "name_suggests",
     # generation access (no M): wordings asked, and in how many the completion named the value;
     # the controls' mean share of wordings naming it (their M columns stay empty)
     "wordings_asked", "wordings_said", "controls_said_share",
@@ -215,8 +216,11 @@ def model_verdicts(
             person, controls.compared(giveaways.drop(audit.control_scores), embed, value_aliases).pairs,
             alpha=control_alpha, m_threshold=m_threshold, family_wise=True).set_index("property")
         scored = audit.control_scores.groupby("property")["subject_qid"].agg(lambda q: list(dict.fromkeys(q))).to_dict()
+        kin = plan.kin_canaries
+        backed = kin.groupby("property")[controls.NAME_PRIOR_BACKED].first().astype(bool).to_dict() \
+            if kin is not None and controls.NAME_PRIOR_BACKED in kin else None  # a plan stored before: all backed
         priors = controls.name_priors(scores, audit.kin_scores, audit.candidate_scores, scored,
-                                      alpha=control_alpha).set_index("property")
+                                      alpha=control_alpha, backed=backed).set_index("property")
     # possible values: a true value's other forms ("USA") are that value, not more values
     n_candidates = without_forms(audit.scores).groupby("property")["value"].nunique()
     truths = plan.candidates[plan.candidates["is_true"]].groupby("property")["value_label"].agg(list)
@@ -285,6 +289,7 @@ def model_verdicts(
             "n_kin": None if prior is None else int(prior["n_kin"]),
             "name_prior_share_below": None if prior is None else float(prior["name_prior_share_below"]),
             "name_prior_p": None if prior is None else float(prior["name_prior_p"]),
+            "name_prior_backed": None if prior is None else bool(prior["name_prior_backed"]),
             "name_suggests": None if prior is None else name_suggests,
         })
     return pd.DataFrame(rows, columns=ANSWER_COLUMNS), pairs.assign(subject=plan.subject["label"].iloc[0])

@@ -179,6 +179,9 @@ class Fact(_Model):
     n_kin: Count | None
     name_prior_share_below: Probability | None
     name_prior_p: Probability | None
+    # whether the name prior can be the name's bearers' (`controls.name_prior_backing`); absent from
+    # answers composed before it was recorded
+    name_prior_backed: bool | None = None
     name_suggests: bool | None
     wordings_asked: Count | None
     wordings_said: Count | None
@@ -201,6 +204,8 @@ class Fact(_Model):
             if len({v is None for v in given.values()}) > 1:
                 raise ValueError(f"{', '.join(group)} are given together or not at all, got "
                                  + ", ".join(f"{k} {v!r}" for k, v in given.items()))
+        if self.name_suggests and self.name_prior_backed is False:
+            raise ValueError("name_suggests is true only for a name prior the name's bearers back (name_prior_backed)")
         if self.family_reading is not None and (self.family is None or self.p_family is None):
             raise ValueError(f"family_reading {self.family_reading!r} gives its family and p_family, got {self.family!r} "
                              f"and {self.p_family!r}")

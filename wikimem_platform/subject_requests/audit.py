@@ -347,7 +347,10 @@ def plan_person_audit(
         neutral = controls.screen(canaries[~canaries["kind"].isin(CONTEXTUALIZED_KINDS)])
         sides = [controls.control_rows(neutral, candidates, {person: names}, prefix=prefix)
                  for names, prefix in ((first, controls.KIN_FIRST_PREFIX), (last, controls.KIN_LAST_PREFIX))]
+        backing = controls.name_prior_backing(subject, facts, humans, claims)
         plan.kin_canaries = pd.concat([c for c, _ in sides], ignore_index=True)
+        if len(plan.kin_canaries):  # per fact: whether a name prior can be the name's bearers' (stored with the kin)
+            plan.kin_canaries[controls.NAME_PRIOR_BACKED] = plan.kin_canaries["property"].map(backing).fillna(True)
         plan.kin_candidates = pd.concat([c for _, c in sides], ignore_index=True)
     return plan
 

@@ -89,6 +89,8 @@ KIN_FIRST_PREFIX, KIN_LAST_PREFIX = KIN_ID_PREFIX + "f-", KIN_ID_PREFIX + "l-"  
 # Stored beside the controls' rows (a request's control canaries, candidates and scores), which of
 # them are controls and which the person's kin names (`kin_names`, read only for the name prior).
 CONTROL_ROLE, CONTROL, KIN, CANDIDATE = "control_role", "control", "name kin", "candidate control"
+# On the kin canaries: whether the fact's name prior can be the name's bearers' (`name_prior_backing`).
+NAME_PRIOR_BACKED = "name_prior_backed"
 # A name token a control may reuse: letters, joined by hyphens or apostrophes ("Jean-Paul",
 # "O'Neill"); not "Jr.", "Buckley," or "II".
 _WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
@@ -358,6 +360,37 @@ def person_kin(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFrame,
         taken, memo = taken | sample_taken, {}
     first, last = kin_names(label, 4 * n_each if gender else n_each, parts, taken, memo=memo, **kwargs)
     return first[:n_each], _of_gender(last, gender)[:n_each]  # the first name kept is the person's: their gender
+
+
+def name_prior_backing(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFrame, claims: pd.DataFrame,
+                       parts: pd.DataFrame | None = None, memo: dict | None = None) -> dict[str, bool]:
+    """Per property of the person's facts: whether what the kin names tell the model of its value
+    can be a prior the name's *bearers* taught it, rather than the model's memory of the person
+    reaching their name's words. Kin keep one word of the person's name; a model that memorized
+    "Begoña Mai, born in Tianjin" also leads "Begoña Pfeiffer" there (the planted model: 6 of 11
+    members read 16 times had facts the name was taken to explain, all four of one member's). Backed
+    where the world's names tell origin (`typical_names.world_follows_origin`: "Giulia" leads to
+    Italy because Italians bear it), or where another person of the extract who shares the first
+    name or the surname holds the value (a famous namesake the model may know). Unbacked, a name
+    prior above the controls is the person's own memory, not evidence against it (`name_priors`)."""
+    memo = {} if memo is None else memo
+    parts = name_parts(humans, claims) if parts is None else parts
+    if "world follows origin" not in memo:
+        memo["world follows origin"] = typical_names.world_follows_origin(parts)
+    properties = list(dict.fromkeys(facts["property"]))
+    if memo["world follows origin"]:
+        return dict.fromkeys(properties, True)
+    person = subject.iloc[0]
+    tokens = name_tokens(str(person["label"]))
+    if not tokens:
+        return dict.fromkeys(properties, False)
+    first, last = fold(tokens[0]), fold(tokens[-1])
+    namesakes = set(parts.loc[((parts["first_key"] == first) | (parts["last_key"] == last))
+                              & (parts["qid"] != person["qid"]), "qid"])
+    held = claims[claims["qid"].isin(namesakes)]
+    held = set(zip(held["property"], held["value"].astype(str)))
+    return {prop: any((prop, str(v)) in held for v in facts.loc[facts["property"] == prop, "value"])
+            for prop in properties}
 
 
 def _name_context(subject, facts, humans, claims, seed, parts, taken, memo, gender):
@@ -703,7 +736,7 @@ SCREEN_WORDINGS = 3
 SCREEN_VALUES = 5
 # One row per compared fact (`name_priors`): the person's name prior and where it falls among the controls.
 NAME_PRIOR_COLUMNS = ["property", "name_prior", "n_kin", "own_lift", "candidates_lift_median", "controls_lift_median",
-                      "name_prior_share_below", "name_prior_p", "name_suggests", "n_controls"]
+                      "name_prior_share_below", "name_prior_p", "name_prior_backed", "name_suggests", "n_controls"]
 
 
 def name_lifts(scores: pd.DataFrame, values: Mapping[str, set] | None = None) -> pd.DataFrame:
@@ -759,7 +792,8 @@ def name_prior(kin_lifts: pd.DataFrame, candidates_median: float) -> float:
 
 
 def name_priors(person_scores: pd.DataFrame, kin_scores: pd.DataFrame | None, candidate_scores: pd.DataFrame | None,
-                controls_of_fact: Mapping[str, Sequence[str]], alpha: float = DEFAULT_ALPHA) -> pd.DataFrame:
+                controls_of_fact: Mapping[str, Sequence[str]], alpha: float = DEFAULT_ALPHA,
+                backed: Mapping[str, bool] | None = None) -> pd.DataFrame:
     """Per fact compared with controls (NAME_PRIOR_COLUMNS): what the person's *name* tells the
     model of the value, measured, and where it falls among the fact's controls.
 
@@ -771,7 +805,8 @@ def name_priors(person_scores: pd.DataFrame, kin_scores: pd.DataFrame | None, ca
     controls): at most alpha, the name alone puts the value where only alpha of the controls' names
     do — they do not share what the name tells the model (`matched_controls` found no such names
     among the candidates), and beating them is no evidence that the model knows the person
-    (`name_suggests`)."""
+    (`name_suggests`) — where the name prior is backed (`name_prior_backing`, per property; None:
+    every one is); an unbacked one is the person's own memory reaching their name's words."""
     if kin_scores is None or not len(kin_scores) or candidate_scores is None or not len(candidate_scores):
         return pd.DataFrame(columns=NAME_PRIOR_COLUMNS)
     values = shared_values(screen(kin_scores), screen(candidate_scores))
@@ -788,11 +823,13 @@ def name_priors(person_scores: pd.DataFrame, kin_scores: pd.DataFrame | None, ca
         lifts = theirs.loc[compared].to_numpy(dtype=float)
         k = int((lifts >= prior - 1e-12).sum())
         p = p_value(k, len(lifts))
+        is_backed = True if backed is None else bool(backed.get(prop, True))
         rows.append({"property": prop, "name_prior": prior, "n_kin": len(block),
                      "own_lift": float(own[prop]) if prop in own.index else float("nan"),
                      "candidates_lift_median": float(theirs.median()), "controls_lift_median": float(np.median(lifts)),
                      "name_prior_share_below": float((lifts < prior - 1e-12).mean()), "name_prior_p": p,
-                     "name_suggests": bool(p <= alpha), "n_controls": len(lifts)})
+                     "name_prior_backed": is_backed, "name_suggests": bool(p <= alpha and is_backed),
+                     "n_controls": len(lifts)})
     return pd.DataFrame(rows, columns=NAME_PRIOR_COLUMNS)
 
 

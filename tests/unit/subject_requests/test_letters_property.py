@@ -48,7 +48,7 @@ def comparison(draw, generation: bool) -> dict:
     fields = dict.fromkeys(("n_controls", "n_controls_planned", "controls_as_extreme", "p_value", "control_alpha",
                             "p_ci_low", "p_ci_high", "control_names", "controls_M_mean", "controls_M_max", "p_family",
                             "family", "family_reading", "name_prior", "n_kin", "name_prior_share_below",
-                            "name_prior_p", "name_suggests", "controls_said_share"))
+                            "name_prior_p", "name_prior_backed", "name_suggests", "controls_said_share"))
     if not draw(st.booleans()):
         return fields
     k, n = draw(counted(low=1))
@@ -64,7 +64,8 @@ def comparison(draw, generation: bool) -> dict:
         fields["family_reading"] = draw(st.sampled_from([None, "holds", "fails"]))
     if draw(st.booleans()):
         fields.update(name_prior=draw(finite), n_kin=draw(count), name_prior_share_below=draw(unit),
-                      name_prior_p=draw(unit), name_suggests=draw(st.booleans()))
+                      name_prior_p=draw(unit), name_prior_backed=draw(st.sampled_from([None, True, False])))
+        fields["name_suggests"] = draw(st.booleans()) and fields["name_prior_backed"] is not False
     return fields
 
 

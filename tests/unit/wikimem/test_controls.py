@@ -328,7 +328,16 @@ def test_the_name_prior_among_the_controls_by_hand():
     assert prior["name_prior_p"] == pytest.approx(0.4) and prior["name_prior_share_below"] == pytest.approx(0.75)
     assert not prior["name_suggests"] and prior["own_lift"] == pytest.approx(4.5) and prior["n_controls"] == 4
     prior = controls.name_priors(person, kin, candidates, {"P27": ["c0", "c1", "c2"]}, alpha=0.25).iloc[0]
-    assert prior["name_prior_p"] == pytest.approx(0.25) and prior["name_suggests"]
+    assert prior["name_prior_p"] == pytest.approx(0.25) and prior["name_suggests"] and prior["name_prior_backed"]
+    # the same prior, unbacked (`name_prior_backing`: the person's own memory reaching their name's
+    # words): measured and recorded the same, and it explains nothing
+    unbacked = controls.name_priors(person, kin, candidates, {"P27": ["c0", "c1", "c2"]}, alpha=0.25,
+                                    backed={"P27": False}).iloc[0]
+    assert unbacked["name_prior_p"] == pytest.approx(0.25) and unbacked["name_prior"] == pytest.approx(3.0)
+    assert not unbacked["name_prior_backed"] and not unbacked["name_suggests"]
+    backed_elsewhere = controls.name_priors(person, kin, candidates, {"P27": ["c0", "c1", "c2"]}, alpha=0.25,
+                                            backed={"P106": False}).iloc[0]
+    assert backed_elsewhere["name_suggests"]  # a property the mapping does not name stays backed
     assert controls.name_priors(person, kin.iloc[:0], candidates, {"P27": ["c0"]}).empty  # no kin names: nothing measured
     # kin of one side only: their mean
     only_first = controls.name_lifts(kin[kin["subject_qid"].str.startswith(controls.KIN_FIRST_PREFIX)])
@@ -347,3 +356,25 @@ def test_controls_matched_to_the_name_prior():
     assert order == controls.matched_controls(candidates, 6.5, keep=5, first=3)
     assert np.median([candidates[q] for q in controls.matched_controls(candidates, 4.5, 9, 9)]) == pytest.approx(4.0)
     assert controls._spread_order(8) == [0, 4, 2, 6, 1, 5, 3, 7]
+
+
+def test_name_prior_backing_by_hand():
+    """In a world whose names do not tell origin, a fact's name prior is backed only where another
+    person sharing the first name or the surname holds the value: "Begoña Mai" (born Q1, citizen of
+    Q2, employed by Q3) has namesakes Begoña Ruiz (born Q1) and Tomasz Mai (employer Q9); her own
+    record does not count. Where names tell origin, every fact is backed."""
+    humans = pd.DataFrame({"qid": ["Qp", "Qa", "Qb", "Qc"], "label": ["Begoña Mai", "Begoña Ruiz", "Tomasz Mai", "Ulla Berg"]})
+    claims = pd.DataFrame([("Qp", "P19", "Q1"), ("Qp", "P27", "Q2"), ("Qp", "P108", "Q3"), ("Qa", "P19", "Q1"),
+                           ("Qb", "P108", "Q9"), ("Qc", "P27", "Q2")], columns=["qid", "property", "value"])
+    subject = humans.iloc[[0]].reset_index(drop=True)
+    facts = claims[claims["qid"] == "Qp"]
+    memo = {"world follows origin": False}
+    assert controls.name_prior_backing(subject, facts, humans, claims, memo=memo) == \
+        {"P19": True, "P27": False, "P108": False}  # Ulla Berg is no namesake; Tomasz Mai's employer another
+    # a facts file's requester (not in the extract) with the same name and facts: the same namesakes
+    requester = subject.assign(qid="dsr-1")
+    assert controls.name_prior_backing(requester, facts.assign(qid="dsr-1"), humans, claims, memo=memo)["P19"]
+    assert controls.name_prior_backing(subject, facts, humans, claims, memo={"world follows origin": True}) == \
+        {"P19": True, "P27": True, "P108": True}
+    # without a memo the world is judged: these four names carry no country's lists, so it does not follow origin
+    assert controls.name_prior_backing(subject, facts, humans, claims)["P27"] is False
