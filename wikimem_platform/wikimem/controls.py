@@ -371,14 +371,19 @@ def name_prior_backing(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.Da
     members read 16 times had facts the name was taken to explain, all four of one member's). Backed
     where the world's names tell origin (`typical_names.world_follows_origin`: "Giulia" leads to
     Italy because Italians bear it), or where another person of the extract who shares the first
-    name or the surname holds the value (a famous namesake the model may know). Unbacked, a name
-    prior above the controls is the person's own memory, not evidence against it (`name_priors`)."""
+    name or the surname holds the value (a famous namesake the model may know), or where the extract
+    cannot tell whether its names follow origin (no country with lists has enough people to judge:
+    a prior is then kept, as the safe side for a private person). Unbacked, a name prior above the
+    controls is the person's own memory, not evidence against it (`name_priors`)."""
     memo = {} if memo is None else memo
     parts = name_parts(humans, claims) if parts is None else parts
-    if "world follows origin" not in memo:
+    if "world judged" not in memo:
+        memo["world judged"] = any(typical_names.origin_chance(parts, origin) is not None
+                                   for origin in parts["origin"].dropna().unique())
+    if memo["world judged"] and "world follows origin" not in memo:
         memo["world follows origin"] = typical_names.world_follows_origin(parts)
     properties = list(dict.fromkeys(facts["property"]))
-    if memo["world follows origin"]:
+    if not memo["world judged"] or memo["world follows origin"]:
         return dict.fromkeys(properties, True)
     person = subject.iloc[0]
     tokens = name_tokens(str(person["label"]))

@@ -362,19 +362,20 @@ def test_name_prior_backing_by_hand():
     """In a world whose names do not tell origin, a fact's name prior is backed only where another
     person sharing the first name or the surname holds the value: "Begoña Mai" (born Q1, citizen of
     Q2, employed by Q3) has namesakes Begoña Ruiz (born Q1) and Tomasz Mai (employer Q9); her own
-    record does not count. Where names tell origin, every fact is backed."""
+    record does not count. Where names tell origin, or where the extract cannot say, every fact is backed."""
     humans = pd.DataFrame({"qid": ["Qp", "Qa", "Qb", "Qc"], "label": ["Begoña Mai", "Begoña Ruiz", "Tomasz Mai", "Ulla Berg"]})
     claims = pd.DataFrame([("Qp", "P19", "Q1"), ("Qp", "P27", "Q2"), ("Qp", "P108", "Q3"), ("Qa", "P19", "Q1"),
                            ("Qb", "P108", "Q9"), ("Qc", "P27", "Q2")], columns=["qid", "property", "value"])
     subject = humans.iloc[[0]].reset_index(drop=True)
     facts = claims[claims["qid"] == "Qp"]
-    memo = {"world follows origin": False}
+    memo = {"world judged": True, "world follows origin": False}
     assert controls.name_prior_backing(subject, facts, humans, claims, memo=memo) == \
         {"P19": True, "P27": False, "P108": False}  # Ulla Berg is no namesake; Tomasz Mai's employer another
     # a facts file's requester (not in the extract) with the same name and facts: the same namesakes
     requester = subject.assign(qid="dsr-1")
     assert controls.name_prior_backing(requester, facts.assign(qid="dsr-1"), humans, claims, memo=memo)["P19"]
-    assert controls.name_prior_backing(subject, facts, humans, claims, memo={"world follows origin": True}) == \
+    assert controls.name_prior_backing(subject, facts, humans, claims, memo={"world judged": True, "world follows origin": True}) == \
         {"P19": True, "P27": True, "P108": True}
-    # without a memo the world is judged: these four names carry no country's lists, so it does not follow origin
-    assert controls.name_prior_backing(subject, facts, humans, claims)["P27"] is False
+    # without a memo the world is judged, if it can be: no country of these four has lists, so it
+    # cannot, and every prior is kept (the safe side for a private person)
+    assert controls.name_prior_backing(subject, facts, humans, claims) == {"P19": True, "P27": True, "P108": True}
