@@ -100,6 +100,30 @@ def test_instance_yaml_is_valid(rel):
     assert list(_class_sections(config))  # a run launcher / coordinator is configured
 
 
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+@pytest.mark.parametrize("rel", INSTANCE_FILES)
+def test_a_run_left_starting_is_failed_and_retried_once_everywhere(rel):
+    """A killed daemon's STARTING run must not hold the lm pool in any deployment: each instance file
+    has the root dagster.yaml's run monitoring start timeout and its retry policy (retry the launch
+    machinery, never a failed audit); the Helm values say the same for the chart to render."""
+    root = yaml.safe_load((REPO / "dagster.yaml").read_text())
+    config = _load(rel)
+    monitoring = config["run_monitoring"]
+    assert monitoring["enabled"] is True
+    for key in ("start_timeout_seconds", "poll_interval_seconds"):
+        assert monitoring[key] == root["run_monitoring"][key], (rel, key)
+    assert config["run_retries"] == root["run_retries"]
+    assert root["run_retries"] == {"enabled": True, "max_retries": 1, "retry_on_asset_or_op_failure": False}
+    if rel.startswith("k8s/"):
+        daemon = _load("k8s/values.yaml")["dagsterDaemon"]
+        assert daemon["runMonitoring"] == {_camel(k): v for k, v in monitoring.items()}
+        assert daemon["runRetries"] == {_camel(k): v for k, v in config["run_retries"].items()}
+
+
 INSTANCE_TYPOS = {  # id: (section the file must have, mutation)
     "top-level-key": ("concurrency", lambda c: c.update(concurency=c.pop("concurrency"))),
     "concurrency-key": ("concurrency", lambda c: c["concurrency"]["pools"].update(default_limt=1)),

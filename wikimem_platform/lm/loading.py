@@ -24,6 +24,7 @@ import numpy as np
 
 from wikimem_platform.lm.access import CAPABILITIES, Capabilities, WEIGHTS
 from wikimem_platform.lm.fusion import FusionError, resolve_fusion
+from wikimem_platform.settings import get_settings
 
 if TYPE_CHECKING:  # torch is imported where it is used: loading the code location (every Dagster
     import torch  # step process) must not pay ~1.5 s for it in steps that load no model
@@ -32,7 +33,6 @@ if TYPE_CHECKING:  # torch is imported where it is used: loading the code locati
     from wikimem_platform.lm.precision import Float32Verdicts
 
 DEFAULT_CACHE_DIR = Path.home() / ".cache" / "wikimem" / "models"
-CACHE_DIR_ENV = "WIKIMEM_CACHE_DIR"
 CACHE_FORMAT_VERSION = 1
 DEFAULT_CPU_BATCH_SIZE = 64
 
@@ -199,9 +199,9 @@ def encode_texts(tokenizer: Any, start_token_ids: Sequence[int], texts: Sequence
 
 
 def default_cache_dir() -> Path:
-    """`$WIKIMEM_CACHE_DIR` if set, else ~/.cache/wikimem/models."""
-    env = os.environ.get(CACHE_DIR_ENV)
-    return Path(env).expanduser() if env else DEFAULT_CACHE_DIR
+    """`$WIKIMEM_CACHE_DIR` if set, else ~/.cache/wikimem/models (read through `settings`)."""
+    configured = get_settings().cache_dir
+    return configured.expanduser() if configured else DEFAULT_CACHE_DIR
 
 
 def start_token_ids_for(tokenizer: Any) -> list[int]:

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import requests
 
+from wikimem_platform.settings import get_settings
 from wikimem_platform.versions import PROJECT_ROOT
 
-VLLM_VENV_ENV = "WIKIMEM_VLLM_VENV"
 DEFAULT_KV_CACHE_GIB = 1
 
 
@@ -38,7 +38,7 @@ class VllmUnavailable(RuntimeError):
 
 def vllm_python() -> Path:
     """The Python of the vLLM environment: $WIKIMEM_VLLM_VENV or <checkout>/.vllm-venv."""
-    venv = Path(os.environ.get(VLLM_VENV_ENV) or Path(PROJECT_ROOT) / ".vllm-venv")
+    venv = (get_settings().vllm_venv or Path(PROJECT_ROOT) / ".vllm-venv").expanduser()
     python = venv / "bin" / "python"
     if not python.is_file():
         raise VllmUnavailable(f"no vLLM environment at {venv} (./scripts/setup_vllm.sh installs it)")
