@@ -19,6 +19,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from wikimem_platform.lm.cache_rule import require_prefixes, through_cache
 from wikimem_platform.lm.access import capabilities_of, GENERATION, PROMPT_LOGPROBS, TOP_LOGPROBS, WEIGHTS
 from wikimem_platform.lm.endpoint import Censoring, EndpointError
 
@@ -102,35 +103,29 @@ class FakeScorer:
         return self.score_sentences(sentences, cache=cache, progress=progress)
 
     def score_sentences(self, sentences, *, cache=None, progress=None, **_options) -> np.ndarray:
-        sentences = list(sentences)
-        cache = {} if cache is None else cache
-        todo = list(dict.fromkeys(s for s in sentences if s not in cache))
-        if todo:
+        def score(todo: list[str]) -> list[float]:
             self._require(PROMPT_LOGPROBS)
             self._sent(todo)
-            cache.update((s, float(self._nll(s))) for s in todo)
             if progress is not None:
                 progress(len(todo), len(todo))
-        return np.array([cache[s] for s in sentences], dtype=np.float64)
+            return [float(self._nll(s)) for s in todo]
+
+        return through_cache(sentences, cache, score)
 
     def score_continuations(self, sentences, prefixes, *, cache=None, progress=None) -> np.ndarray:
         self._require(TOP_LOGPROBS)
-        sentences = list(sentences)
-        cache = {} if cache is None else cache
-        todo = list(dict.fromkeys(s for s in sentences if s not in cache))
-        if todo:
-            missing = [s for s in todo if s not in prefixes]
-            if missing:
-                raise ValueError(f"no prefix given for {len(missing)} sentence(s), e.g. {missing[0]!r}")
+
+        def score(todo: list[str]) -> list[float]:
+            require_prefixes(todo, prefixes)
             self._sent(todo)
-            for s in todo:
-                censored = s in self.censored_sentences
-                cache[s] = -float(self._nll(s)) if censored else float(self._nll(s))
-                self.censoring.sentences += 1
-                self.censoring.censored += censored
+            censored = [s in self.censored_sentences for s in todo]
+            self.censoring.sentences += len(todo)
+            self.censoring.censored += sum(censored)
             if progress is not None:
                 progress(len(todo), len(todo))
-        return np.abs(np.array([cache[s] for s in sentences], dtype=np.float64))
+            return [-float(self._nll(s)) if c else float(self._nll(s)) for s, c in zip(todo, censored)]
+
+        return through_cache(sentences, cache, score, censorable=True)
 
     @staticmethod
     def censored(sentences, cache) -> np.ndarray:

@@ -60,6 +60,7 @@ from wikimem_platform.lm.access import (
     TOP_LOGPROBS,
     WEIGHTS,
 )
+from wikimem_platform.lm.cache_rule import require_prefixes, through_cache
 from wikimem_platform.lm.endpoint_client import (
     common_prefix_length,
     DEFAULT_MAX_RESPONSE_BYTES,
@@ -320,16 +321,13 @@ class EndpointModel(EndpointProbe):
 
     def score_sentences(self, sentences: Sequence[str], *, cache: dict[str, float] | None = None,
                         progress: Progress | None = None, **_engine_options) -> np.ndarray:
-        """`nll.score_sentences` through the server: same cache semantics, same NLLs."""
-        sentences = list(sentences)
-        cache = {} if cache is None else cache
-        todo = list(dict.fromkeys(s for s in sentences if s not in cache))
-        if todo:
+        """`nll.score_sentences` through the server: same cache rule (`lm.cache_rule`), same NLLs."""
+        def score(todo: list[str]) -> np.ndarray:
             self._require(PROMPT_LOGPROBS)
             ids = self.encode(todo)
-            values = self._score(self._sent_as(todo, ids), [len(i) for i in ids], progress)
-            cache.update(zip(todo, values.tolist()))
-        return np.array([cache[s] for s in sentences], dtype=np.float64)
+            return self._score(self._sent_as(todo, ids), [len(i) for i in ids], progress)
+
+        return through_cache(sentences, cache, score)
 
     def score_texts(self, texts: Sequence[str]) -> tuple[np.ndarray, list[int]]:
         """NLLs of TEXT prompts (the server tokenizes) and how many tokens it made of each: what
@@ -364,19 +362,16 @@ class EndpointModel(EndpointProbe):
         cache semantics as `score_sentences`. Within one wording and name every candidate has the
         same prefix, so ranks and score differences are those of the whole sentence's NLL."""
         self._require(TOP_LOGPROBS)
-        sentences = list(sentences)
-        cache = {} if cache is None else cache
-        todo = list(dict.fromkeys(s for s in sentences if s not in cache))
-        if todo:
-            missing = [s for s in todo if s not in prefixes]
-            if missing:
-                raise ValueError(f"no prefix given for {len(missing)} sentence(s), e.g. {missing[0]!r}")
+
+        def score(todo: list[str]) -> np.ndarray:
+            require_prefixes(todo, prefixes)
             ids = self.encode(todo)
             heads = self.encode([prefixes[s] for s in todo])
             splits = [max(1, common_prefix_length(a, b)) for a, b in zip(ids, heads)]
             values, censored = self.continuation_nlls(ids, splits, progress)
-            cache.update(zip(todo, np.where(censored, -values, values).tolist()))
-        return np.abs(np.array([cache[s] for s in sentences], dtype=np.float64))
+            return np.where(censored, -values, values)  # the cache keeps a censored NLL negated
+
+        return through_cache(sentences, cache, score, censorable=True)
 
     @staticmethod
     def censored(sentences: Sequence[str], cache: Mapping[str, float]) -> np.ndarray:

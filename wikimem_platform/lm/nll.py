@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 
 from wikimem_platform.lm.batching import padded_batches
+from wikimem_platform.lm.cache_rule import through_cache
 from wikimem_platform.lm.fusion import fused
 
 if TYPE_CHECKING:  # LoadedModel imports this engine where it scores (no cycle at run time)
@@ -71,19 +72,8 @@ def score_sentences(
     chunk_tokens: tree nodes per packed row. progress(done, total) counts distinct
     sentences not found in the cache.
     """
-    sentences = list(sentences)
-    cache = {} if cache is None else cache
-    todo = list(dict.fromkeys(s for s in sentences if s not in cache))
-    if todo:
-        values = score_token_ids(
-            lm,
-            lm.encode(todo),
-            batch_tokens=batch_tokens,
-            chunk_tokens=chunk_tokens,
-            progress=progress,
-        )
-        cache.update(zip(todo, values.tolist()))
-    return np.array([cache[s] for s in sentences], dtype=np.float64)
+    return through_cache(sentences, cache, lambda todo: score_token_ids(
+        lm, lm.encode(todo), batch_tokens=batch_tokens, chunk_tokens=chunk_tokens, progress=progress))
 
 
 def score_sentences_naive(

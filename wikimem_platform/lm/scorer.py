@@ -8,7 +8,8 @@ kind of model they hold. `CachingScorer` puts a persistent sentence store in fro
 
 Conventions every implementation keeps: an NLL is in nats over every token after the start
 token (`encode`'s rule), `cache` arguments are sentence -> NLL dicts read first and filled in
-(a continuation censored at top-logprobs access is kept negated: `censored`), and `progress`
+(a continuation censored at top-logprobs access is kept negated: `censored`; the rule is
+`lm.cache_rule`), and `progress`
 is called as (done, total).
 """
 
