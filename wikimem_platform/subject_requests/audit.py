@@ -337,17 +337,20 @@ def plan_person_audit(
         most = max(n_controls, max_controls)
         # candidates for the controls: kin_per_token > 0 keeps those sharing the name's prior (`controls.matched_controls`)
         pool = max(controls.POOL_FACTOR * n_controls, most) if kin_per_token else most
-        names = controls.control_names(subject, facts, humans, claims, pool, seed, gender=gender)
+        # the extract's name parts, taken names and pools, worked out once for the controls, the kin and the backing
+        parts, taken, memo = controls.name_parts(humans, claims), controls.taken_names(humans), {}
+        names = controls.control_names(subject, facts, humans, claims, pool, seed, gender=gender,
+                                       parts=parts, taken=taken, memo=memo)
         person = subject["qid"].iloc[0]
         control_canaries, plan.control_candidates = controls.control_rows(canaries, candidates, {person: names})
         plan.control_canaries = control_canaries.assign(control_alpha=control_alpha, controls_planned=n_controls,
                                                         controls_max=most)
-        first, last = controls.person_kin(subject, facts, humans, claims, kin_per_token, seed, gender=gender) \
-            if kin_per_token else ([], [])
+        first, last = controls.person_kin(subject, facts, humans, claims, kin_per_token, seed, gender=gender,
+                                          parts=parts, taken=taken, memo=memo) if kin_per_token else ([], [])
         neutral = controls.screen(canaries[~canaries["kind"].isin(CONTEXTUALIZED_KINDS)])
         sides = [controls.control_rows(neutral, candidates, {person: names}, prefix=prefix)
                  for names, prefix in ((first, controls.KIN_FIRST_PREFIX), (last, controls.KIN_LAST_PREFIX))]
-        backing = controls.name_prior_backing(subject, facts, humans, claims)
+        backing = controls.name_prior_backing(subject, facts, humans, claims, parts=parts, memo=memo)
         plan.kin_canaries = pd.concat([c for c, _ in sides], ignore_index=True)
         if len(plan.kin_canaries):  # per fact: whether a name prior can be the name's bearers' (stored with the kin)
             plan.kin_canaries[controls.NAME_PRIOR_BACKED] = plan.kin_canaries["property"].map(backing).fillna(True)

@@ -348,16 +348,21 @@ def control_names(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFra
 
 
 def person_kin(subject: pd.DataFrame, facts: pd.DataFrame, humans: pd.DataFrame, claims: pd.DataFrame,
-               n_each: int = KIN_PER_TOKEN, seed: int = 0, *, gender: str | None = None) -> tuple[list[str], list[str]]:
+               n_each: int = KIN_PER_TOKEN, seed: int = 0, *, gender: str | None = None,
+               parts: pd.DataFrame | None = None, taken: set[str] | None = None,
+               memo: dict | None = None) -> tuple[list[str], list[str]]:
     """`kin_names` of the person (first name kept, surname kept), from the pools `control_names`
     draws their controls from (the bundled sample's where the extract's cannot give the controls),
-    of the person's gender where the sentences agree with one; ([], []) for a one-word name."""
-    label, kwargs, parts, taken, memo = _name_context(subject, facts, humans, claims, seed, None, None, None, gender)
+    of the person's gender where the sentences agree with one; ([], []) for a one-word name.
+    parts / taken / memo: as `control_names`'s (one `name_parts` of the extract per plan or cohort)."""
+    label, kwargs, parts, taken, memo = _name_context(subject, facts, humans, claims, seed, parts, taken, memo, gender)
     try:
         invented_names(label, 1, parts, taken, memo=memo, **kwargs)  # the extract can give names of this shape
     except ValueError:
         parts, sample_taken = _sample_name_parts()
-        taken, memo = taken | sample_taken, {}
+        if "bundled sample taken" not in memo:
+            memo["bundled sample taken"] = taken | sample_taken
+        taken, memo = memo["bundled sample taken"], memo.setdefault("bundled sample", {})
     first, last = kin_names(label, 4 * n_each if gender else n_each, parts, taken, memo=memo, **kwargs)
     return first[:n_each], _of_gender(last, gender)[:n_each]  # the first name kept is the person's: their gender
 
